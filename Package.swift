@@ -1,0 +1,46 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "relink",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "relink", targets: ["relink"]),
+        .library(name: "RelinkCore", targets: ["RelinkCore"]),
+        .library(name: "RelinkClient", targets: ["RelinkClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Pure domain logic: Foundation only, no I/O.
+        .target(name: "RelinkCore", swiftSettings: swiftSettings),
+        .target(name: "RelinkStore", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
+        .target(name: "RelinkServer", dependencies: ["RelinkCore", "RelinkStore"], swiftSettings: swiftSettings),
+        // Embedded in apps: depends on nothing but Core and Foundation.
+        .target(name: "RelinkClient", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "relink",
+            dependencies: [
+                "RelinkCore", "RelinkServer", "RelinkClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RelinkCoreTests",
+            dependencies: ["RelinkCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "RelinkStoreTests", dependencies: ["RelinkStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "RelinkServerTests", dependencies: ["RelinkServer"], swiftSettings: swiftSettings),
+        .testTarget(name: "RelinkClientTests", dependencies: ["RelinkClient"], swiftSettings: swiftSettings),
+        .testTarget(name: "RelinkCLITests", dependencies: ["relink", "RelinkCore"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,1 @@
+// The RelinkStore module; its contents arrive with the issues that need them (see docs/ARCHITECTURE.md).
