@@ -1,0 +1,21 @@
+/// A project's open-redirect protection: which destinations its links may send a click to.
+public struct Allowlist: Hashable, Sendable {
+    /// Hosts every project may send clicks to when it lists no patterns: the stores Relink redirects to.
+    public static let storeHosts: Set<String> = ["apps.apple.com", "itunes.apple.com", "play.google.com"]
+
+    public var patterns: [URLPattern]
+
+    public init(patterns: [URLPattern] = []) {
+        self.patterns = patterns
+    }
+
+    /// Whether a click may be sent to `destination`: http(s) only, matching a pattern in full, or, for a
+    /// project without patterns, on one of its own domains or a store host.
+    public func allows(_ destination: String, projectDomains: [DomainURIPrefix]) -> Bool {
+        guard let uri = AbsoluteURI(destination), uri.isHTTP, let host = uri.host else { return false }
+        if patterns.isEmpty {
+            return Self.storeHosts.contains(host) || projectDomains.contains { $0.host == host }
+        }
+        return patterns.contains { $0.matches(destination) }
+    }
+}

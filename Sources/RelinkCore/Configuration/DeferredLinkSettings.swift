@@ -1,0 +1,17 @@
+/// How a project matches installs to the clicks before them.
+public struct DeferredLinkSettings: Hashable, Sendable {
+    /// How old a click may be for a fingerprint (`DEFAULT`) match.
+    public var fingerprintWindowMinutes: Int
+    /// How long a click can be claimed with its token or install referrer; clicks are purged after this.
+    public var tokenWindowHours: Int
+    /// Whether the iOS preview page copies a claim link to the clipboard (iOS 16+ asks the user before an app reads it).
+    public var clipboard: Bool
+
+    public static let `default` = DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: false)
+
+    public init(fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool) {
+        self.fingerprintWindowMinutes = fingerprintWindowMinutes
+        self.tokenWindowHours = tokenWindowHours
+        self.clipboard = clipboard
+    }
+}

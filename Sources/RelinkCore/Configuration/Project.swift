@@ -1,0 +1,27 @@
+/// One project of routes.json: the apps, domains, allowlist and defaults its links share.
+public struct Project: Hashable, Sendable, Identifiable {
+    public var id: String
+    /// The URI prefixes its links live under; each host belongs to one project.
+    public var domains: [DomainURIPrefix]
+    public var ios: [IOSApp]
+    public var android: [AndroidApp]
+    public var allowlist: Allowlist
+    public var defaults: ProjectDefaults
+    public var routes: [PathRoute]
+    public var deferred: DeferredLinkSettings
+
+    public init(
+        id: String, domains: [DomainURIPrefix], ios: [IOSApp] = [], android: [AndroidApp] = [],
+        allowlist: Allowlist = Allowlist(), defaults: ProjectDefaults = ProjectDefaults(), routes: [PathRoute] = [],
+        deferred: DeferredLinkSettings = .default
+    ) {
+        self.id = id
+        self.domains = domains
+        self.ios = ios
+        self.android = android
+        self.allowlist = allowlist
+        self.defaults = defaults
+        self.routes = routes
+        self.deferred = deferred
+    }
+}

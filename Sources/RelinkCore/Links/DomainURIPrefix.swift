@@ -1,0 +1,89 @@
+/// Where a project's links live: a host (`https://pictlink.page.link`) or a host plus a path
+/// (`https://pictlink.com/links`). Short links and long links are this prefix plus `/<code>` or `/?…`.
+public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
+    /// `https`, or `http` (for hosts that sit behind a TLS-terminating proxy during development).
+    public let scheme: String
+    /// The host, lowercased.
+    public let host: String
+    public let port: Int?
+    /// The path prefix without a trailing slash: `""` for a bare host, `/links` for a prefix with a path.
+    public let path: String
+
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case notAURI(String)
+        case notHTTP(String)
+        case hasQueryOrFragment(String)
+        case hasUserInfo(String)
+        case badPath(String)
+
+        public var description: String {
+            switch self {
+            case .notAURI(let value): "'\(value)' is not an absolute URL with a host"
+            case .notHTTP(let value): "'\(value)' must start with https:// (or http://)"
+            case .hasQueryOrFragment(let value): "'\(value)' must not have a query or fragment"
+            case .hasUserInfo(let value): "'\(value)' must not have a user name or password"
+            case .badPath(let value):
+                "'\(value)' has a path with characters other than letters, digits and -._~/"
+            }
+        }
+    }
+
+    public init(_ string: String) throws(ParseError) {
+        guard let uri = AbsoluteURI(string), let host = uri.host else { throw .notAURI(string) }
+        guard uri.isHTTP else { throw .notHTTP(string) }
+        guard uri.query == nil, uri.fragment == nil else { throw .hasQueryOrFragment(string) }
+        guard !string.contains("@") else { throw .hasUserInfo(string) }
+        var path = uri.path
+        while path.hasSuffix("/") { path.removeLast() }
+        let allowed = path.unicodeScalars.allSatisfy {
+            $0.isASCIILetter || $0.isASCIIDigit || "-._~/".unicodeScalars.contains($0)
+        }
+        guard allowed, !path.contains("//") else { throw .badPath(string) }
+        self.scheme = uri.scheme
+        self.host = host
+        self.port = uri.port
+        self.path = path
+    }
+
+    /// `https://host[:port][/path]`, the canonical spelling.
+    public var description: String {
+        "\(scheme)://\(hostAndPort)\(path)"
+    }
+
+    /// `host` or `host:port`, as in a `Host` header.
+    public var hostAndPort: String {
+        port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// The part of a request path after this prefix (`/abc` for `/links/abc` under `/links`),
+    /// or nil when the path is not under the prefix. The prefix's own path answers `/`.
+    public func relativePath(of requestPath: Substring) -> Substring? {
+        if path.isEmpty { return requestPath.isEmpty ? "/" : requestPath }
+        guard requestPath.hasPrefix(path) else { return nil }
+        let rest = requestPath.dropFirst(path.count)
+        if rest.isEmpty { return "/" }
+        return rest.hasPrefix("/") ? rest : nil
+    }
+
+    /// The URL of a path under this prefix: `url(path: "/abc")` is `https://example.com/links/abc`.
+    public func url(path relative: String) -> String {
+        description + relative
+    }
+}
+
+extension DomainURIPrefix: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        do {
+            try self.init(string)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

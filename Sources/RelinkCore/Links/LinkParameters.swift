@@ -1,0 +1,100 @@
+/// The parameters of a long link: at most one value per `LinkParameter`.
+///
+/// An empty value means "absent", so `parameters[.apn] = ""` removes `apn`; a link never carries `apn=`.
+public struct LinkParameters: Hashable, Sendable {
+    private var values: [LinkParameter: String]
+
+    public init() {
+        self.values = [:]
+    }
+
+    public init(_ values: [LinkParameter: String]) {
+        self.values = values.filter { !$0.value.isEmpty }
+    }
+
+    public subscript(_ parameter: LinkParameter) -> String? {
+        get { values[parameter] }
+        set { values[parameter] = newValue?.isEmpty == false ? newValue : nil }
+    }
+
+    public var isEmpty: Bool { values.isEmpty }
+    public var count: Int { values.count }
+
+    /// The parameters that are set, in builder order.
+    public var entries: [(parameter: LinkParameter, value: String)] {
+        LinkParameter.allCases.compactMap { parameter in values[parameter].map { (parameter, $0) } }
+    }
+
+    /// These parameters, with each parameter that is absent here taken from `other`.
+    public func filling(from other: LinkParameters) -> LinkParameters {
+        var merged = self
+        for (parameter, value) in other.values where merged.values[parameter] == nil {
+            merged.values[parameter] = value
+        }
+        return merged
+    }
+
+    /// These parameters with every one set in `overrides` replaced.
+    public func overriding(with overrides: LinkParameters) -> LinkParameters {
+        var merged = self
+        merged.values.merge(overrides.values) { _, new in new }
+        return merged
+    }
+}
+
+extension LinkParameters {
+    public var link: String? { get { self[.link] } set { self[.link] = newValue } }
+    public var apn: String? { get { self[.apn] } set { self[.apn] = newValue } }
+    public var afl: String? { get { self[.afl] } set { self[.afl] = newValue } }
+    public var amv: String? { get { self[.amv] } set { self[.amv] = newValue } }
+    public var al: String? { get { self[.al] } set { self[.al] = newValue } }
+    public var ibi: String? { get { self[.ibi] } set { self[.ibi] = newValue } }
+    public var ifl: String? { get { self[.ifl] } set { self[.ifl] = newValue } }
+    public var ius: String? { get { self[.ius] } set { self[.ius] = newValue } }
+    public var ipfl: String? { get { self[.ipfl] } set { self[.ipfl] = newValue } }
+    public var ipbi: String? { get { self[.ipbi] } set { self[.ipbi] = newValue } }
+    public var isi: String? { get { self[.isi] } set { self[.isi] = newValue } }
+    public var imv: String? { get { self[.imv] } set { self[.imv] = newValue } }
+    public var efr: String? { get { self[.efr] } set { self[.efr] = newValue } }
+    public var ofl: String? { get { self[.ofl] } set { self[.ofl] = newValue } }
+    public var st: String? { get { self[.st] } set { self[.st] = newValue } }
+    public var sd: String? { get { self[.sd] } set { self[.sd] = newValue } }
+    public var si: String? { get { self[.si] } set { self[.si] = newValue } }
+    public var utmSource: String? { get { self[.utmSource] } set { self[.utmSource] = newValue } }
+    public var utmMedium: String? { get { self[.utmMedium] } set { self[.utmMedium] = newValue } }
+    public var utmCampaign: String? { get { self[.utmCampaign] } set { self[.utmCampaign] = newValue } }
+    public var utmTerm: String? { get { self[.utmTerm] } set { self[.utmTerm] = newValue } }
+    public var utmContent: String? { get { self[.utmContent] } set { self[.utmContent] = newValue } }
+    public var at: String? { get { self[.at] } set { self[.at] = newValue } }
+    public var ct: String? { get { self[.ct] } set { self[.ct] = newValue } }
+    public var mt: String? { get { self[.mt] } set { self[.mt] = newValue } }
+    public var pt: String? { get { self[.pt] } set { self[.pt] = newValue } }
+    public var d: String? { get { self[.d] } set { self[.d] = newValue } }
+
+    /// `efr=1`: skip the iOS preview page.
+    public var isForcedRedirect: Bool { self[.efr] == "1" }
+    /// `d=1`: show the debug page.
+    public var isDebug: Bool { self[.d] == "1" }
+}
+
+extension LinkParameters: Codable {
+    /// Encodes as a JSON object keyed by query key (`{"link": "…", "utm_source": "…"}`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let raw = try container.decode([String: String].self)
+        var parameters = LinkParameters()
+        for (name, value) in raw {
+            guard let parameter = LinkParameter(name: name) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "'\(name)' is not a link parameter")
+            }
+            parameters[parameter] = value
+        }
+        self = parameters
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(Dictionary(uniqueKeysWithValues: values.map { ($0.key.name, $0.value) }))
+    }
+}

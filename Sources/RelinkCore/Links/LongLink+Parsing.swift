@@ -1,0 +1,63 @@
+extension LongLink {
+    /// Parses a long link as FDL's builders and hand-written links spell it, and validates it.
+    /// Never fails: what is wrong comes back as errors and warnings in the result.
+    public static func parse(_ text: String, context: LinkValidationContext = .init()) -> LongLinkParseResult {
+        var errors: [LinkError] = []
+        var warnings: [LinkWarning] = []
+        if text.count > maximumLength {
+            errors.append(
+                LinkError(
+                    .linkLengthTooLong,
+                    message: "The long link is \(text.count) characters; the limit is \(maximumLength). Move data out of the link or mint a short link from fewer parameters."
+                ))
+        }
+        let trimmed = text.trimmingASCIIWhitespace()
+        guard let uri = AbsoluteURI(String(trimmed)), uri.isHTTP, let host = uri.host,
+            let prefix = try? DomainURIPrefix(
+                "\(uri.scheme)://\(uri.port.map { "\(host):\($0)" } ?? host)\(uri.path)")
+        else {
+            errors.append(
+                LinkError(
+                    .longLinkNotParsable,
+                    message: "Long link is not parsable: \(text.prefix(200)) (expected https://<domain>/?link=<deep link>&…)."))
+            return LongLinkParseResult(prefix: nil, parameters: LinkParameters(), errors: errors)
+        }
+        let decoded = LinkQuery.decode(Substring(uri.query ?? ""))
+        errors += decoded.errors
+        for name in decoded.unrecognized {
+            warnings.append(
+                LinkWarning(
+                    .unrecognizedParam, parameter: name,
+                    message: "'\(name)' is not a Dynamic Link parameter and is ignored. If it belongs to the deep link, percent-encode it inside 'link'."
+                ))
+        }
+        for name in decoded.deprecated {
+            warnings.append(
+                LinkWarning(.deprecatedParam, parameter: name, message: "'\(name)' is deprecated and ignored."))
+        }
+        if let fragment = uri.fragment {
+            warnings.append(
+                LinkWarning(
+                    .linkWithFragments, parameter: LinkParameter.link.name,
+                    message: "The long link ends in an unescaped '#\(fragment.prefix(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
+                ))
+        }
+        let validation = LinkValidator.validate(decoded.parameters, prefix: prefix, context: context)
+        // A parameter whose value could not be decoded already has its error; "missing" would only repeat it.
+        let undecodable = Set(decoded.errors.compactMap(\.parameter))
+        return LongLinkParseResult(
+            prefix: prefix, parameters: decoded.parameters,
+            warnings: warnings + validation.warnings,
+            errors: errors + validation.errors.filter { $0.parameter.map { !undecodable.contains($0) } ?? true })
+    }
+}
+
+extension StringProtocol {
+    func trimmingASCIIWhitespace() -> SubSequence {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
+        return self[start...end]
+    }
+}

@@ -1,0 +1,92 @@
+/// Percent-encoding of query values, byte by byte over UTF-8.
+public enum PercentEncoding {
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// Encodes every byte that is not an ASCII letter or digit, as FDL's iOS builder did, so that
+    /// a value's own `?`, `&`, `=`, `#`, `%`, `+` and spaces survive inside a query.
+    public static func encodeQueryValue(_ value: String) -> String {
+        encode(value) { isASCIIAlphanumeric($0) }
+    }
+
+    /// Encodes the bytes that may not appear literally in a URL (controls, spaces, non-ASCII, and
+    /// `"<>\^`{|}`), leaving a URL that is already valid unchanged. Used to make `Location` headers safe.
+    public static func encodeForURL(_ value: String) -> String {
+        encode(value) { byte in
+            guard byte > 0x20, byte < 0x7F else { return false }
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
+                UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+                return false
+            default:
+                return true
+            }
+        }
+    }
+
+    /// Encodes a value for a path segment: everything but RFC 3986's unreserved characters.
+    public static func encodePathSegment(_ value: String) -> String {
+        encode(value) { byte in
+            isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+        }
+    }
+
+    private static func encode(_ value: String, keeping keep: (UInt8) -> Bool) -> String {
+        let utf8 = value.utf8
+        if utf8.allSatisfy(keep) { return value }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3)
+        for byte in utf8 {
+            if keep(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`, as HTML forms and FDL's server do).
+    /// Returns nil for a malformed escape or bytes that are not UTF-8.
+    public static func decode(_ value: Substring, plusAsSpace: Bool = true) -> String? {
+        let utf8 = value.utf8
+        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
+            return String(value)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let first = utf8.index(after: index)
+                guard first != utf8.endIndex else { return nil }
+                let second = utf8.index(after: first)
+                guard second != utf8.endIndex, let high = hexValue(utf8[first]), let low = hexValue(utf8[second])
+                else { return nil }
+                bytes.append(high << 4 | low)
+                index = utf8.index(after: second)
+            } else {
+                bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index = utf8.index(after: index)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

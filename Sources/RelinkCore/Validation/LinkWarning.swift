@@ -1,0 +1,16 @@
+/// Something about a link that works but is probably not what its author meant. Warnings never block a link.
+public struct LinkWarning: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var code: LinkWarningCode
+    /// The query key the warning is about (`isi`, or an unrecognised `foo`).
+    public var parameter: String
+    /// A sentence saying what is wrong and what happens because of it.
+    public var message: String
+
+    public init(_ code: LinkWarningCode, parameter: String, message: String) {
+        self.code = code
+        self.parameter = parameter
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue) (\(parameter)): \(message)" }
+}

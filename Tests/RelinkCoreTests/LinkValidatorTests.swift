@@ -1,0 +1,117 @@
+import Testing
+
+@testable import RelinkCore
+
+@Suite("Link validation")
+struct LinkValidatorTests {
+    static let project = Project(
+        id: "pictlink",
+        domains: [try! DomainURIPrefix("https://pictlink.page.link"), try! DomainURIPrefix("https://pictlink.com/links")],
+        ios: [
+            IOSApp(bundleId: "jp.furyu.pictlink.ios", teamId: "ABCDE12345", appStoreId: "000000001", iPadBundleId: "jp.furyu.pictlink.ipad")
+        ],
+        android: [AndroidApp(packageName: "jp.furyu.pictlink.android", sha256CertFingerprints: [])]
+    )
+    static let context = LinkValidationContext(linkDomains: project.domains, project: project)
+    static let base = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fa"
+
+    /// For each warning code, a query (appended to a valid link) that draws exactly that warning.
+    static let warningFixtures: [(LinkWarningCode, String)] = [
+        (.notInProjectAndroidPackageName, "&apn=com.other.app"),
+        (.notIntegerAndroidPackageMinVersion, "&apn=jp.furyu.pictlink.android&amv=1.2"),
+        (.unnecessaryAndroidPackageMinVersion, "&amv=12"),
+        (.notURIAndroidLink, "&al=not%20a%20uri"),
+        (.unnecessaryAndroidLink, "&al=https%3A%2F%2Fpictlink.com%2Fa"),
+        (.notURIAndroidFallbackLink, "&afl=pictlink.com%2Fandroid"),
+        (.badURISchemeAndroidFallbackLink, "&afl=market%3A%2F%2Fdetails%3Fid%3Dx"),
+        (.notInProjectIOSBundleID, "&ibi=com.other.ios"),
+        (.notInProjectIPadBundleID, "&ipbi=com.other.ipad"),
+        (.unnecessaryIOSURLScheme, "&ius=pictlink"),
+        (.notNumericIOSAppStoreID, "&ibi=jp.furyu.pictlink.ios&isi=abc"),
+        (.unnecessaryIOSAppStoreID, "&isi=000000001"),
+        (.notMatchingIOSBundleIDAndStoreID, "&ibi=jp.furyu.pictlink.ios&isi=999"),
+        (.notURIIOSFallbackLink, "&ifl=%2Frelative"),
+        (.badURISchemeIOSFallbackLink, "&ifl=itms-apps%3A%2F%2Fitunes.apple.com%2Fapp%2Fid1"),
+        (.notURIIPadFallbackLink, "&ipfl=ipad"),
+        (.badURISchemeIPadFallbackLink, "&ipfl=ftp%3A%2F%2Fpictlink.com%2F"),
+        (.notURIOtherPlatformFallbackLink, "&ofl=www.pictlink.com"),
+        (.badURISchemeOtherPlatformFallbackLink, "&ofl=javascript%3Aalert(1)"),
+        (.notURISocialImageLink, "&si=og.png"),
+        (.badURISchemeSocialImageLink, "&si=data%3Aimage%2Fpng%3Bbase64%2CAAAA"),
+        (.linkWithFragments, "%23section"),
+        (.badDebugParam, "&d=yes"),
+        (.deprecatedParam, "&gclid=abc"),
+        (.unrecognizedParam, "&utm_id=42"),
+        (.tooLongParam, "&st=" + String(repeating: "t", count: 2049)),
+    ]
+
+    @Test(arguments: warningFixtures)
+    func drawsEachWarning(code: LinkWarningCode, query: String) {
+        let result = LongLink.parse(Self.base + query, context: Self.context)
+        #expect(result.isValid, "\(result.errors)")
+        #expect(result.warnings.map(\.code) == [code])
+        #expect(result.warnings.allSatisfy { !$0.message.isEmpty && $0.message.hasSuffix(".") })
+    }
+
+    @Test func fixturesCoverEveryWarningCode() {
+        #expect(Set(Self.warningFixtures.map(\.0)) == Set(LinkWarningCode.allCases))
+    }
+
+    @Test func aFragmentAfterTheParametersIsReported() {
+        let result = LongLink.parse("https://pictlink.page.link/?link=https://pictlink.com/a#frag")
+        #expect(result.warnings.map(\.code) == [.linkWithFragments])
+        #expect(result.parameters.link == "https://pictlink.com/a")
+    }
+
+    @Test func withoutAProjectTheProjectChecksAreSkipped() {
+        let result = LongLink.parse(Self.base + "&apn=com.other.app&ibi=com.other.ios&isi=999")
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test func aValidFullLinkDrawsNothing() {
+        let query = "&apn=jp.furyu.pictlink.android&amv=42&afl=https%3A%2F%2Fpictlink.com%2Fandroid&ibi=jp.furyu.pictlink.ios"
+            + "&ifl=https%3A%2F%2Fpictlink.com%2Fios&ius=pictlink&ipfl=https%3A%2F%2Fpictlink.com%2Fipad&ipbi=jp.furyu.pictlink.ipad"
+            + "&isi=000000001&imv=2.1&efr=1&ofl=https%3A%2F%2Fpictlink.com%2Fdesktop&st=Title&sd=Description"
+            + "&si=https%3A%2F%2Fpictlink.com%2Fog.png&utm_source=s&utm_medium=m&utm_campaign=c&utm_term=t&utm_content=x"
+            + "&at=1&ct=2&mt=8&pt=4&d=1"
+        let result = LongLink.parse(Self.base + query, context: Self.context)
+        #expect(result.isValid)
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        #expect(result.parameters.count == LinkParameter.allCases.count - 1)  // all but `al`
+        #expect(result.parameters.isDebug)
+        #expect(result.parameters.isForcedRedirect)
+    }
+
+    // MARK: Errors
+
+    @Test(arguments: [
+        ("https://pictlink.page.link/?apn=x.y", LinkError.Code.missingLink),
+        ("https://pictlink.page.link/", .missingLink),
+        ("https://pictlink.page.link/?link=javascript:alert(1)", .badURISchemeLink),
+        ("https://pictlink.page.link/?link=mailto%3Aa%40b.c", .badURISchemeLink),
+        ("https://pictlink.page.link/?link=pictlink.com%2Fa", .notURILink),
+        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fa%0D%0ASet-Cookie%3Ax", .notURILink),
+        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.page.link%2Fabc", .linkIsDynamicLink),
+        ("https://pictlink.page.link/?link=https%3A%2F%2FPICTLINK.page.link%2F%3Flink%3Dx", .linkIsDynamicLink),
+        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Flinks%2Fabc", .linkIsDynamicLink),
+        ("https://pictlink.page.link/?link=https://pictlink.com/&link=https://pictlink.com/", .duplicateParam),
+        ("https://pictlink.page.link/?link=%E0%A4", .longLinkNotParsable),
+    ])
+    func rejectsWhatCanNeverRedirect(url: String, code: LinkError.Code) {
+        let result = LongLink.parse(url, context: Self.context)
+        #expect(result.errors.map(\.code) == [code])
+        #expect(!result.isValid)
+        #expect(result.longLink == nil)
+    }
+
+    @Test func aLinkOnTheSameHostOutsideThePrefixPathIsFine() {
+        let result = LongLink.parse("https://pictlink.com/links/?link=https%3A%2F%2Fpictlink.com%2FmyPage")
+        #expect(result.isValid)
+    }
+
+    @Test func theLinkDomainsOfTheContextCount() {
+        let url = "https://go.example.com/?link=https%3A%2F%2Fpictlink.page.link%2Fabc"
+        #expect(LongLink.parse(url).isValid)
+        #expect(LongLink.parse(url, context: Self.context).errors.map(\.code) == [.linkIsDynamicLink])
+    }
+}
