@@ -1,0 +1,308 @@
+import Foundation
+
+extension RelinkConfiguration {
+    /// Reads routes.json. Every problem is reported, one per line with its JSON path; unknown keys are errors.
+    public init(json data: Data) throws(ConfigurationError) {
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "not valid JSON: \(Self.syntaxError(in: data))")])
+        }
+        var reader = ConfigurationReader()
+        var projects: [Project] = []
+        if let fields = reader.object(root, at: "", keys: ["projects"]) {
+            for (value, path) in reader.array(fields, "projects", required: true, nonEmpty: true) {
+                if let project = Self.readProject(value, at: path, reader: &reader) {
+                    projects.append(project)
+                }
+            }
+        }
+        Self.checkAcrossProjects(projects, reader: &reader)
+        guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems) }
+        self.init(projects: projects)
+    }
+
+    /// Where JSON is broken, as "line L, column C: …" (JSONDecoder does not say; JSONSerialization gives an offset).
+    private static func syntaxError(in data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "the document is not a JSON value"
+        } catch {
+            let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            guard let range = text.range(of: "around character "),
+                let offset = Int(text[range.upperBound...].prefix(while: \.isASCIIDigitCharacter))
+            else { return text }
+            let before = data.prefix(offset)
+            let line = before.count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            return "line \(line), column \(column): \(text.replacingOccurrences(of: " around character \(offset)", with: ""))"
+        }
+    }
+
+    // MARK: Projects
+
+    private static func readProject(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> Project? {
+        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred"]
+        guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
+        let problemsBefore = reader.problems.count
+        let id = reader.string(fields, "id", required: true) { id in
+            let valid = id.count <= 63 && id.first.map { $0.isLowercase || $0.isASCIIDigitCharacter } == true
+                && id.unicodeScalars.allSatisfy { ($0.isASCIILetter && $0.properties.isLowercase) || $0.isASCIIDigit || $0 == "-" || $0 == "_" }
+            return valid ? nil : "must be 1 to 63 characters a-z, 0-9, '-' and '_', starting with a letter or digit"
+        }
+        var domains: [DomainURIPrefix] = []
+        for (element, elementPath) in reader.array(fields, "domains", required: true, nonEmpty: true) {
+            guard let string = reader.string(element, at: elementPath) else { continue }
+            do {
+                let domain = try DomainURIPrefix(string)
+                if domains.contains(domain) {
+                    reader.report(elementPath, "'\(string)' is listed twice")
+                } else {
+                    domains.append(domain)
+                }
+            } catch {
+                reader.report(elementPath, error.description)
+            }
+        }
+        var iosApps: [IOSApp] = []
+        for (element, elementPath) in reader.array(fields, "ios") {
+            guard let app = readIOSApp(element, at: elementPath, reader: &reader) else { continue }
+            if iosApps.contains(where: { $0.bundleId == app.bundleId }) {
+                reader.report(elementPath + ".bundleId", "'\(app.bundleId)' is listed twice in this project")
+            } else {
+                iosApps.append(app)
+            }
+        }
+        var androidApps: [AndroidApp] = []
+        for (element, elementPath) in reader.array(fields, "android") {
+            guard let app = readAndroidApp(element, at: elementPath, reader: &reader) else { continue }
+            if androidApps.contains(where: { $0.packageName == app.packageName }) {
+                reader.report(elementPath + ".packageName", "'\(app.packageName)' is listed twice in this project")
+            } else {
+                androidApps.append(app)
+            }
+        }
+        var patterns: [URLPattern] = []
+        for (element, elementPath) in reader.array(fields, "allowlist") {
+            guard let source = reader.string(element, at: elementPath) else { continue }
+            do {
+                patterns.append(try URLPattern(source))
+            } catch {
+                reader.report(elementPath, "'\(source)': \(error.description)")
+            }
+        }
+        let allowlist = Allowlist(patterns: patterns)
+        let defaults = fields["defaults"].flatMap {
+            readDefaults($0, at: fields.path("defaults"), allowlist: allowlist, domains: domains, reader: &reader)
+        }
+        var routes: [PathRoute] = []
+        for (element, elementPath) in reader.array(fields, "routes") {
+            guard let route = readRoute(element, at: elementPath, reader: &reader) else { continue }
+            if let other = routes.first(where: { $0.path.shape == route.path.shape }) {
+                reader.report(elementPath + ".path", "'\(route.path)' matches the same paths as '\(other.path)'")
+            } else {
+                routes.append(route)
+            }
+        }
+        let deferred = fields["deferred"].flatMap { readDeferred($0, at: fields.path("deferred"), reader: &reader) }
+        guard reader.problems.count == problemsBefore, let id else { return nil }
+        return Project(
+            id: id, domains: domains, ios: iosApps, android: androidApps, allowlist: allowlist,
+            defaults: defaults ?? ProjectDefaults(), routes: routes, deferred: deferred ?? .default)
+    }
+
+    private static func checkAcrossProjects(_ projects: [Project], reader: inout ConfigurationReader) {
+        var projectForHost: [String: String] = [:]
+        var seenIds: Set<String> = []
+        for (index, project) in projects.enumerated() {
+            if !seenIds.insert(project.id).inserted {
+                reader.report("projects[\(index)].id", "'\(project.id)' is used by another project")
+            }
+            for (domainIndex, domain) in project.domains.enumerated() {
+                // Association files are served per host, so a host cannot be shared between projects.
+                if let owner = projectForHost[domain.hostAndPort], owner != project.id {
+                    reader.report(
+                        "projects[\(index)].domains[\(domainIndex)]",
+                        "host '\(domain.hostAndPort)' already belongs to project '\(owner)'; a host serves one project's association files"
+                    )
+                } else {
+                    projectForHost[domain.hostAndPort] = project.id
+                }
+            }
+        }
+    }
+
+    // MARK: Apps
+
+    private static func readIOSApp(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> IOSApp? {
+        let keys = ["name", "bundleId", "teamId", "appStoreId", "customScheme", "iPadBundleId"]
+        guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
+        let name = reader.string(fields, "name")
+        let bundleId = reader.string(fields, "bundleId", required: true, check: checkBundleID)
+        let teamId = reader.string(fields, "teamId", required: true) { team in
+            team.count == 10 && team.unicodeScalars.allSatisfy({ ($0.isASCIILetter && $0.properties.isUppercase) || $0.isASCIIDigit })
+                ? nil : "must be 10 characters A-Z0-9"
+        }
+        let appStoreId = reader.string(fields, "appStoreId") { id in
+            id.allSatisfy(\.isASCIIDigitCharacter) ? nil : "must be the numeric App Store ID, like 1234567890"
+        }
+        let customScheme = reader.string(fields, "customScheme") { scheme in
+            guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
+                scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
+            else { return "must be a URL scheme like 'pictlink' (letters, digits, '+', '-', '.'), without '://'" }
+            return ["http", "https"].contains(scheme.lowercased()) ? "must be the app's own scheme, not \(scheme)" : nil
+        }
+        let iPadBundleId = reader.string(fields, "iPadBundleId", check: checkBundleID)
+        guard let bundleId, let teamId else { return nil }
+        return IOSApp(
+            name: name, bundleId: bundleId, teamId: teamId, appStoreId: appStoreId, customScheme: customScheme,
+            iPadBundleId: iPadBundleId)
+    }
+
+    private static func checkBundleID(_ id: String) -> ConfigurationProblem.Message? {
+        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
+        let valid = parts.count >= 2 && parts.allSatisfy { part in
+            !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" }
+        }
+        return valid ? nil : "must be a bundle ID like com.example.app (letters, digits, '-', separated by '.')"
+    }
+
+    private static func readAndroidApp(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> AndroidApp? {
+        guard let fields = reader.object(value, at: path, keys: ["name", "packageName", "sha256CertFingerprints"]) else {
+            return nil
+        }
+        let name = reader.string(fields, "name")
+        let packageName = reader.string(fields, "packageName", required: true) { package in
+            let parts = package.split(separator: ".", omittingEmptySubsequences: false)
+            let valid = parts.count >= 2 && parts.allSatisfy { part in
+                guard let first = part.unicodeScalars.first, first.isASCIILetter else { return false }
+                return part.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }
+            }
+            return valid ? nil : "must be an Android package name like com.example.app"
+        }
+        var fingerprints: [String] = []
+        for (element, elementPath) in reader.array(fields, "sha256CertFingerprints", required: true, nonEmpty: true) {
+            guard let fingerprint = reader.string(element, at: elementPath) else { continue }
+            let bytes = fingerprint.split(separator: ":", omittingEmptySubsequences: false)
+            guard bytes.count == 32, bytes.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+                reader.report(
+                    elementPath,
+                    "must be a SHA-256 certificate fingerprint: 32 hex bytes separated by ':' (as `keytool -list -v` prints it)")
+                continue
+            }
+            let normalized = fingerprint.uppercased()
+            if fingerprints.contains(normalized) {
+                reader.report(elementPath, "is listed twice")
+            } else {
+                fingerprints.append(normalized)
+            }
+        }
+        guard let packageName else { return nil }
+        return AndroidApp(name: name, packageName: packageName, sha256CertFingerprints: fingerprints)
+    }
+
+    // MARK: Defaults, routes, deferred
+
+    private static func readDefaults(
+        _ value: JSONValue, at path: String, allowlist: Allowlist, domains: [DomainURIPrefix],
+        reader: inout ConfigurationReader
+    ) -> ProjectDefaults? {
+        let keys = ["socialTitle", "socialDescription", "socialImageLink", "desktopFallbackLink"]
+        guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
+        let checkHTTP: (String) -> ConfigurationProblem.Message? = { url in
+            AbsoluteURI(url)?.isHTTP == true ? nil : "must be an absolute http(s) URL"
+        }
+        let desktop = reader.string(fields, "desktopFallbackLink") { url in
+            if let problem = checkHTTP(url) { return problem }
+            return allowlist.allows(url, projectDomains: domains) ? nil : "is not allowed by the project's allowlist"
+        }
+        return ProjectDefaults(
+            socialTitle: reader.string(fields, "socialTitle"),
+            socialDescription: reader.string(fields, "socialDescription"),
+            socialImageLink: reader.string(fields, "socialImageLink", check: checkHTTP),
+            desktopFallbackLink: desktop)
+    }
+
+    private static func readRoute(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> PathRoute? {
+        guard let fields = reader.object(value, at: path, keys: ["path", "link", "parameters"]) else { return nil }
+        var template: PathTemplate?
+        if let raw = reader.string(fields, "path", required: true) {
+            do {
+                template = try PathTemplate(raw)
+            } catch {
+                reader.report(fields.path("path"), error.text)
+            }
+        }
+        let variables = Set(template?.variables ?? [])
+        let checkPlaceholders: (String) -> ConfigurationProblem.Message? = { text in
+            let unknown = placeholders(in: text).filter { !variables.contains($0) }
+            guard template == nil || unknown.isEmpty else {
+                return "uses {\(unknown[0])}, which the route's path does not define"
+            }
+            return nil
+        }
+        let link = reader.string(fields, "link", required: true) { link in
+            if let problem = checkPlaceholders(link) { return problem }
+            let sample = placeholders(in: link).reduce(link) { $0.replacingOccurrences(of: "{\($1)}", with: "x") }
+            return AbsoluteURI(sample)?.isHTTP == true ? nil : "must be an absolute http(s) URL (with {name} placeholders)"
+        }
+        var parameters = LinkParameters()
+        if let raw = fields["parameters"] {
+            let parametersPath = fields.path("parameters")
+            if case .object(let members) = raw {
+                for key in members.keys.sorted() {
+                    let keyPath = "\(parametersPath).\(key)"
+                    guard let parameter = LinkParameter(name: key) else {
+                        reader.report(keyPath, "'\(key)' is not a link parameter")
+                        continue
+                    }
+                    guard parameter != .link, parameter != .d else {
+                        reader.report(keyPath, parameter == .link ? "set the route's 'link' instead" : "'d' is only for clicks (d=1)")
+                        continue
+                    }
+                    guard let text = reader.string(members[key]!, at: keyPath) else { continue }
+                    if let problem = checkPlaceholders(text) {
+                        reader.report(keyPath, problem.text)
+                    } else {
+                        parameters[parameter] = text
+                    }
+                }
+            } else {
+                reader.report(parametersPath, "must be an object of link parameters, got \(raw.kind)")
+            }
+        }
+        guard let template, let link else { return nil }
+        return PathRoute(path: template, link: link, parameters: parameters)
+    }
+
+    /// The `{name}` placeholders in a template string.
+    static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{") {
+            rest = rest[rest.index(after: open)...]
+            guard let close = rest.firstIndex(of: "}") else { break }
+            names.append(String(rest[..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    private static func readDeferred(_ value: JSONValue, at path: String, reader: inout ConfigurationReader)
+        -> DeferredLinkSettings?
+    {
+        let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard"]
+        guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
+        let defaults = DeferredLinkSettings.default
+        let fingerprint = reader.integer(fields, "fingerprintWindowMinutes", in: 1...1440) ?? defaults.fingerprintWindowMinutes
+        let token = reader.integer(fields, "tokenWindowHours", in: 1...720) ?? defaults.tokenWindowHours
+        if fingerprint > token * 60 {
+            reader.report(
+                fields.path("fingerprintWindowMinutes"),
+                "must not exceed tokenWindowHours (\(token) h), after which clicks are purged")
+        }
+        return DeferredLinkSettings(
+            fingerprintWindowMinutes: fingerprint, tokenWindowHours: token, clipboard: reader.bool(fields, "clipboard") ?? defaults.clipboard)
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+@testable import RelinkCore
+
+@Suite("routes.json")
+struct ConfigurationTests {
+    /// The problems a configuration has, as the lines `relink config check` prints.
+    static func problems(_ json: String) -> [String] {
+        do {
+            _ = try RelinkConfiguration(json: Data(json.utf8))
+            return []
+        } catch {
+            return error.problems.map(\.description)
+        }
+    }
+
+    /// A configuration with one project whose members are `members` (JSON object members, without braces).
+    static func project(_ members: String) -> String {
+        #"{"projects": [{"id": "p", "domains": ["https://go.example.com"]\#(members.isEmpty ? "" : ", " + members)}]}"#
+    }
+
+    static let ios = #""bundleId": "com.example.app", "teamId": "ABCDE12345""#
+    static let fingerprint = #""14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5""#
+
+    @Test func theRepositoryExampleIsValid() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json")
+        let configuration = try RelinkConfiguration(json: try Data(contentsOf: url))
+        #expect(configuration.projects.map(\.id) == ["pictlink", "fieldnotes"])
+        let pictlink = try #require(configuration.project(id: "pictlink"))
+        #expect(pictlink.ios.map(\.appID) == ["ABCDE12345.jp.furyu.pictlink.ios", "ABCDE12345.jp.furyu.pictlink.studio"])
+        #expect(pictlink.android.map(\.packageName) == ["jp.furyu.pictlink.android"])
+        #expect(pictlink.domains.map(\.description) == ["https://pictlink.page.link", "https://pictlink.com/links"])
+        #expect(pictlink.routes.first?.path.description == "/p/{id}")
+        #expect(pictlink.routes.first?.parameters.efr == "1")
+        #expect(pictlink.deferred == DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: true))
+        #expect(pictlink.allowlist.allows("https://pictlink.com/myPage", projectDomains: pictlink.domains))
+        #expect(!pictlink.allowlist.allows("https://evil.example/", projectDomains: pictlink.domains))
+    }
+
+    @Test func aMinimalProjectGetsDefaults() throws {
+        let configuration = try RelinkConfiguration(json: Data(Self.project("").utf8))
+        let project = try #require(configuration.projects.first)
+        #expect(project.deferred == .default)
+        #expect(project.ios.isEmpty && project.android.isEmpty && project.routes.isEmpty)
+        #expect(project.allowlist.allows("https://go.example.com/x", projectDomains: project.domains))
+        #expect(project.allowlist.allows("https://apps.apple.com/app/id1", projectDomains: project.domains))
+        #expect(!project.allowlist.allows("https://example.com/", projectDomains: project.domains))
+    }
+
+    @Test func nullMeansNotSet() throws {
+        let json = Self.project(#""ios": [{\#(Self.ios), "iPadBundleId": null, "appStoreId": null}], "defaults": null"#)
+        let configuration = try RelinkConfiguration(json: Data(json.utf8))
+        #expect(configuration.projects[0].ios[0].iPadBundleId == nil)
+    }
+
+    @Test func fingerprintsAreUppercased() throws {
+        let json = Self.project(#""android": [{"packageName": "com.example.app", "sha256CertFingerprints": [\#(Self.fingerprint.lowercased())]}]"#)
+        let configuration = try RelinkConfiguration(json: Data(json.utf8))
+        #expect(configuration.projects[0].android[0].sha256CertFingerprints == [Self.fingerprint.replacingOccurrences(of: "\"", with: "")])
+    }
+
+    @Test func everyProblemIsReportedAtOnce() {
+        let json = Self.project(#""ios": [{"bundleId": "x", "teamId": "abc"}], "deferred": {"tokenWindowHours": 0}"#)
+        #expect(
+            Self.problems(json) == [
+                "projects[0].ios[0].bundleId: must be a bundle ID like com.example.app (letters, digits, '-', separated by '.')",
+                "projects[0].ios[0].teamId: must be 10 characters A-Z0-9",
+                "projects[0].deferred.tokenWindowHours: must be from 1 to 720, got 0",
+            ])
+    }
+
+    /// Each kind of problem, with the line it produces.
+    static let cases: [(String, String)] = [
+        // Document shape
+        ("{", "not valid JSON"),
+        ("[]", "must be an object, got an array"),
+        (#"{}"#, "projects: is required"),
+        (#"{"projects": []}"#, "projects: must list at least one entry"),
+        (#"{"projects": {}}"#, "projects: must be an array, got an object"),
+        (#"{"projects": ["p"]}"#, "projects[0]: must be an object, got a string"),
+        (#"{"projects": [], "project": 1}"#, "project: unknown key; allowed keys: projects"),
+        (project(#""Routes": []"#), "projects[0].Routes: unknown key (did you mean 'routes'?)"),
+        // Project id and domains
+        (#"{"projects": [{"domains": ["https://a.com"]}]}"#, "projects[0].id: is required"),
+        (#"{"projects": [{"id": "Pict Link", "domains": ["https://a.com"]}]}"#, "projects[0].id: must be 1 to 63 characters a-z"),
+        (#"{"projects": [{"id": 5, "domains": ["https://a.com"]}]}"#, "projects[0].id: must be a string, got a number"),
+        (#"{"projects": [{"id": "", "domains": ["https://a.com"]}]}"#, "projects[0].id: must not be empty"),
+        (#"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "p", "domains": ["https://b.com"]}]}"#,
+         "projects[1].id: 'p' is used by another project"),
+        (#"{"projects": [{"id": "p"}]}"#, "projects[0].domains: is required"),
+        (#"{"projects": [{"id": "p", "domains": []}]}"#, "projects[0].domains: must list at least one entry"),
+        (#"{"projects": [{"id": "p", "domains": ["go.example.com"]}]}"#, "projects[0].domains[0]: 'go.example.com' is not an absolute URL with a host"),
+        (#"{"projects": [{"id": "p", "domains": ["ftp://a.com"]}]}"#, "must start with https://"),
+        (#"{"projects": [{"id": "p", "domains": ["https://a.com", "https://A.com/"]}]}"#, "projects[0].domains[1]: 'https://A.com/' is listed twice"),
+        (#"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "q", "domains": ["https://a.com/q"]}]}"#,
+         "projects[1].domains[0]: host 'a.com' already belongs to project 'p'"),
+        // iOS apps
+        (project(#""ios": [{"teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: is required"),
+        (project(#""ios": [{"bundleId": "app", "teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: must be a bundle ID"),
+        (project(#""ios": [{"bundleId": "com.example.app", "teamId": "ABCDE1234"}]"#), "projects[0].ios[0].teamId: must be 10 characters A-Z0-9"),
+        (project(#""ios": [{"bundleId": "com.example.app", "teamId": "abcde12345"}]"#), "projects[0].ios[0].teamId: must be 10 characters A-Z0-9"),
+        (project(#""ios": [{\#(ios), "appStoreId": "id123"}]"#), "projects[0].ios[0].appStoreId: must be the numeric App Store ID"),
+        (project(#""ios": [{\#(ios), "appStoreId": 123}]"#), "projects[0].ios[0].appStoreId: must be a string, got a number"),
+        (project(#""ios": [{\#(ios), "customScheme": "pictlink://"}]"#), "projects[0].ios[0].customScheme: must be a URL scheme"),
+        (project(#""ios": [{\#(ios), "customScheme": "https"}]"#), "projects[0].ios[0].customScheme: must be the app's own scheme"),
+        (project(#""ios": [{\#(ios), "iPadBundleId": "ipad app"}]"#), "projects[0].ios[0].iPadBundleId: must be a bundle ID"),
+        (project(#""ios": [{\#(ios), "teamID": "X"}]"#), "projects[0].ios[0].teamID: unknown key (did you mean 'teamId'?)"),
+        (project(#""ios": [{\#(ios)}, {\#(ios)}]"#), "projects[0].ios[1].bundleId: 'com.example.app' is listed twice in this project"),
+        (project(#""ios": {}"#), "projects[0].ios: must be an array, got an object"),
+        // Android apps
+        (project(#""android": [{"packageName": "1com.x", "sha256CertFingerprints": [\#(fingerprint)]}]"#),
+         "projects[0].android[0].packageName: must be an Android package name"),
+        (project(#""android": [{"sha256CertFingerprints": [\#(fingerprint)]}]"#), "projects[0].android[0].packageName: is required"),
+        (project(#""android": [{"packageName": "com.x"}]"#), "projects[0].android[0].sha256CertFingerprints: is required"),
+        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": []}]"#),
+         "projects[0].android[0].sha256CertFingerprints: must list at least one entry"),
+        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": ["14:6D:E9"]}]"#),
+         "projects[0].android[0].sha256CertFingerprints[0]: must be a SHA-256 certificate fingerprint"),
+        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint), \#(fingerprint)]}]"#),
+         "projects[0].android[0].sha256CertFingerprints[1]: is listed twice"),
+        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint)]}, {"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint)]}]"#),
+         "projects[0].android[1].packageName: 'com.x' is listed twice in this project"),
+        // Allowlist
+        (project(#""allowlist": ["https://a\\.com/.*"]"#), "projects[0].allowlist[0]: 'https://a\\.com/.*': the pattern must be anchored"),
+        (project(#""allowlist": ["^https://(a\\.com$"]"#), "projects[0].allowlist[0]: '^https://(a\\.com$': missing ')'"),
+        (project(#""allowlist": [1]"#), "projects[0].allowlist[0]: must be a string, got a number"),
+        // Defaults
+        (project(#""defaults": {"socialImageLink": "og.png"}"#), "projects[0].defaults.socialImageLink: must be an absolute http(s) URL"),
+        (project(#""defaults": {"desktopFallbackLink": "https://elsewhere.example/"}"#),
+         "projects[0].defaults.desktopFallbackLink: is not allowed by the project's allowlist"),
+        (project(#""defaults": {"socialTitle": true}"#), "projects[0].defaults.socialTitle: must be a string, got a boolean"),
+        (project(#""defaults": {"title": "x"}"#), "projects[0].defaults.title: unknown key"),
+        // Routes
+        (project(#""routes": [{"path": "p/{id}", "link": "https://go.example.com/{id}"}]"#), "projects[0].routes[0].path: must start with '/'"),
+        (project(#""routes": [{"path": "/", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: '/' serves long links"),
+        (project(#""routes": [{"path": "/p/", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: must not end with '/'"),
+        (project(#""routes": [{"path": "/_/x", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: '/_/' is reserved"),
+        (project(#""routes": [{"path": "/.well-known/x", "link": "https://go.example.com/"}]"#), "'/.well-known/' is reserved"),
+        (project(#""routes": [{"path": "/{id}", "link": "https://go.example.com/{id}"}]"#),
+         "projects[0].routes[0].path: must start with a literal segment"),
+        (project(#""routes": [{"path": "/p/{a-b}", "link": "https://go.example.com/"}]"#), "'{a-b}' is not a variable"),
+        (project(#""routes": [{"path": "/p/{a}/{a}", "link": "https://go.example.com/"}]"#), "uses {a} twice"),
+        (project(#""routes": [{"path": "/p//x", "link": "https://go.example.com/"}]"#), "has an empty segment"),
+        (project(#""routes": [{"path": "/p-{id}", "link": "https://go.example.com/"}]"#), "segment 'p-{id}' may only hold"),
+        (project(#""routes": [{"path": "/p/{id}"}]"#), "projects[0].routes[0].link: is required"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/{slug}"}]"#),
+         "projects[0].routes[0].link: uses {slug}, which the route's path does not define"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "/product/{id}"}]"#), "projects[0].routes[0].link: must be an absolute http(s) URL"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"foo": "1"}}]"#),
+         "projects[0].routes[0].parameters.foo: 'foo' is not a link parameter"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"link": "x"}}]"#),
+         "projects[0].routes[0].parameters.link: set the route's 'link' instead"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"d": "1"}}]"#),
+         "projects[0].routes[0].parameters.d: 'd' is only for clicks"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"efr": 1}}]"#),
+         "projects[0].routes[0].parameters.efr: must be a string, got a number"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"st": "{name}"}}]"#),
+         "projects[0].routes[0].parameters.st: uses {name}"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": []}]"#),
+         "projects[0].routes[0].parameters: must be an object of link parameters, got an array"),
+        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/"}, {"path": "/p/{code}", "link": "https://go.example.com/"}]"#),
+         "projects[0].routes[1].path: '/p/{code}' matches the same paths as '/p/{id}'"),
+        // Deferred links
+        (project(#""deferred": {"fingerprintWindowMinutes": 0}"#), "projects[0].deferred.fingerprintWindowMinutes: must be from 1 to 1440, got 0"),
+        (project(#""deferred": {"tokenWindowHours": 1.5}"#), "projects[0].deferred.tokenWindowHours: must be a whole number, got a fraction"),
+        (project(#""deferred": {"tokenWindowHours": "24"}"#), "projects[0].deferred.tokenWindowHours: must be a whole number, got a string"),
+        (project(#""deferred": {"clipboard": "yes"}"#), "projects[0].deferred.clipboard: must be true or false, got a string"),
+        (project(#""deferred": {"fingerprintWindowMinutes": 180, "tokenWindowHours": 2}"#),
+         "projects[0].deferred.fingerprintWindowMinutes: must not exceed tokenWindowHours (2 h)"),
+    ]
+
+    @Test(arguments: cases)
+    func reportsTheProblemWithItsPath(json: String, expected: String) {
+        let problems = Self.problems(json)
+        #expect(problems.contains { $0.hasPrefix(expected) || $0.contains(expected) }, "got \(problems)")
+    }
+
+    @Test func theErrorPrintsOneLinePerProblem() {
+        let error = ConfigurationError(problems: [
+            ConfigurationProblem(path: "a", message: "x"), ConfigurationProblem(path: "b[0]", message: "y"),
+        ])
+        #expect(error.description == "a: x\nb[0]: y")
+    }
+}
