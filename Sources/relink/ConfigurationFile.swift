@@ -1,0 +1,28 @@
+import Foundation
+import RelinkCore
+
+/// Reading routes.json from disk, with errors as the CLI prints them.
+enum ConfigurationFile {
+    static let defaultPath = "routes.json"
+
+    static func load(_ path: String) throws(CLIError) -> RelinkConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError(message: "cannot read configuration '\(path)': \(reason(error))")
+        }
+        do {
+            return try RelinkConfiguration(json: data)
+        } catch {
+            let lines = error.problems.map { "\(path): \($0)" }
+            throw CLIError(message: "invalid configuration:\n" + lines.joined(separator: "\n"))
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? nsError.localizedDescription
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import RelinkCore
+import Testing
+
+@testable import relink
+
+@Suite("CLI commands")
+struct CommandTests {
+    /// Parses and runs a command line as `relink` would, returning the exit code it would end with.
+    static func exitCode(_ arguments: [String]) -> Int32 {
+        do {
+            var command = try Relink.parseAsRoot(arguments)
+            try command.run()
+            return 0
+        } catch let error as CLIError {
+            return error.exitCode
+        } catch {
+            let code = Relink.exitCode(for: error)
+            return code == .validationFailure ? CLIError.usageExitCode : code.rawValue
+        }
+    }
+
+    static let sample = [
+        "--domain", "https://pictlink.page.link", "--link", "https://pictlink.com/myPage", "--apn", "jp.furyu.pictlink.android",
+        "--ibi", "jp.furyu.pictlink.ios", "--ius", "pictlink", "--isi", "000000001",
+    ]
+
+    @Test func buildTakesAFlagPerParameter() throws {
+        let command = try #require(try Relink.parseAsRoot(["build"] + Self.sample) as? BuildCommand)
+        #expect(command.link.parameters.count == 5)
+        #expect(command.link.parameters.apn == "jp.furyu.pictlink.android")
+        let every = try BuildCommand.parse(
+            ["--domain", "https://a.com", "--utm-source", "s", "--d", "1", "--efr", "1", "--ipbi", "x.y", "--pt", "4"])
+        #expect(every.link.parameters.utmSource == "s")
+        #expect(every.link.parameters.isDebug)
+        #expect(every.link.parameters.count == 5)
+    }
+
+    @Test func exitCodes() {
+        #expect(Self.exitCode(["build"] + Self.sample) == 0)
+        #expect(Self.exitCode(["build", "--domain", "https://pictlink.page.link", "--apn", "x.y"]) == 1)
+        #expect(Self.exitCode(["build", "--domain", "pictlink.page.link", "--link", "https://a.com"]) == 2)
+        #expect(Self.exitCode(["build", "--link", "https://a.com"]) == 2)
+        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?link=https://pictlink.com/myPage"]) == 0)
+        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?link=https://pictlink.com/a&isi=abc"]) == 0)
+        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?link=javascript:alert(1)"]) == 1)
+        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?apn=x.y"]) == 1)
+        #expect(Self.exitCode(["parse", "--json", "nonsense"]) == 1)
+        #expect(Self.exitCode(["parse"]) == 2)
+        #expect(Self.exitCode(["parse", "--bogus", "x"]) == 2)
+        #expect(Self.exitCode(["frobnicate"]) == 2)
+    }
+
+    @Test func configCheck() throws {
+        let routes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json").path
+        #expect(Self.exitCode(["config", "check", routes]) == 0)
+        let broken = FileManager.default.temporaryDirectory.appending(path: "relink-broken-\(UUID()).json")
+        try Data(#"{"projects": [{"id": "p", "domains": ["x"]}]}"#.utf8).write(to: broken)
+        defer { try? FileManager.default.removeItem(at: broken) }
+        #expect(Self.exitCode(["config", "check", broken.path]) == 1)
+        #expect(Self.exitCode(["config", "check", "/nonexistent/routes.json"]) == 1)
+    }
+
+    @Test func parseWithAConfigurationChecksTheProject() throws {
+        let routes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json").path
+        let url = "https://pictlink.page.link/?link=https://pictlink.com/a&ibi=jp.furyu.pictlink.ios&isi=999"
+        #expect(Self.exitCode(["parse", "--config", routes, url]) == 0)
+        #expect(Self.exitCode(["parse", "--config", routes, "https://unknown.example/?link=https://a.com/"]) == 1)
+    }
+}
