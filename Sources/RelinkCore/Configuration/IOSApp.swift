@@ -11,10 +11,14 @@ public struct IOSApp: Hashable, Sendable {
     public var customScheme: String?
     /// A separate iPad app's bundle ID (`ipbi`).
     public var iPadBundleId: String?
+    /// The bundle ID of the app's App Clip, listed under `appclips` in the association file.
+    public var appClipBundleId: String?
+    /// Whether the app uses the domain for shared web credentials (`webcredentials` in the association file).
+    public var webCredentials: Bool
 
     public init(
         name: String? = nil, bundleId: String, teamId: String, appStoreId: String? = nil, customScheme: String? = nil,
-        iPadBundleId: String? = nil
+        iPadBundleId: String? = nil, appClipBundleId: String? = nil, webCredentials: Bool = false
     ) {
         self.name = name
         self.bundleId = bundleId
@@ -22,8 +26,13 @@ public struct IOSApp: Hashable, Sendable {
         self.appStoreId = appStoreId
         self.customScheme = customScheme
         self.iPadBundleId = iPadBundleId
+        self.appClipBundleId = appClipBundleId
+        self.webCredentials = webCredentials
     }
 
     /// `TEAMID.bundle.id`, as Apple's association file names the app.
     public var appID: String { "\(teamId).\(bundleId)" }
+
+    /// The scheme the app receives deferred links on: `customScheme`, else the lowercased bundle ID (as FDL).
+    public var callbackScheme: String { customScheme ?? bundleId.lowercased() }
 }

@@ -8,14 +8,17 @@ public struct ProjectDefaults: Hashable, Sendable {
     public var socialImageLink: String?
     /// Where desktop and other platforms go when a link has no `ofl` (instead of `link`).
     public var desktopFallbackLink: String?
+    /// Skip the iOS preview page for links that do not set `efr` themselves, as if they had `efr=1`.
+    public var forcedRedirect: Bool
 
     public init(
         socialTitle: String? = nil, socialDescription: String? = nil, socialImageLink: String? = nil,
-        desktopFallbackLink: String? = nil
+        desktopFallbackLink: String? = nil, forcedRedirect: Bool = false
     ) {
         self.socialTitle = socialTitle
         self.socialDescription = socialDescription
         self.socialImageLink = socialImageLink
         self.desktopFallbackLink = desktopFallbackLink
+        self.forcedRedirect = forcedRedirect
     }
 }

@@ -21,6 +21,13 @@ extension RelinkConfiguration {
         Self.checkAcrossProjects(projects, reader: &reader)
         guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems) }
         self.init(projects: projects)
+        for files in AssociationFiles.generate(for: self) where files.appleAppSiteAssociation.count > AssociationFiles.appleSizeLimit {
+            let index = projects.firstIndex { $0.id == files.projectId } ?? 0
+            reader.report(
+                "projects[\(index)].ios",
+                "the apple-app-site-association for \(files.host) would be \(files.appleAppSiteAssociation.count) bytes; Apple reads at most \(AssociationFiles.appleSizeLimit)")
+        }
+        guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems) }
     }
 
     /// Where JSON is broken, as "line L, column C: …" (JSONDecoder does not say; JSONSerialization gives an offset).
@@ -136,7 +143,9 @@ extension RelinkConfiguration {
     // MARK: Apps
 
     private static func readIOSApp(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> IOSApp? {
-        let keys = ["name", "bundleId", "teamId", "appStoreId", "customScheme", "iPadBundleId"]
+        let keys = [
+            "name", "bundleId", "teamId", "appStoreId", "customScheme", "iPadBundleId", "appClipBundleId", "webCredentials",
+        ]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let name = reader.string(fields, "name")
         let bundleId = reader.string(fields, "bundleId", required: true, check: checkBundleID)
@@ -154,10 +163,17 @@ extension RelinkConfiguration {
             return ["http", "https"].contains(scheme.lowercased()) ? "must be the app's own scheme, not \(scheme)" : nil
         }
         let iPadBundleId = reader.string(fields, "iPadBundleId", check: checkBundleID)
+        let appClipBundleId = reader.string(fields, "appClipBundleId") { clip in
+            if let problem = checkBundleID(clip) { return problem }
+            // Apple requires an App Clip's bundle ID to extend its app's.
+            guard let bundle = fields["bundleId"], case .string(let parent) = bundle else { return nil }
+            return clip.hasPrefix(parent + ".") ? nil : "must start with the app's bundle ID (\(parent).Clip)"
+        }
+        let webCredentials = reader.bool(fields, "webCredentials") ?? false
         guard let bundleId, let teamId else { return nil }
         return IOSApp(
             name: name, bundleId: bundleId, teamId: teamId, appStoreId: appStoreId, customScheme: customScheme,
-            iPadBundleId: iPadBundleId)
+            iPadBundleId: iPadBundleId, appClipBundleId: appClipBundleId, webCredentials: webCredentials)
     }
 
     private static func checkBundleID(_ id: String) -> ConfigurationProblem.Message? {
@@ -208,7 +224,7 @@ extension RelinkConfiguration {
         _ value: JSONValue, at path: String, allowlist: Allowlist, domains: [DomainURIPrefix],
         reader: inout ConfigurationReader
     ) -> ProjectDefaults? {
-        let keys = ["socialTitle", "socialDescription", "socialImageLink", "desktopFallbackLink"]
+        let keys = ["socialTitle", "socialDescription", "socialImageLink", "desktopFallbackLink", "forcedRedirect"]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let checkHTTP: (String) -> ConfigurationProblem.Message? = { url in
             AbsoluteURI(url)?.isHTTP == true ? nil : "must be an absolute http(s) URL"
@@ -221,7 +237,8 @@ extension RelinkConfiguration {
             socialTitle: reader.string(fields, "socialTitle"),
             socialDescription: reader.string(fields, "socialDescription"),
             socialImageLink: reader.string(fields, "socialImageLink", check: checkHTTP),
-            desktopFallbackLink: desktop)
+            desktopFallbackLink: desktop,
+            forcedRedirect: reader.bool(fields, "forcedRedirect") ?? false)
     }
 
     private static func readRoute(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> PathRoute? {

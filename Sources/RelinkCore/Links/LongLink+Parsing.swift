@@ -2,27 +2,41 @@ extension LongLink {
     /// Parses a long link as FDL's builders and hand-written links spell it, and validates it.
     /// Never fails: what is wrong comes back as errors and warnings in the result.
     public static func parse(_ text: String, context: LinkValidationContext = .init()) -> LongLinkParseResult {
-        var errors: [LinkError] = []
-        var warnings: [LinkWarning] = []
-        if text.count > maximumLength {
-            errors.append(
-                LinkError(
-                    .linkLengthTooLong,
-                    message: "The long link is \(text.count) characters; the limit is \(maximumLength). Move data out of the link or mint a short link from fewer parameters."
-                ))
-        }
         let trimmed = text.trimmingASCIIWhitespace()
         guard let uri = AbsoluteURI(String(trimmed)), uri.isHTTP, let host = uri.host,
             let prefix = try? DomainURIPrefix(
                 "\(uri.scheme)://\(uri.port.map { "\(host):\($0)" } ?? host)\(uri.path)")
         else {
-            errors.append(
+            var errors = [
                 LinkError(
                     .longLinkNotParsable,
-                    message: "Long link is not parsable: \(text.prefix(200)) (expected https://<domain>/?link=<deep link>&…)."))
+                    message: "Long link is not parsable: \(text.prefix(200)) (expected https://<domain>/?link=<deep link>&…).")
+            ]
+            if let lengthError = lengthError(text.count) { errors.insert(lengthError, at: 0) }
             return LongLinkParseResult(prefix: nil, parameters: LinkParameters(), errors: errors)
         }
-        let decoded = LinkQuery.decode(Substring(uri.query ?? ""))
+        var result = parse(query: Substring(uri.query ?? ""), prefix: prefix, context: context, length: text.count)
+        if let fragment = uri.fragment {
+            result.warnings.insert(
+                LinkWarning(
+                    .linkWithFragments, parameter: LinkParameter.link.name,
+                    message: "The long link ends in an unescaped '#\(fragment.prefix(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
+                ), at: 0)
+        }
+        return result
+    }
+
+    /// Parses and validates the query of a long link served under `prefix` (a request's query, say).
+    /// `length` is the whole link's length, when known, for the 7,168-character limit.
+    public static func parse(
+        query: Substring, prefix: DomainURIPrefix, context: LinkValidationContext = .init(), length: Int? = nil
+    ) -> LongLinkParseResult {
+        var errors: [LinkError] = []
+        var warnings: [LinkWarning] = []
+        if let lengthError = lengthError(length ?? (prefix.description.count + 2 + query.utf8.count)) {
+            errors.append(lengthError)
+        }
+        let decoded = LinkQuery.decode(query)
         errors += decoded.errors
         for name in decoded.unrecognized {
             warnings.append(
@@ -35,13 +49,6 @@ extension LongLink {
             warnings.append(
                 LinkWarning(.deprecatedParam, parameter: name, message: "'\(name)' is deprecated and ignored."))
         }
-        if let fragment = uri.fragment {
-            warnings.append(
-                LinkWarning(
-                    .linkWithFragments, parameter: LinkParameter.link.name,
-                    message: "The long link ends in an unescaped '#\(fragment.prefix(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
-                ))
-        }
         let validation = LinkValidator.validate(decoded.parameters, prefix: prefix, context: context)
         // A parameter whose value could not be decoded already has its error; "missing" would only repeat it.
         let undecodable = Set(decoded.errors.compactMap(\.parameter))
@@ -49,6 +56,14 @@ extension LongLink {
             prefix: prefix, parameters: decoded.parameters,
             warnings: warnings + validation.warnings,
             errors: errors + validation.errors.filter { $0.parameter.map { !undecodable.contains($0) } ?? true })
+    }
+
+    private static func lengthError(_ length: Int) -> LinkError? {
+        guard length > maximumLength else { return nil }
+        return LinkError(
+            .linkLengthTooLong,
+            message: "The long link is \(length) characters; the limit is \(maximumLength). Move data out of the link or mint a short link from fewer parameters."
+        )
     }
 }
 

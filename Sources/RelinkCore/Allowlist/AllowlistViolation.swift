@@ -1,0 +1,33 @@
+/// A destination parameter that the project's allowlist does not allow.
+public struct AllowlistViolation: Hashable, Sendable, CustomStringConvertible {
+    public var parameter: LinkParameter
+    public var value: String
+    /// The rule it broke: the project's patterns, or the implicit rule when it has none.
+    public var rule: String
+
+    /// FDL's sentence, with the parameter and the rule named.
+    public var description: String {
+        "We could not match param '\(value)' (\(parameter.name)) with allowlisted URL patterns in this project: \(rule). [https://support.google.com/firebase/answer/9021429]"
+    }
+}
+
+extension Allowlist {
+    /// The destinations among `parameters` that this project may not send a click to. Values that are not
+    /// http(s) URLs are left to the warnings: the redirect never uses them.
+    public func violations(in parameters: LinkParameters, projectDomains: [DomainURIPrefix]) -> [AllowlistViolation] {
+        LinkParameter.destinations.compactMap { parameter in
+            guard let value = parameters[parameter], AbsoluteURI(value)?.isHTTP == true,
+                !allows(value, projectDomains: projectDomains)
+            else { return nil }
+            return AllowlistViolation(parameter: parameter, value: value, rule: ruleDescription(projectDomains))
+        }
+    }
+
+    func ruleDescription(_ projectDomains: [DomainURIPrefix]) -> String {
+        if patterns.isEmpty {
+            let hosts = Set(projectDomains.map(\.host)).union(Self.storeHosts).sorted()
+            return "no patterns are configured, so only these hosts are allowed: \(hosts.joined(separator: ", "))"
+        }
+        return patterns.map(\.source).joined(separator: ", ")
+    }
+}

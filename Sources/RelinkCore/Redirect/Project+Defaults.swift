@@ -1,0 +1,28 @@
+extension Project {
+    /// `parameters` with what the link leaves out taken from the project: social tags, the desktop fallback,
+    /// the forced-redirect default and, for routes (`fillingApps`), the first iOS and Android apps. Long and short
+    /// links follow FDL instead: without `ibi` or `apn`, that platform opens `link`.
+    public func applyingDefaults(to parameters: LinkParameters, fillingApps: Bool) -> LinkParameters {
+        var result = parameters
+        if fillingApps {
+            if result.ibi == nil, result.ipbi == nil, let app = ios.first {
+                result.ibi = app.bundleId
+                if result.isi == nil { result.isi = app.appStoreId }
+                if result.ius == nil { result.ius = app.customScheme }
+                if result.ipbi == nil { result.ipbi = app.iPadBundleId }
+            }
+            if result.apn == nil, let app = android.first { result.apn = app.packageName }
+        }
+        if result.st == nil { result.st = defaults.socialTitle }
+        if result.sd == nil { result.sd = defaults.socialDescription }
+        if result.si == nil { result.si = defaults.socialImageLink }
+        if result.ofl == nil { result.ofl = defaults.desktopFallbackLink }
+        if result.efr == nil, defaults.forcedRedirect { result.efr = "1" }
+        return result
+    }
+
+    /// The configured iOS app with this bundle ID (or iPad bundle ID).
+    public func iOSApp(bundleId: String) -> IOSApp? {
+        ios.first { $0.bundleId == bundleId || $0.iPadBundleId == bundleId }
+    }
+}

@@ -1,0 +1,19 @@
+/// What to answer a click with. The planner decides; the server only renders.
+public enum RedirectPlan: Sendable, Equatable {
+    /// 302 to `url`.
+    case redirect(url: String, reason: String)
+    /// The iOS app preview page, whose Open button leads to `AppPreview.openURL`.
+    case appPreview(AppPreview)
+    /// A 200 page of Open Graph and Twitter card tags for a link-preview crawler.
+    case socialPreview(SocialPreview)
+    /// The `d=1` page: where each platform would go, and why.
+    case debug(DebugReport)
+    /// 400: the link is invalid or sends clicks where the allowlist forbids.
+    case rejected(LinkRejection)
+
+    /// The destination, when the plan is a redirect.
+    public var redirectURL: String? {
+        if case .redirect(let url, _) = self { return url }
+        return nil
+    }
+}

@@ -1,0 +1,158 @@
+/// Decides what a click gets, from the link, the project and the client alone: a pure function, so every
+/// branch is tested without a server. Order as FDL: `d=1`, then crawlers and `HEAD`, then iOS, Android, others.
+public enum RedirectPlanner {
+    /// What the planner may add to a plan that the server knows: values for deferred deep links.
+    public struct Extras: Sendable, Equatable {
+        /// Pairs appended to the Play Store referrer (the click id, once deferred links record clicks).
+        public var playReferrer: [String: String]
+
+        public init(playReferrer: [String: String] = [:]) {
+            self.playReferrer = playReferrer
+        }
+    }
+
+    public static func plan(
+        _ link: ResolvedLink, project: Project, client: DetectedClient, isHead: Bool = false, extras: Extras = Extras()
+    ) -> RedirectPlan {
+        let violations = project.allowlist.violations(in: link.parameters, projectDomains: project.domains)
+        if link.isDebug {
+            return .debug(debugReport(link, project: project, violations: violations))
+        }
+        guard link.errors.isEmpty, violations.isEmpty else {
+            return .rejected(LinkRejection(errors: link.errors, violations: violations))
+        }
+        return decide(link.parameters, project: project, client: client, isHead: isHead, extras: extras)
+    }
+
+    static func decide(
+        _ parameters: LinkParameters, project: Project, client: DetectedClient, isHead: Bool, extras: Extras
+    ) -> RedirectPlan {
+        if isHead || client.platform == .crawler {
+            if let preview = socialPreview(parameters) { return .socialPreview(preview) }
+            return browserPlan(parameters, project: project, client: client, extras: extras)
+        }
+        return browserPlan(parameters, project: project, client: client, extras: extras)
+    }
+
+    private static func browserPlan(
+        _ parameters: LinkParameters, project: Project, client: DetectedClient, extras: Extras
+    ) -> RedirectPlan {
+        // Only ever reached with a valid link; the fallback keeps the function total.
+        let link = parameters.link ?? ""
+        switch client.platform {
+        case .iPhone, .iPad:
+            return iOSPlan(parameters, link: link, project: project, client: client)
+        case .android:
+            return androidPlan(parameters, link: link, extras: extras)
+        case .desktop, .other, .crawler:
+            if let ofl = httpURL(parameters.ofl) {
+                return .redirect(url: ofl, reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
+            }
+            return .redirect(url: link, reason: "Platforms other than iOS and Android go to 'link' when there is no 'ofl'.")
+        }
+    }
+
+    private static func iOSPlan(
+        _ parameters: LinkParameters, link: String, project: Project, client: DetectedClient
+    ) -> RedirectPlan {
+        let iPad = client.platform == .iPad
+        guard let bundleId = iPad ? (parameters.ipbi ?? parameters.ibi) : parameters.ibi else {
+            return .redirect(url: link, reason: "The link names no iOS app ('ibi'), so iOS opens 'link', as in FDL.")
+        }
+        let destination = notInstalledDestination(parameters, iPad: iPad)
+        let inAppBrowser = client.inAppBrowser
+        if parameters.isForcedRedirect && inAppBrowser == nil {
+            return .redirect(url: destination.url, reason: "'efr=1' skips the preview page: \(destination.reason)")
+        }
+        let app = project.iOSApp(bundleId: bundleId)
+        var reason = "iOS did not open the app through its universal link (typed or pasted into Safari, or the app is not installed), so the preview page offers it."
+        if let inAppBrowser {
+            reason = "\(inAppBrowser)'s in-app browser ignores universal links, so the preview page is shown even with 'efr=1'."
+        }
+        return .appPreview(
+            AppPreview(
+                appName: app?.name ?? bundleId, bundleId: bundleId, title: parameters.st, description: parameters.sd,
+                imageURL: httpURL(parameters.si), openURL: destination.url, webURL: link, platform: client.platform,
+                reason: reason))
+    }
+
+    /// Where an iOS click goes when the app is not installed: `ipfl` on iPads, `ifl`, the App Store, `link`.
+    static func notInstalledDestination(_ parameters: LinkParameters, iPad: Bool) -> (url: String, reason: String) {
+        if iPad, let ipfl = httpURL(parameters.ipfl) { return (ipfl, "iPads go to 'ipfl'.") }
+        if let ifl = httpURL(parameters.ifl) { return (ifl, "iOS goes to 'ifl' when the app is not installed.") }
+        if let store = StoreURL.appStore(parameters) { return (store, "iOS goes to the App Store page of 'isi'.") }
+        return (parameters.link ?? "", "Without 'ifl' or a numeric 'isi', iOS goes to 'link'.")
+    }
+
+    private static func androidPlan(_ parameters: LinkParameters, link: String, extras: Extras) -> RedirectPlan {
+        guard parameters.apn != nil else {
+            return .redirect(url: link, reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
+        }
+        if let afl = httpURL(parameters.afl) {
+            return .redirect(url: afl, reason: "Android goes to 'afl' instead of Google Play.")
+        }
+        let referrer = extras.playReferrer.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if let play = StoreURL.playStore(parameters, extraReferrer: referrer) {
+            return .redirect(url: play, reason: "Android goes to the Google Play listing of 'apn'; the referrer carries the campaign to the app.")
+        }
+        return .redirect(url: link, reason: "Android opens 'link'.")
+    }
+
+    private static func socialPreview(_ parameters: LinkParameters) -> SocialPreview? {
+        let image = httpURL(parameters.si)
+        guard parameters.st != nil || parameters.sd != nil || image != nil, let link = parameters.link else { return nil }
+        return SocialPreview(title: parameters.st, description: parameters.sd, imageURL: image, canonicalURL: link)
+    }
+
+    /// A parameter's value when it is an http(s) URL; other values are ignored (and warned about).
+    static func httpURL(_ value: String?) -> String? {
+        guard let value, AbsoluteURI(value)?.isHTTP == true else { return nil }
+        return value
+    }
+
+    // MARK: Debug
+
+    static func debugReport(_ link: ResolvedLink, project: Project, violations: [AllowlistViolation]) -> DebugReport {
+        var outcomes: [DebugReport.Outcome] = []
+        let parameters = link.parameters
+        let blocked = !link.errors.isEmpty || !violations.isEmpty
+        func outcome(_ scenario: String, _ client: DetectedClient) -> DebugReport.Outcome {
+            if blocked {
+                return .init(
+                    scenario: scenario, action: "Rejected (400)", destination: nil,
+                    reason: "The link is invalid or breaks the allowlist; see the errors below.")
+            }
+            switch decide(parameters, project: project, client: client, isHead: false, extras: Extras()) {
+            case .redirect(let url, let reason):
+                return .init(scenario: scenario, action: "Redirect (302)", destination: url, reason: reason)
+            case .appPreview(let preview):
+                return .init(
+                    scenario: scenario, action: "Preview page, then Open", destination: preview.openURL,
+                    reason: "Shows the app preview page for \(preview.appName); its Open button goes to the destination.")
+            case .socialPreview:
+                return .init(
+                    scenario: scenario, action: "Link preview (200)", destination: parameters.link,
+                    reason: "Crawlers get Open Graph and Twitter card tags from 'st', 'sd' and 'si' (or the project's defaults); not counted as a click.")
+            case .debug, .rejected:
+                return .init(scenario: scenario, action: "-", destination: nil, reason: "")
+            }
+        }
+        if let ibi = parameters.ibi {
+            let name = project.iOSApp(bundleId: ibi)?.name ?? ibi
+            outcomes.append(
+                .init(
+                    scenario: "iPhone, app installed", action: blocked ? "Rejected (400)" : "Opens the app",
+                    destination: blocked ? nil : parameters.link,
+                    reason: "iOS opens \(name) through its universal link (Associated Domains) where it honours them, such as Mail, Notes and Messages; the app resolves the link to 'link'."
+                ))
+        }
+        outcomes.append(outcome(parameters.ibi == nil ? "iPhone" : "iPhone, app not installed", DetectedClient(platform: .iPhone)))
+        outcomes.append(outcome("iPad", DetectedClient(platform: .iPad)))
+        outcomes.append(outcome("Android", DetectedClient(platform: .android)))
+        outcomes.append(outcome("Desktop", DetectedClient(platform: .desktop)))
+        outcomes.append(outcome("Link-preview crawler", DetectedClient(platform: .crawler)))
+        return DebugReport(
+            linkURL: link.url, kind: link.kind, parameters: parameters, warnings: link.warnings, errors: link.errors,
+            violations: violations, outcomes: outcomes)
+    }
+}

@@ -1,0 +1,28 @@
+/// The store listings Relink redirects to. They are built here, so they need no allowlist entry.
+public enum StoreURL {
+    /// `https://apps.apple.com/app/id<isi>`, with the App Store analytics parameters (`at`, `ct`, `mt`, `pt`).
+    public static func appStore(_ parameters: LinkParameters) -> String? {
+        guard let isi = parameters.isi, !isi.isEmpty, isi.allSatisfy(\.isASCIIDigitCharacter) else { return nil }
+        let query = LinkParameter.appStoreAnalytics.compactMap { parameter in
+            parameters[parameter].map { "\(parameter.name)=\(PercentEncoding.encodeQueryValue($0))" }
+        }
+        let base = "https://apps.apple.com/app/id\(isi)"
+        return query.isEmpty ? base : base + "?" + query.joined(separator: "&")
+    }
+
+    /// `https://play.google.com/store/apps/details?id=<apn>&referrer=<encoded referrer>`. The referrer carries the
+    /// campaign (`utm_*`), `amv`, and whatever `extraReferrer` adds (the click id, for deferred links); the app
+    /// reads it back through the Play Install Referrer API.
+    public static func playStore(_ parameters: LinkParameters, extraReferrer: [(String, String)] = []) -> String? {
+        guard let apn = parameters.apn, !apn.isEmpty else { return nil }
+        var referrer = extraReferrer
+        referrer += LinkParameter.utm.compactMap { parameter in parameters[parameter].map { (parameter.name, $0) } }
+        if let amv = parameters.amv { referrer.append(("amv", amv)) }
+        var url = "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodeQueryValue(apn))"
+        if !referrer.isEmpty {
+            let encoded = referrer.map { "\($0.0)=\(PercentEncoding.encodeQueryValue($0.1))" }.joined(separator: "&")
+            url += "&referrer=" + PercentEncoding.encodeQueryValue(encoded)
+        }
+        return url
+    }
+}

@@ -1,0 +1,51 @@
+/// Which project a request belongs to, by its host and path: the longest matching domain URI prefix wins.
+public struct DomainDirectory: Sendable {
+    public struct Match: Sendable {
+        public var project: Project
+        public var prefix: DomainURIPrefix
+        /// The request path below the prefix (`/abc` for `/links/abc` under `https://example.com/links`).
+        public var relativePath: Substring
+    }
+
+    /// For each `host[:port]`, its prefixes with the longest path first.
+    private let prefixesByHost: [String: [(prefix: DomainURIPrefix, project: Project)]]
+
+    public init(_ configuration: RelinkConfiguration) {
+        var byHost: [String: [(DomainURIPrefix, Project)]] = [:]
+        for project in configuration.projects {
+            for domain in project.domains {
+                byHost[domain.hostAndPort, default: []].append((domain, project))
+            }
+        }
+        prefixesByHost = byHost.mapValues { $0.sorted { $0.0.path.count > $1.0.path.count } }
+    }
+
+    /// The project for a request with this `Host` header value and path. A port in the host that no domain
+    /// names is ignored, so `localhost:8080` finds a `http://localhost` domain.
+    public func match(host: String, path: Substring) -> Match? {
+        let host = host.lowercased()
+        if let match = match(hostKey: host, path: path) { return match }
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
+            return match(hostKey: String(host[..<colon]), path: path)
+        }
+        return nil
+    }
+
+    private func match(hostKey: String, path: Substring) -> Match? {
+        guard let candidates = prefixesByHost[hostKey] else { return nil }
+        for (prefix, project) in candidates {
+            if let relative = prefix.relativePath(of: path) {
+                return Match(project: project, prefix: prefix, relativePath: relative)
+            }
+        }
+        return nil
+    }
+
+    /// Whether any project serves this host, whatever the path.
+    public func servesHost(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if prefixesByHost[host] != nil { return true }
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { return prefixesByHost[String(host[..<colon])] != nil }
+        return false
+    }
+}

@@ -1,0 +1,69 @@
+/// What a request on a link domain asks for, before any storage is consulted.
+public enum LinkRequest: Sendable {
+    /// `/?link=…`: a long link, parsed and validated.
+    case longLink(ResolvedLink)
+    /// A path that matches one of the project's routes.
+    case route(ResolvedLink)
+    /// `/<code>`: a short link to look up; `debug` when the query has `d=1`.
+    case shortLink(ShortCode, debug: Bool)
+    /// Nothing Relink serves.
+    case notFound
+
+    /// Works out what `relativePath` and `query` on `prefix` of `project` mean.
+    public static func resolve(
+        project: Project, prefix: DomainURIPrefix, relativePath: Substring, query: Substring?,
+        context: LinkValidationContext
+    ) -> LinkRequest {
+        if relativePath == "/" {
+            guard let query, !query.isEmpty else { return .notFound }
+            let parsed = LongLink.parse(query: query, prefix: prefix, context: context)
+            let url = prefix.url(path: "/?" + query)
+            return .longLink(
+                ResolvedLink(
+                    kind: .longLink, url: url, ownParameters: parsed.parameters,
+                    parameters: project.applyingDefaults(to: parsed.parameters, fillingApps: false),
+                    warnings: parsed.warnings, errors: parsed.errors, isDebug: parsed.parameters.isDebug))
+        }
+        let debug = query.map(isDebugQuery) ?? false
+        for route in project.routes {
+            guard let captures = route.path.match(relativePath) else { continue }
+            var own = LinkParameters()
+            own.link = substitute(route.link, captures, decode: false)
+            for (parameter, value) in route.parameters.entries {
+                own[parameter] = substitute(value, captures, decode: true)
+            }
+            let effective = project.applyingDefaults(to: own, fillingApps: true)
+            let validation = LinkValidator.validate(effective, prefix: prefix, context: context)
+            return .route(
+                ResolvedLink(
+                    kind: .route(route.path.description), url: prefix.url(path: String(relativePath)), ownParameters: own,
+                    parameters: effective, warnings: validation.warnings, errors: validation.errors, isDebug: debug))
+        }
+        let segment = relativePath.dropFirst()
+        if let code = ShortCode(segment) { return .shortLink(code, debug: debug) }
+        return .notFound
+    }
+
+    /// Whether a short link's or route's query asks for the debug page; nothing else in it is read.
+    static func isDebugQuery(_ query: Substring) -> Bool {
+        query.split(separator: "&").contains { $0 == "d=1" }
+    }
+
+    /// A template with `{name}` replaced in one pass (so a value that contains `{…}` is never expanded again):
+    /// raw, still percent-encoded segments for URLs, decoded ones for text.
+    static func substitute(_ template: String, _ captures: [String: Substring], decode: Bool) -> String {
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            if let raw = captures[name] {
+                result += decode ? (PercentEncoding.decode(raw, plusAsSpace: false) ?? String(raw)) : String(raw)
+            } else {
+                result += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+}
