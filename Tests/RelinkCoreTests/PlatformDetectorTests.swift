@@ -55,19 +55,20 @@ struct PlatformDetectorTests {
     }
 
     @Test func readsVersionsAndModels() {
-        let iPhone = PlatformDetector.detect(userAgent: Self.iPhoneSafari)
+        let iPhone = PlatformDetector.detect(userAgent: Self.iPhoneSafari, deviceDetails: true)
         #expect(iPhone.osVersion == "17.2")
         #expect(iPhone.deviceModel == "iPhone")
         #expect(iPhone.inAppBrowser == nil)
-        let android = PlatformDetector.detect(userAgent: Self.androidChrome)
+        let android = PlatformDetector.detect(userAgent: Self.androidChrome, deviceDetails: true)
         #expect(android.osVersion == "14")
         #expect(android.deviceModel == "Pixel 7")
         let old = PlatformDetector.detect(
-            userAgent: "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us; L-01E Build/IMM76D) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30")
+            userAgent: "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us; L-01E Build/IMM76D) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30", deviceDetails: true)
         #expect(old.osVersion == "4.0.4")
         #expect(old.deviceModel == "L-01E")
-        let reduced = PlatformDetector.detect(userAgent: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36")
+        let reduced = PlatformDetector.detect(userAgent: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36", deviceDetails: true)
         #expect(reduced.deviceModel == nil)
+        #expect(PlatformDetector.detect(userAgent: Self.androidChrome).osVersion == nil)
     }
 
     @Test(arguments: [

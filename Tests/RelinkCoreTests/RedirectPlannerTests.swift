@@ -97,7 +97,7 @@ struct RedirectPlannerTests {
         let plan = F.plan(F.sampleQuery + "&utm_source=mail&utm_campaign=spring%20sale&amv=42", F.android)
         #expect(
             plan.redirectURL
-                == "https://play.google.com/store/apps/details?id=jp%2Efuryu%2Epictlink%2Eandroid&referrer=utm%5Fsource%3Dmail%26utm%5Fcampaign%3Dspring%2520sale%26amv%3D42"
+                == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail%26utm_campaign%3Dspring%2520sale%26amv%3D42"
         )
         let referrer = plan.redirectURL.flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "referrer" }?.value }
         #expect(referrer == "utm_source=mail&utm_campaign=spring%20sale&amv=42")

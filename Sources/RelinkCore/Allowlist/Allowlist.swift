@@ -12,7 +12,14 @@ public struct Allowlist: Hashable, Sendable {
     /// Whether a click may be sent to `destination`: http(s) only, matching a pattern in full, or, for a
     /// project without patterns, on one of its own domains or a store host.
     public func allows(_ destination: String, projectDomains: [DomainURIPrefix]) -> Bool {
-        guard let uri = AbsoluteURI(destination), uri.isHTTP, let host = uri.host else { return false }
+        guard let uri = AbsoluteURI(destination) else { return false }
+        return allows(uri, projectDomains: projectDomains)
+    }
+
+    /// `allows(_:projectDomains:)` for a URI already parsed.
+    public func allows(_ uri: AbsoluteURI, projectDomains: [DomainURIPrefix]) -> Bool {
+        guard uri.isHTTP, let host = uri.host else { return false }
+        let destination = uri.string
         if patterns.isEmpty {
             return Self.storeHosts.contains(host) || projectDomains.contains { $0.host == host }
         }

@@ -14,10 +14,14 @@ public struct AllowlistViolation: Hashable, Sendable, CustomStringConvertible {
 extension Allowlist {
     /// The destinations among `parameters` that this project may not send a click to. Values that are not
     /// http(s) URLs are left to the warnings: the redirect never uses them.
-    public func violations(in parameters: LinkParameters, projectDomains: [DomainURIPrefix]) -> [AllowlistViolation] {
+    /// `checked` is a value already known to pass (the project's desktop fallback, checked when the configuration
+    /// loaded), so clicks do not check it again.
+    public func violations(
+        in parameters: LinkParameters, projectDomains: [DomainURIPrefix], checked: String? = nil
+    ) -> [AllowlistViolation] {
         LinkParameter.destinations.compactMap { parameter in
-            guard let value = parameters[parameter], AbsoluteURI(value)?.isHTTP == true,
-                !allows(value, projectDomains: projectDomains)
+            guard let value = parameters[parameter], value != checked, let uri = AbsoluteURI(value), uri.isHTTP,
+                !allows(uri, projectDomains: projectDomains)
             else { return nil }
             return AllowlistViolation(parameter: parameter, value: value, rule: ruleDescription(projectDomains))
         }

@@ -46,7 +46,10 @@ public struct URLPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
-        program.matches(Array(text.unicodeScalars))
+        // Most patterns start with a literal such as `https://example\.com`: a byte comparison rules out most
+        // non-matches before the NFA runs.
+        guard text.utf8.starts(with: program.literalPrefix) else { return false }
+        return program.matches(text.unicodeScalars)
     }
 
     private static func endsWithEscapedDollar(_ scalars: [Unicode.Scalar]) -> Bool {
@@ -363,41 +366,68 @@ extension URLPattern {
 
     struct Program: Sendable, Hashable {
         var instructions: [Instruction]
+        /// UTF-8 bytes every match starts with (empty when the pattern does not start with a plain literal).
+        var literalPrefix: [UInt8] = []
 
-        /// Runs the NFA over `input`, keeping each state at most once per position: O(input × states).
-        func matches(_ input: [Unicode.Scalar]) -> Bool {
-            var current = StateSet(capacity: instructions.count)
-            var next = StateSet(capacity: instructions.count)
-            var stack: [Int] = []
-            addState(0, at: 0, count: input.count, to: &current, stack: &stack)
-            for (offset, scalar) in input.enumerated() {
-                if current.isEmpty { return false }
-                for state in current.members {
-                    if case .set(let set) = instructions[state], set.contains(scalar.value) {
-                        addState(state + 1, at: offset + 1, count: input.count, to: &next, stack: &stack)
+        /// Runs the NFA over `input`, keeping each state at most once per position: O(input × states), and no
+        /// heap allocation (the state sets live in a temporary buffer).
+        func matches(_ input: String.UnicodeScalarView) -> Bool {
+            let count = input.count
+            let states = instructions.count
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: states * 5) { buffer in
+                buffer.initialize(repeating: 0)
+                var current = StateSet(dense: buffer.baseAddress!, sparse: buffer.baseAddress! + states)
+                var next = StateSet(dense: buffer.baseAddress! + 2 * states, sparse: buffer.baseAddress! + 3 * states)
+                let stack = buffer.baseAddress! + 4 * states
+                addState(0, at: 0, count: count, to: &current, stack: stack)
+                var offset = 0
+                for scalar in input {
+                    if current.isEmpty { return false }
+                    for member in 0..<current.count {
+                        let state = current.dense[member]
+                        if case .set(let set) = instructions[state], set.contains(scalar.value) {
+                            addState(state + 1, at: offset + 1, count: count, to: &next, stack: stack)
+                        }
                     }
+                    swap(&current, &next)
+                    next.count = 0
+                    offset += 1
                 }
-                swap(&current, &next)
-                next.removeAll()
+                for member in 0..<current.count where instructions[current.dense[member]] == .match {
+                    return true
+                }
+                return false
             }
-            return current.members.contains { instructions[$0] == .match }
         }
 
-        /// Adds `state` and everything reachable from it without consuming input.
-        private func addState(_ state: Int, at offset: Int, count: Int, to set: inout StateSet, stack: inout [Int]) {
-            stack.append(state)
-            while let state = stack.popLast() {
+        /// Adds `state` and everything reachable from it without consuming input. A state enters the set once
+        /// per position, so the explicit stack never holds more than `instructions.count` entries.
+        private func addState(_ state: Int, at offset: Int, count: Int, to set: inout StateSet, stack: UnsafeMutablePointer<Int>) {
+            var depth = 0
+            stack[depth] = state
+            depth += 1
+            while depth > 0 {
+                depth -= 1
+                let state = stack[depth]
                 guard set.insert(state) else { continue }
                 switch instructions[state] {
                 case .split(let first, let second):
-                    stack.append(second)
-                    stack.append(first)
+                    stack[depth] = second
+                    stack[depth + 1] = first
+                    depth += 2
                 case .jump(let target):
-                    stack.append(target)
+                    stack[depth] = target
+                    depth += 1
                 case .assertStart:
-                    if offset == 0 { stack.append(state + 1) }
+                    if offset == 0 {
+                        stack[depth] = state + 1
+                        depth += 1
+                    }
                 case .assertEnd:
-                    if offset == count { stack.append(state + 1) }
+                    if offset == count {
+                        stack[depth] = state + 1
+                        depth += 1
+                    }
                 case .set, .match:
                     break
                 }
@@ -405,19 +435,18 @@ extension URLPattern {
         }
     }
 
-    /// A sparse set of state numbers with O(1) insert, membership and clear.
+    /// A sparse set of state numbers with O(1) insert, membership and clear, over caller-provided memory.
     struct StateSet {
-        private var dense: [Int]
-        private var sparse: [Int]
-        private(set) var count = 0
+        let dense: UnsafeMutablePointer<Int>
+        let sparse: UnsafeMutablePointer<Int>
+        var count = 0
 
-        init(capacity: Int) {
-            dense = Array(repeating: 0, count: capacity)
-            sparse = Array(repeating: 0, count: capacity)
+        init(dense: UnsafeMutablePointer<Int>, sparse: UnsafeMutablePointer<Int>) {
+            self.dense = dense
+            self.sparse = sparse
         }
 
         var isEmpty: Bool { count == 0 }
-        var members: ArraySlice<Int> { dense[0..<count] }
 
         /// Inserts `value`; false when it was already there.
         mutating func insert(_ value: Int) -> Bool {
@@ -428,8 +457,6 @@ extension URLPattern {
             count += 1
             return true
         }
-
-        mutating func removeAll() { count = 0 }
     }
 
     enum Compiler {
@@ -437,7 +464,20 @@ extension URLPattern {
             var instructions: [Instruction] = []
             try emit(node, into: &instructions)
             instructions.append(.match)
-            return Program(instructions: instructions)
+            return Program(instructions: instructions, literalPrefix: literalPrefix(node))
+        }
+
+        /// The literal a match must start with: the single characters right after a leading `^`.
+        static func literalPrefix(_ node: Node) -> [UInt8] {
+            guard case .concat(let items) = node, case .start = items.first else { return [] }
+            var prefix: [UInt8] = []
+            for item in items.dropFirst() {
+                guard case .set(let set) = item, !set.negated, set.ranges.count == 1, set.ranges[0].count == 1,
+                    let scalar = Unicode.Scalar(set.ranges[0].lowerBound)
+                else { break }
+                prefix += Array(String(Character(scalar)).utf8)
+            }
+            return prefix
         }
 
         private static func emit(_ node: Node, into code: inout [Instruction]) throws(SyntaxError) {

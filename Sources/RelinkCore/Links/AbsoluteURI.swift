@@ -1,104 +1,180 @@
 /// An absolute URI split into its parts (RFC 3986), tolerant of what people paste into links:
 /// non-ASCII and spaces after the host are kept as they are (and encoded when redirecting),
 /// control characters never are, so a value can never split a `Location` header.
+///
+/// Parsing works on UTF-8 bytes in one pass and copies only the scheme and host; it runs several times
+/// per click (validation, allowlist, planning), so it stays cheap.
 public struct AbsoluteURI: Hashable, Sendable {
-    /// The scheme, lowercased (`https`).
-    public var scheme: String
-    /// The host, lowercased; nil for a URI without an authority (`mailto:a@b.c`, `javascript:…`).
-    public var host: String?
-    public var port: Int?
-    /// The path as written (percent-escapes kept).
-    public var path: String
-    public var query: String?
-    public var fragment: String?
     /// The whole URI as given.
-    public var string: String
+    public let string: String
+    /// The scheme, lowercased (`https`).
+    public let scheme: String
+    /// The host, lowercased; nil for a URI without an authority (`mailto:a@b.c`, `javascript:…`).
+    public let host: String?
+    public let port: Int?
+    private let pathRange: Range<String.Index>
+    private let queryRange: Range<String.Index>?
+    private let fragmentRange: Range<String.Index>?
+
+    /// The path as written (percent-escapes kept).
+    public var path: String { String(string[pathRange]) }
+    public var query: String? { queryRange.map { String(string[$0]) } }
+    public var fragment: String? { fragmentRange.map { String(string[$0]) } }
+    public var hasFragment: Bool { fragmentRange != nil }
 
     public var isHTTP: Bool { scheme == "http" || scheme == "https" }
 
     /// Parses `string`; nil when it is not an absolute URI, or is an http(s) URI without a valid host.
     public init?(_ string: String) {
-        guard !string.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
-        guard let colon = string.firstIndex(of: ":") else { return nil }
-        let scheme = string[..<colon]
-        guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
-            scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
-        else { return nil }
+        var contiguous = string
+        guard let parts = contiguous.withUTF8({ Self.split($0) }) else { return nil }
+        let utf8 = string.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
         self.string = string
-        self.scheme = scheme.lowercased()
+        self.scheme = parts.scheme
+        self.host = parts.host
+        self.port = parts.port
+        self.pathRange = index(parts.path.lowerBound)..<index(parts.path.upperBound)
+        self.queryRange = parts.query.map { index($0.lowerBound)..<index($0.upperBound) }
+        self.fragmentRange = parts.fragment.map { index($0.lowerBound)..<index($0.upperBound) }
+    }
 
-        var rest = string[string.index(after: colon)...]
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
-            rest = rest[..<hash]
-        }
-        if let question = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: question)...])
-            rest = rest[..<question]
-        }
-        if rest.hasPrefix("//") {
-            let authorityAndPath = rest.dropFirst(2)
-            let authorityEnd = authorityAndPath.firstIndex(of: "/") ?? authorityAndPath.endIndex
-            var authority = authorityAndPath[..<authorityEnd]
-            path = String(authorityAndPath[authorityEnd...])
-            if let at = authority.lastIndex(of: "@") {
-                authority = authority[authority.index(after: at)...]
+    private struct Parts {
+        var scheme: String
+        var host: String?
+        var port: Int?
+        var path: Range<Int>
+        var query: Range<Int>?
+        var fragment: Range<Int>?
+    }
+
+    /// The whole parse, over contiguous bytes by offset.
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> Parts? {
+        var colon = -1
+        var hash = -1
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
+            if byte < 0x20 || byte == 0x7F { return nil }
+            if colon < 0 {
+                if byte == UInt8(ascii: ":") { colon = offset }
+            } else if hash < 0, byte == UInt8(ascii: "#") {
+                hash = offset
             }
-            guard let (host, port) = Self.parseHostAndPort(authority) else { return nil }
-            self.host = host
-            self.port = port
-        } else {
-            path = String(rest)
         }
-        if isHTTP && host == nil { return nil }
+        guard colon > 0, isLetter(bytes[0]) else { return nil }
+        for offset in 1..<colon {
+            let byte = bytes[offset]
+            guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            else { return nil }
+        }
+        let scheme = lowercasedASCII(UnsafeBufferPointer(rebasing: bytes[0..<colon]))
+        var end = bytes.count
+        var fragment: Range<Int>?
+        if hash >= 0 {
+            fragment = (hash + 1)..<end
+            end = hash
+        }
+        var query: Range<Int>?
+        if let question = (colon + 1..<end).first(where: { bytes[$0] == UInt8(ascii: "?") }) {
+            query = (question + 1)..<end
+            end = question
+        }
+        let isHTTP = scheme == "http" || scheme == "https"
+        let hierarchyStart = colon + 1
+        guard end - hierarchyStart >= 2, bytes[hierarchyStart] == UInt8(ascii: "/"), bytes[hierarchyStart + 1] == UInt8(ascii: "/")
+        else {
+            if isHTTP { return nil }
+            return Parts(scheme: scheme, host: nil, port: nil, path: hierarchyStart..<end, query: query, fragment: fragment)
+        }
+        let authorityStart = hierarchyStart + 2
+        let authorityEnd = (authorityStart..<end).first(where: { bytes[$0] == UInt8(ascii: "/") }) ?? end
+        var hostStart = authorityStart
+        if let at = (authorityStart..<authorityEnd).last(where: { bytes[$0] == UInt8(ascii: "@") }) { hostStart = at + 1 }
+        guard let (host, port) = parseHostAndPort(UnsafeBufferPointer(rebasing: bytes[hostStart..<authorityEnd])) else {
+            return nil
+        }
+        return Parts(scheme: scheme, host: host, port: port, path: authorityEnd..<end, query: query, fragment: fragment)
     }
 
     /// Whether this URI falls under `prefix`: same host, and its path is the prefix's path or below it.
     public func isUnder(_ prefix: DomainURIPrefix) -> Bool {
         guard isHTTP, host == prefix.host, port == prefix.port else { return false }
+        let path = string[pathRange]
         return prefix.path.isEmpty || path == prefix.path || path.hasPrefix(prefix.path + "/")
     }
 
-    private static func parseHostAndPort(_ authority: Substring) -> (String, Int?)? {
-        var hostPart = authority
+    private static func parseHostAndPort(_ authority: UnsafeBufferPointer<UInt8>) -> (String, Int?)? {
+        var hostEnd = authority.count
         var port: Int?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            hostPart = authority[...close]
-            let inside = authority[authority.index(after: authority.startIndex)..<close]
-            guard !inside.isEmpty, inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
-            let afterHost = authority[authority.index(after: close)...]
-            if !afterHost.isEmpty {
-                guard afterHost.hasPrefix(":"), let parsed = parsePort(afterHost.dropFirst()) else { return nil }
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")), close > 1 else { return nil }
+            for offset in 1..<close {
+                let byte = authority[offset]
+                guard isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".") else { return nil }
+            }
+            hostEnd = close + 1
+            if hostEnd < authority.count {
+                guard authority[hostEnd] == UInt8(ascii: ":"),
+                    let parsed = parsePort(UnsafeBufferPointer(rebasing: authority[(hostEnd + 1)...]))
+                else { return nil }
                 port = parsed.value
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            hostPart = authority[..<colon]
-            guard let parsed = parsePort(authority[authority.index(after: colon)...]) else { return nil }
-            port = parsed.value
-        }
-        guard !hostPart.isEmpty else { return nil }
-        if !hostPart.hasPrefix("[") {
-            // Registered names: letters, digits, '-', '.', '_', and non-ASCII for internationalised names.
-            let valid = hostPart.unicodeScalars.allSatisfy {
-                $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" || $0 == "." || $0 == "_" || $0.value > 0x7F
+        } else {
+            if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+                hostEnd = colon
+                guard let parsed = parsePort(UnsafeBufferPointer(rebasing: authority[(colon + 1)...])) else { return nil }
+                port = parsed.value
             }
-            guard valid, !hostPart.hasPrefix("."), !hostPart.contains("..") else { return nil }
+            // Registered names: letters, digits, '-', '.', '_', and non-ASCII for internationalised names.
+            guard hostEnd > 0, authority[0] != UInt8(ascii: ".") else { return nil }
+            var previousDot = false
+            for offset in 0..<hostEnd {
+                let byte = authority[offset]
+                let dot = byte == UInt8(ascii: ".")
+                guard isLetter(byte) || isDigit(byte) || dot || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte > 0x7F,
+                    !(dot && previousDot)
+                else { return nil }
+                previousDot = dot
+            }
         }
-        return (hostPart.lowercased(), port)
-    }
-
-    /// A port: empty (the scheme's default, `value` nil), or 0–65535; nil when it is neither.
-    private static func parsePort(_ text: Substring) -> ParsedPort? {
-        if text.isEmpty { return ParsedPort(value: nil) }
-        guard text.count <= 5, text.allSatisfy(\.isASCIIDigitCharacter), let value = Int(text), value <= 65535 else {
-            return nil
-        }
-        return ParsedPort(value: value)
+        guard hostEnd > 0 else { return nil }
+        return (lowercasedASCII(UnsafeBufferPointer(rebasing: authority[0..<hostEnd])), port)
     }
 
     private struct ParsedPort {
         var value: Int?
+    }
+
+    /// A port: empty (the scheme's default, `value` nil), or 0–65535; nil when it is neither.
+    private static func parsePort(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedPort? {
+        if bytes.isEmpty { return ParsedPort(value: nil) }
+        guard bytes.count <= 5 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard isDigit(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value <= 65535 ? ParsedPort(value: value) : nil
+    }
+
+    /// ASCII-lowercases bytes into a String.
+    static func lowercasedASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() {
+                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            }
+            return bytes.count
+        }
+    }
+
+    static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
     }
 }
 

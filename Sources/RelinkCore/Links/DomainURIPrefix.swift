@@ -8,6 +8,8 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     public let port: Int?
     /// The path prefix without a trailing slash: `""` for a bare host, `/links` for a prefix with a path.
     public let path: String
+    /// `https://host[:port][/path]`, the canonical spelling (kept: every short link and redirect uses it).
+    public let description: String
 
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case notAURI(String)
@@ -43,11 +45,7 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         self.host = host
         self.port = uri.port
         self.path = path
-    }
-
-    /// `https://host[:port][/path]`, the canonical spelling.
-    public var description: String {
-        "\(scheme)://\(hostAndPort)\(path)"
+        self.description = "\(uri.scheme)://\(uri.port.map { "\(host):\($0)" } ?? host)\(path)"
     }
 
     /// `host` or `host:port`, as in a `Host` header.

@@ -18,6 +18,39 @@ public enum LinkParameter: String, CaseIterable, Sendable, Codable, Hashable {
     /// The query key, as it appears in a link (`utm_source`, not `utmSource`).
     public var name: String { rawValue }
 
+    /// The position in `allCases`, for array-backed storage.
+    var index: Int {
+        switch self {
+        case .link: 0
+        case .apn: 1
+        case .afl: 2
+        case .amv: 3
+        case .al: 4
+        case .ibi: 5
+        case .ifl: 6
+        case .ius: 7
+        case .ipfl: 8
+        case .ipbi: 9
+        case .isi: 10
+        case .imv: 11
+        case .efr: 12
+        case .ofl: 13
+        case .st: 14
+        case .sd: 15
+        case .si: 16
+        case .utmSource: 17
+        case .utmMedium: 18
+        case .utmCampaign: 19
+        case .utmTerm: 20
+        case .utmContent: 21
+        case .at: 22
+        case .ct: 23
+        case .mt: 24
+        case .pt: 25
+        case .d: 26
+        }
+    }
+
     /// Looks a parameter up by its query key.
     public init?(name: String) {
         self.init(rawValue: name)

@@ -2,34 +2,36 @@
 ///
 /// An empty value means "absent", so `parameters[.apn] = ""` removes `apn`; a link never carries `apn=`.
 public struct LinkParameters: Hashable, Sendable {
-    private var values: [LinkParameter: String]
+    /// One slot per `LinkParameter`, in `allCases` order: a click reads and writes these many times.
+    private var values: [String?]
 
     public init() {
-        self.values = [:]
+        self.values = Array(repeating: nil, count: LinkParameter.allCases.count)
     }
 
     public init(_ values: [LinkParameter: String]) {
-        self.values = values.filter { !$0.value.isEmpty }
+        self.init()
+        for (parameter, value) in values { self[parameter] = value }
     }
 
     public subscript(_ parameter: LinkParameter) -> String? {
-        get { values[parameter] }
-        set { values[parameter] = newValue?.isEmpty == false ? newValue : nil }
+        get { values[parameter.index] }
+        set { values[parameter.index] = newValue?.isEmpty == false ? newValue : nil }
     }
 
-    public var isEmpty: Bool { values.isEmpty }
-    public var count: Int { values.count }
+    public var isEmpty: Bool { values.allSatisfy { $0 == nil } }
+    public var count: Int { values.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
 
     /// The parameters that are set, in builder order.
     public var entries: [(parameter: LinkParameter, value: String)] {
-        LinkParameter.allCases.compactMap { parameter in values[parameter].map { (parameter, $0) } }
+        LinkParameter.allCases.compactMap { parameter in values[parameter.index].map { (parameter, $0) } }
     }
 
     /// These parameters, with each parameter that is absent here taken from `other`.
     public func filling(from other: LinkParameters) -> LinkParameters {
         var merged = self
-        for (parameter, value) in other.values where merged.values[parameter] == nil {
-            merged.values[parameter] = value
+        for index in values.indices where merged.values[index] == nil {
+            merged.values[index] = other.values[index]
         }
         return merged
     }
@@ -37,7 +39,9 @@ public struct LinkParameters: Hashable, Sendable {
     /// These parameters with every one set in `overrides` replaced.
     public func overriding(with overrides: LinkParameters) -> LinkParameters {
         var merged = self
-        merged.values.merge(overrides.values) { _, new in new }
+        for index in values.indices where overrides.values[index] != nil {
+            merged.values[index] = overrides.values[index]
+        }
         return merged
     }
 }
@@ -95,6 +99,6 @@ extension LinkParameters: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(Dictionary(uniqueKeysWithValues: values.map { ($0.key.name, $0.value) }))
+        try container.encode(Dictionary(uniqueKeysWithValues: entries.map { ($0.parameter.name, $0.value) }))
     }
 }

@@ -26,41 +26,52 @@ public enum LinkQuery {
     /// A broken escape or a repeated parameter is an error, since what the link meant would be a guess.
     public static func decode(_ query: Substring) -> Decoded {
         var decoded = Decoded()
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = pair.firstIndex(of: "=")
-            let rawName = pair[..<(equals ?? pair.endIndex)]
-            let rawValue = equals.map { pair[pair.index(after: $0)...] } ?? ""
-            guard let name = PercentEncoding.decode(rawName) else {
-                decoded.errors.append(
-                    LinkError(.longLinkNotParsable, message: "The parameter name '\(rawName)' has a broken percent-escape."))
-                continue
-            }
-            guard let parameter = LinkParameter(name: name) else {
-                if isSilentlyIgnored(Substring(name)) { continue }
-                if name == "gclid" {
-                    decoded.deprecated.append(name)
-                } else if !decoded.unrecognized.contains(name) {
-                    decoded.unrecognized.append(name)
-                }
-                continue
-            }
-            guard let value = PercentEncoding.decode(rawValue) else {
-                decoded.errors.append(
-                    LinkError(
-                        .longLinkNotParsable, parameter: name,
-                        message: "The value of '\(name)' has a broken percent-escape (a '%' not followed by two hex digits, or bytes that are not UTF-8): '\(rawValue.prefix(80))'."
-                    ))
-                continue
-            }
-            if decoded.parameters[parameter] != nil {
-                decoded.errors.append(
-                    LinkError(
-                        .duplicateParam, parameter: name,
-                        message: "The parameter '\(name)' appears more than once, so which value counts would be a guess; keep one."))
-                continue
-            }
-            decoded.parameters[parameter] = value
+        let utf8 = query.utf8
+        var pairStart = utf8.startIndex
+        while pairStart < utf8.endIndex {
+            // Split on bytes: `&` and `=` are ASCII, so this never cuts a character, and it is much cheaper than
+            // splitting by Character.
+            let pairEnd = utf8[pairStart...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            defer { pairStart = pairEnd == utf8.endIndex ? pairEnd : utf8.index(after: pairEnd) }
+            if pairStart == pairEnd { continue }
+            let equals = utf8[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "="))
+            let rawName = query[pairStart..<(equals ?? pairEnd)]
+            let rawValue = equals.map { query[utf8.index(after: $0)..<pairEnd] } ?? ""
+            add(rawName, rawValue, to: &decoded)
         }
         return decoded
+    }
+
+    private static func add(_ rawName: Substring, _ rawValue: Substring, to decoded: inout Decoded) {
+        guard let name = PercentEncoding.decode(rawName) else {
+            decoded.errors.append(
+                LinkError(.longLinkNotParsable, message: "The parameter name '\(rawName)' has a broken percent-escape."))
+            return
+        }
+        guard let parameter = LinkParameter(name: name) else {
+            if isSilentlyIgnored(Substring(name)) { return }
+            if name == "gclid" {
+                decoded.deprecated.append(name)
+            } else if !decoded.unrecognized.contains(name) {
+                decoded.unrecognized.append(name)
+            }
+            return
+        }
+        guard let value = PercentEncoding.decode(rawValue) else {
+            decoded.errors.append(
+                LinkError(
+                    .longLinkNotParsable, parameter: name,
+                    message: "The value of '\(name)' has a broken percent-escape (a '%' not followed by two hex digits, or bytes that are not UTF-8): '\(rawValue.prefix(80))'."
+                ))
+            return
+        }
+        if decoded.parameters[parameter] != nil {
+            decoded.errors.append(
+                LinkError(
+                    .duplicateParam, parameter: name,
+                    message: "The parameter '\(name)' appears more than once, so which value counts would be a guess; keep one."))
+            return
+        }
+        decoded.parameters[parameter] = value
     }
 }

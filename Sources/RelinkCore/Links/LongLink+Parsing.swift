@@ -26,30 +26,40 @@ extension LongLink {
         return result
     }
 
+    /// When a parse works out warnings: always (the CLI, the API), or only for `d=1`, the one response of a
+    /// click that shows them.
+    public enum WarningPolicy: Sendable {
+        case always
+        case whenDebugging
+    }
+
     /// Parses and validates the query of a long link served under `prefix` (a request's query, say).
     /// `length` is the whole link's length, when known, for the 7,168-character limit.
     public static func parse(
-        query: Substring, prefix: DomainURIPrefix, context: LinkValidationContext = .init(), length: Int? = nil
+        query: Substring, prefix: DomainURIPrefix, context: LinkValidationContext = .init(), length: Int? = nil,
+        warningPolicy: WarningPolicy = .always
     ) -> LongLinkParseResult {
         var errors: [LinkError] = []
-        var warnings: [LinkWarning] = []
-        if let lengthError = lengthError(length ?? (prefix.description.count + 2 + query.utf8.count)) {
+        if let lengthError = lengthError(length ?? (prefix.description.utf8.count + 2 + query.utf8.count)) {
             errors.append(lengthError)
         }
         let decoded = LinkQuery.decode(query)
         errors += decoded.errors
-        for name in decoded.unrecognized {
-            warnings.append(
-                LinkWarning(
-                    .unrecognizedParam, parameter: name,
-                    message: "'\(name)' is not a Dynamic Link parameter and is ignored. If it belongs to the deep link, percent-encode it inside 'link'."
-                ))
+        let wantsWarnings = warningPolicy == .always || decoded.parameters.isDebug
+        var warnings: [LinkWarning] = []
+        if wantsWarnings {
+            for name in decoded.unrecognized {
+                warnings.append(
+                    LinkWarning(
+                        .unrecognizedParam, parameter: name,
+                        message: "'\(name)' is not a Dynamic Link parameter and is ignored. If it belongs to the deep link, percent-encode it inside 'link'."
+                    ))
+            }
+            for name in decoded.deprecated {
+                warnings.append(LinkWarning(.deprecatedParam, parameter: name, message: "'\(name)' is deprecated and ignored."))
+            }
         }
-        for name in decoded.deprecated {
-            warnings.append(
-                LinkWarning(.deprecatedParam, parameter: name, message: "'\(name)' is deprecated and ignored."))
-        }
-        let validation = LinkValidator.validate(decoded.parameters, prefix: prefix, context: context)
+        let validation = LinkValidator.validate(decoded.parameters, prefix: prefix, context: context, warnings: wantsWarnings)
         // A parameter whose value could not be decoded already has its error; "missing" would only repeat it.
         let undecodable = Set(decoded.errors.compactMap(\.parameter))
         return LongLinkParseResult(

@@ -23,40 +23,50 @@ public enum PercentEncoding {
         }
     }
 
-    /// Encodes a value for a path segment: everything but RFC 3986's unreserved characters.
-    public static func encodePathSegment(_ value: String) -> String {
+    /// Encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`): safe in a path segment
+    /// or a query value, and readable for identifiers such as package names.
+    public static func encodeComponent(_ value: String) -> String {
         encode(value) { byte in
             isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
         }
     }
 
+    @inline(__always)
     private static func encode(_ value: String, keeping keep: (UInt8) -> Bool) -> String {
         let utf8 = value.utf8
-        if utf8.allSatisfy(keep) { return value }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count * 3)
-        for byte in utf8 {
-            if keep(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
+        var escapes = 0
+        for byte in utf8 where !keep(byte) { escapes += 1 }
+        if escapes == 0 { return value }
+        return String(unsafeUninitializedCapacity: utf8.count + 2 * escapes) { buffer in
+            var offset = 0
+            for byte in utf8 {
+                if keep(byte) {
+                    buffer[offset] = byte
+                    offset += 1
+                } else {
+                    buffer[offset] = UInt8(ascii: "%")
+                    buffer[offset + 1] = hexDigits[Int(byte >> 4)]
+                    buffer[offset + 2] = hexDigits[Int(byte & 0x0F)]
+                    offset += 3
+                }
             }
+            return offset
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`, as HTML forms and FDL's server do).
     /// Returns nil for a malformed escape or bytes that are not UTF-8.
     public static func decode(_ value: Substring, plusAsSpace: Bool = true) -> String? {
         let utf8 = value.utf8
-        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
-            return String(value)
+        var needsWork = false
+        for byte in utf8 where byte == UInt8(ascii: "%") || (plusAsSpace && byte == UInt8(ascii: "+")) {
+            needsWork = true
+            break
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
+        if !needsWork { return String(value) }
+        var bytes = [UInt8](repeating: 0, count: utf8.count)
+        var count = 0
         var index = utf8.startIndex
         while index != utf8.endIndex {
             let byte = utf8[index]
@@ -66,14 +76,15 @@ public enum PercentEncoding {
                 let second = utf8.index(after: first)
                 guard second != utf8.endIndex, let high = hexValue(utf8[first]), let low = hexValue(utf8[second])
                 else { return nil }
-                bytes.append(high << 4 | low)
+                bytes[count] = high << 4 | low
                 index = utf8.index(after: second)
             } else {
-                bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                bytes[count] = plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte
                 index = utf8.index(after: index)
             }
+            count += 1
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validating: bytes[..<count], as: UTF8.self)
     }
 
     static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {

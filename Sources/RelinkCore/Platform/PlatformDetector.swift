@@ -5,9 +5,11 @@
 /// (Windows Phone, KaiOS), then Android, iOS, other devices, desktops. Measured against the labelled corpus in
 /// `shared/data/user-agents.tsv` by `PlatformDetectorCorpusTests`.
 public enum PlatformDetector {
-    public static func detect(userAgent: String) -> DetectedClient {
+    /// The platform and in-app browser; with `deviceDetails`, also the OS version and device model of mobile
+    /// clients (which only deferred-link matching needs, so redirects skip that work).
+    public static func detect(userAgent: String, deviceDetails: Bool = false) -> DetectedClient {
         var contiguous = userAgent
-        return contiguous.withUTF8 { detect(bytes: $0, userAgent: userAgent) }
+        return contiguous.withUTF8 { detect(bytes: $0, userAgent: userAgent, deviceDetails: deviceDetails) }
     }
 
     struct Signals: OptionSet {
@@ -97,7 +99,7 @@ public enum PlatformDetector {
         return TokenScanner(tokens)
     }()
 
-    static func detect(bytes: UnsafeBufferPointer<UInt8>, userAgent: String) -> DetectedClient {
+    static func detect(bytes: UnsafeBufferPointer<UInt8>, userAgent: String, deviceDetails: Bool) -> DetectedClient {
         var signals: Signals = []
         var inAppBrowser: String?
         scanner.scan(bytes) { index, end in
@@ -128,12 +130,16 @@ public enum PlatformDetector {
         switch platform {
         case .android:
             client.inAppBrowser = inAppBrowser
-            client.osVersion = UserAgentFields.androidVersion(userAgent)
-            client.deviceModel = UserAgentFields.androidModel(userAgent)
+            if deviceDetails {
+                client.osVersion = UserAgentFields.androidVersion(userAgent)
+                client.deviceModel = UserAgentFields.androidModel(userAgent)
+            }
         case .iPhone, .iPad:
             client.inAppBrowser = inAppBrowser
-            client.osVersion = UserAgentFields.iOSVersion(userAgent)
-            client.deviceModel = platform == .iPad ? "iPad" : "iPhone"
+            if deviceDetails {
+                client.osVersion = UserAgentFields.iOSVersion(userAgent)
+                client.deviceModel = platform == .iPad ? "iPad" : "iPhone"
+            }
         case .desktop, .crawler, .other:
             break
         }

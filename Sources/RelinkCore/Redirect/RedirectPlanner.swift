@@ -14,7 +14,8 @@ public enum RedirectPlanner {
     public static func plan(
         _ link: ResolvedLink, project: Project, client: DetectedClient, isHead: Bool = false, extras: Extras = Extras()
     ) -> RedirectPlan {
-        let violations = project.allowlist.violations(in: link.parameters, projectDomains: project.domains)
+        let violations = project.allowlist.violations(
+            in: link.parameters, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink)
         if link.isDebug {
             return .debug(debugReport(link, project: project, violations: violations))
         }

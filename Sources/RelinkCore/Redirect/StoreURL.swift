@@ -4,7 +4,7 @@ public enum StoreURL {
     public static func appStore(_ parameters: LinkParameters) -> String? {
         guard let isi = parameters.isi, !isi.isEmpty, isi.allSatisfy(\.isASCIIDigitCharacter) else { return nil }
         let query = LinkParameter.appStoreAnalytics.compactMap { parameter in
-            parameters[parameter].map { "\(parameter.name)=\(PercentEncoding.encodeQueryValue($0))" }
+            parameters[parameter].map { "\(parameter.name)=\(PercentEncoding.encodeComponent($0))" }
         }
         let base = "https://apps.apple.com/app/id\(isi)"
         return query.isEmpty ? base : base + "?" + query.joined(separator: "&")
@@ -18,10 +18,10 @@ public enum StoreURL {
         var referrer = extraReferrer
         referrer += LinkParameter.utm.compactMap { parameter in parameters[parameter].map { (parameter.name, $0) } }
         if let amv = parameters.amv { referrer.append(("amv", amv)) }
-        var url = "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodeQueryValue(apn))"
+        var url = "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodeComponent(apn))"
         if !referrer.isEmpty {
-            let encoded = referrer.map { "\($0.0)=\(PercentEncoding.encodeQueryValue($0.1))" }.joined(separator: "&")
-            url += "&referrer=" + PercentEncoding.encodeQueryValue(encoded)
+            let encoded = referrer.map { "\($0.0)=\(PercentEncoding.encodeComponent($0.1))" }.joined(separator: "&")
+            url += "&referrer=" + PercentEncoding.encodeComponent(encoded)
         }
         return url
     }

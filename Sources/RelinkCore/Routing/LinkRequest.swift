@@ -16,7 +16,7 @@ public enum LinkRequest: Sendable {
     ) -> LinkRequest {
         if relativePath == "/" {
             guard let query, !query.isEmpty else { return .notFound }
-            let parsed = LongLink.parse(query: query, prefix: prefix, context: context)
+            let parsed = LongLink.parse(query: query, prefix: prefix, context: context, warningPolicy: .whenDebugging)
             let url = prefix.url(path: "/?" + query)
             return .longLink(
                 ResolvedLink(
@@ -33,7 +33,7 @@ public enum LinkRequest: Sendable {
                 own[parameter] = substitute(value, captures, decode: true)
             }
             let effective = project.applyingDefaults(to: own, fillingApps: true)
-            let validation = LinkValidator.validate(effective, prefix: prefix, context: context)
+            let validation = LinkValidator.validate(effective, prefix: prefix, context: context, warnings: debug)
             return .route(
                 ResolvedLink(
                     kind: .route(route.path.description), url: prefix.url(path: String(relativePath)), ownParameters: own,
@@ -52,18 +52,22 @@ public enum LinkRequest: Sendable {
     /// A template with `{name}` replaced in one pass (so a value that contains `{…}` is never expanded again):
     /// raw, still percent-encoded segments for URLs, decoded ones for text.
     static func substitute(_ template: String, _ captures: [String: Substring], decode: Bool) -> String {
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
         var result = ""
-        var rest = template[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += rest[..<open]
-            let name = String(rest[rest.index(after: open)..<close])
-            if let raw = captures[name] {
+        let utf8 = template.utf8
+        var rest = utf8.startIndex
+        // Byte offsets of `{` and `}`: ASCII, so slicing there never cuts a character.
+        while let open = utf8[rest...].firstIndex(of: UInt8(ascii: "{")),
+            let close = utf8[open...].firstIndex(of: UInt8(ascii: "}"))
+        {
+            result += template[rest..<open]
+            if let raw = captures[String(template[utf8.index(after: open)..<close])] {
                 result += decode ? (PercentEncoding.decode(raw, plusAsSpace: false) ?? String(raw)) : String(raw)
             } else {
-                result += rest[open...close]
+                result += template[open...close]
             }
-            rest = rest[rest.index(after: close)...]
+            rest = utf8.index(after: close)
         }
-        return result + rest
+        return result + template[rest...]
     }
 }

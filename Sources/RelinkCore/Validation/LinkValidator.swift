@@ -17,11 +17,17 @@ public enum LinkValidator {
         return uri.isHTTP ? .http(uri) : .otherScheme(uri)
     }
 
+    /// Errors and warnings; with `warnings: false` only the errors, which is all a redirect needs (the warnings
+    /// are for the debug page, the CLI and the API).
     public static func validate(
-        _ parameters: LinkParameters, prefix: DomainURIPrefix?, context: LinkValidationContext = .init()
+        _ parameters: LinkParameters, prefix: DomainURIPrefix?, context: LinkValidationContext = .init(), warnings: Bool = true
     ) -> Result {
         var result = Result()
         validateLink(parameters, prefix: prefix, context: context, into: &result)
+        guard warnings else {
+            result.warnings = []
+            return result
+        }
         validateAndroid(parameters, project: context.project, into: &result)
         validateIOS(parameters, project: context.project, into: &result)
         checkFallback(parameters, .ofl, .notURIOtherPlatformFallbackLink, .badURISchemeOtherPlatformFallbackLink, into: &result)
@@ -30,7 +36,9 @@ public enum LinkValidator {
             result.warnings.append(
                 LinkWarning(.badDebugParam, parameter: "d", message: "'d' must be 1 to show the debug page; '\(debug.prefix(20))' is ignored."))
         }
-        for (parameter, value) in parameters.entries where value.count > LongLink.maximumParameterLength {
+        // UTF-8 length bounds the character count from above, so most values skip counting characters.
+        for (parameter, value) in parameters.entries
+        where value.utf8.count > LongLink.maximumParameterLength && value.count > LongLink.maximumParameterLength {
             result.warnings.append(
                 LinkWarning(
                     .tooLongParam, parameter: parameter.name,
