@@ -17,12 +17,27 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Pure domain logic: Foundation only, no I/O.
         .target(name: "RelinkCore", swiftSettings: swiftSettings),
         .target(name: "RelinkStore", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
-        .target(name: "RelinkServer", dependencies: ["RelinkCore", "RelinkStore"], swiftSettings: swiftSettings),
+        .target(
+            name: "RelinkServer",
+            dependencies: [
+                "RelinkCore", "RelinkStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Embedded in apps: depends on nothing but Core and Foundation.
         .target(name: "RelinkClient", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -30,6 +45,10 @@ let package = Package(
             dependencies: [
                 "RelinkCore", "RelinkServer", "RelinkClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -39,7 +58,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RelinkStoreTests", dependencies: ["RelinkStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "RelinkServerTests", dependencies: ["RelinkServer"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RelinkServerTests",
+            dependencies: [
+                "RelinkServer", "RelinkCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "RelinkClientTests", dependencies: ["RelinkClient"], swiftSettings: swiftSettings),
         .testTarget(name: "RelinkCLITests", dependencies: ["relink", "RelinkCore"], swiftSettings: swiftSettings),
     ]

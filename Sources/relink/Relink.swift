@@ -1,17 +1,22 @@
 import ArgumentParser
 import Foundation
+import NIOCore
+import NIOPosix
 
 @main
 struct Relink: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relink",
         abstract: "Self-hosted deep links, compatible with Firebase Dynamic Links.",
-        subcommands: [BuildCommand.self, ParseCommand.self, ConfigCommand.self]
+        subcommands: [ServeCommand.self, BuildCommand.self, ParseCommand.self, ConfigCommand.self, WellKnownCommand.self]
     )
 
     /// Runs a command with the exit codes the docs promise: 0 success, 1 a failure the command reports
     /// (an invalid link or configuration), 2 a usage error.
     static func main() async {
+        // Run Swift concurrency on SwiftNIO's event loops, so a request's handler runs on the thread that read it
+        // instead of hopping to another pool and back: measured at about twice the redirect throughput.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -69,3 +69,30 @@ struct CommandTests {
         #expect(Self.exitCode(["parse", "--config", routes, "https://unknown.example/?link=https://a.com/"]) == 1)
     }
 }
+
+@Suite("Committed well-known files")
+struct WellKnownTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../..").standardizedFileURL
+
+    /// `well-known/` holds exactly what routes.json generates: run `swift run relink well-known` after editing it.
+    @Test func wellKnownFolderMatchesRoutesJSON() throws {
+        let configuration = try ConfigurationFile.load(Self.root.appending(path: "routes.json").path)
+        let differences = WellKnownCommand.differences(
+            expected: WellKnownCommand.expectedFiles(configuration),
+            existing: WellKnownCommand.existingFiles(in: Self.root.appending(path: "well-known")))
+        #expect(differences.isEmpty, "well-known/ is out of date; run `swift run relink well-known`: \(differences)")
+    }
+
+    @Test func checkAndWrite() throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-well-known-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let routes = Self.root.appending(path: "routes.json").path
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 1)
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 0)
+        try Data("stale".utf8).write(to: folder.appending(path: "old.example.json"))
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 1)
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "old.example.json").path))
+    }
+}

@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// Renders Relink's HTML pages with the headers every page carries: a strict Content-Security-Policy that allows
+/// only the pages' own inline stylesheet (by hash) and https images, never caching, never sniffing.
+struct PageRenderer: Sendable {
+    enum Page: String, CaseIterable {
+        case appPreview, socialPreview, message, debug
+
+        var source: String {
+            switch self {
+            case .appPreview: PageTemplates.appPreview
+            case .socialPreview: PageTemplates.socialPreview
+            case .message: PageTemplates.message
+            case .debug: PageTemplates.debug
+            }
+        }
+    }
+
+    static let robotsTag = HTTPField.Name("X-Robots-Tag")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+
+    let library: MustacheLibrary
+    let contentSecurityPolicy: String
+
+    init() throws {
+        var templates: [String: MustacheTemplate] = [:]
+        for page in Page.allCases {
+            templates[page.rawValue] = try MustacheTemplate(string: page.source)
+        }
+        library = MustacheLibrary(templates: templates)
+        let styleHash = Data(SHA256.hash(data: Data(PageTemplates.style.utf8))).base64EncodedString()
+        contentSecurityPolicy =
+            "default-src 'none'; style-src 'sha256-\(styleHash)'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
+
+    func html(_ page: Page, _ values: [String: Any], status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> Response {
+        var values = values
+        values["style"] = PageTemplates.style
+        let body = library.render(values, withTemplate: page.rawValue) ?? ""
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8",
+            .contentSecurityPolicy: contentSecurityPolicy,
+            .xContentTypeOptions: "nosniff",
+            .cacheControl: "no-store",
+            Self.referrerPolicy: "no-referrer",
+        ]
+        if noIndex { headers[Self.robotsTag] = "noindex" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// A plain page with a title and paragraphs: errors, not-found and gone pages.
+    func message(_ title: String, _ paragraphs: [String], status: HTTPResponse.Status) -> Response {
+        html(.message, ["title": title, "paragraphs": paragraphs], status: status)
+    }
+}

@@ -1,1 +1,0 @@
-// The RelinkServer module; its contents arrive with the issues that need them (see docs/ARCHITECTURE.md).

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import RelinkCore
+
+struct WellKnownCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "well-known",
+        abstract: "Write or check the association files for hosting them statically.",
+        discussion: """
+            Writes <out>/<host>/.well-known/apple-app-site-association, <out>/<host>/apple-app-site-association and \
+            <out>/<host>/.well-known/assetlinks.json for every host in the configuration, byte for byte what \
+            `relink serve` answers. --check writes nothing and exits 1 when the folder differs.
+            """
+    )
+
+    @Option(help: "The project configuration.")
+    var config: String = ConfigurationFile.defaultPath
+
+    @Option(help: "The folder to write into (or check).")
+    var out: String = "well-known"
+
+    @Flag(help: "Exit 1 if the folder differs from what the configuration generates; write nothing.")
+    var check = false
+
+    /// Every file the configuration generates, by path relative to the output folder.
+    static func expectedFiles(_ configuration: RelinkConfiguration) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for host in AssociationFiles.generate(for: configuration) {
+            // `:` is not allowed in file names everywhere; hosts with ports use `_`.
+            let folder = host.host.replacingOccurrences(of: ":", with: "_")
+            files["\(folder)/.well-known/apple-app-site-association"] = host.appleAppSiteAssociation
+            files["\(folder)/apple-app-site-association"] = host.appleAppSiteAssociation
+            files["\(folder)/.well-known/assetlinks.json"] = host.assetLinks
+        }
+        return files
+    }
+
+    /// Files under `folder`, by relative path.
+    static func existingFiles(in folder: URL) -> [String: Data] {
+        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            return [:]
+        }
+        var files: [String: Data] = [:]
+        let base = folder.standardizedFileURL.path + "/"
+        for case let url as URL in enumerator {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            let path = url.standardizedFileURL.path
+            files[path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path] = try? Data(contentsOf: url)
+        }
+        return files
+    }
+
+    /// The relative paths that are missing, different or unexpected.
+    static func differences(expected: [String: Data], existing: [String: Data]) -> [String] {
+        Set(expected.keys).union(existing.keys).sorted().compactMap { path in
+            switch (expected[path], existing[path]) {
+            case (nil, _): "unexpected: \(path)"
+            case (_, nil): "missing: \(path)"
+            case (let want?, let have?) where want != have: "differs: \(path)"
+            default: nil
+            }
+        }
+    }
+
+    func run() throws {
+        let configuration = try ConfigurationFile.load(config)
+        let folder = URL(fileURLWithPath: out)
+        let expected = Self.expectedFiles(configuration)
+        if check {
+            let problems = Self.differences(expected: expected, existing: Self.existingFiles(in: folder))
+            guard problems.isEmpty else {
+                problems.forEach { Console.error("\(out): \($0)") }
+                throw CLIError(message: "\(out) is out of date with \(config); run `relink well-known --out \(out)`")
+            }
+            Console.print("\(out): up to date with \(config) (\(expected.count) files)")
+            return
+        }
+        do {
+            // Replace the folder's contents so that hosts removed from the configuration disappear too.
+            for path in Self.existingFiles(in: folder).keys where expected[path] == nil {
+                try FileManager.default.removeItem(at: folder.appending(path: path))
+            }
+            for (path, data) in expected.sorted(by: { $0.key < $1.key }) {
+                let url = folder.appending(path: path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try data.write(to: url)
+            }
+        } catch {
+            throw CLIError(message: "cannot write \(out): \(error.localizedDescription)")
+        }
+        Console.print("wrote \(expected.count) files for \(expected.count / 3) host(s) to \(out)")
+    }
+}

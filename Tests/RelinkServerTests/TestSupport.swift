@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import HummingbirdTesting
+import NIOCore
+import RelinkCore
+import RelinkServer
+
+/// Shared fixtures: the repository's routes.json and real User-Agents.
+enum TestSupport {
+    static let configuration: RelinkConfiguration = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json")
+        return try! RelinkConfiguration(json: try! Data(contentsOf: url))
+    }()
+
+    static func application(
+        _ configuration: RelinkConfiguration = TestSupport.configuration, trustForwardedHeaders: Bool = false
+    ) throws -> some ApplicationProtocol {
+        try buildApplication(
+            configuration: ServerConfiguration(
+                host: "127.0.0.1", port: 0, relink: configuration, trustForwardedHeaders: trustForwardedHeaders,
+                logLevel: .error))
+    }
+
+    enum Agent {
+        static let iPhone =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
+        static let iPad =
+            "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1"
+        static let android =
+            "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
+        static let desktop =
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
+        static let crawler = "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
+        static let instagram =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 307.0.2.28.111 (iPhone14,2; iOS 17_1; en_US; en; scale=3.00; 1170x2532; 530437442)"
+    }
+
+    /// The FDL sample app's long link, as the FDL docs give it.
+    static let sampleQuery =
+        "link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001"
+
+    static func headers(host: String = "pictlink.page.link", agent: String) -> HTTPFields {
+        [HTTPField.Name("Host")!: host, .userAgent: agent]
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var data: Data { Data(text.utf8) }
+    var bodyLength: Int { body.readableBytes }
+    var location: String? { headers[.location] }
+}
