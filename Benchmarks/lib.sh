@@ -1,0 +1,102 @@
+# Shared helpers for the benchmark scripts: installing tools, starting servers, running wrk, printing results.
+# Sourced, not run. Every server started here is stopped on exit.
+
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=$(mktemp -d /tmp/relink-bench.XXXXXX)
+PIDS=()
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+
+cleanup() {
+    for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+need() {
+    # need COMMAND PACKAGE: install PACKAGE from Debian if COMMAND is missing.
+    command -v "$1" >/dev/null 2>&1 && return
+    echo "installing $2 ..." >&2
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
+    else sudo apt-get update -qq && sudo apt-get install -y -qq "$2" >/dev/null; fi
+}
+
+wait_for() {
+    # wait_for URL [HOST]: until it answers, at most 30 s.
+    for _ in $(seq 1 300); do
+        curl -s -o /dev/null -H "Host: ${2:-localhost}" "$1" && return 0
+        sleep 0.1
+    done
+    echo "server at $1 did not start" >&2
+    return 1
+}
+
+build_release() {
+    echo "building relink (release) ..." >&2
+    (cd "$ROOT" && swift build -c release --product relink 2>&1 | grep -E "error|warning: unre" || true)
+    RELINK="$ROOT/.build/release/relink"
+}
+
+start_nginx() {
+    # start_nginx PORT: nginx answering every request with a static 302, as a CDN edge or a static redirect would.
+    need nginx nginx-light
+    local port=$1
+    mkdir -p "$WORK/nginx"
+    cat > "$WORK/nginx/nginx.conf" <<NGINX
+worker_processes auto;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
+    uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
+    server {
+        listen 127.0.0.1:$port;
+        location / {
+            add_header Cache-Control no-store always;
+            return 302 https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android;
+        }
+    }
+}
+NGINX
+    nginx -c "$WORK/nginx/nginx.conf" &
+    PIDS+=($!)
+    wait_for "http://127.0.0.1:$port/"
+}
+
+# measure NAME URL [HEADER ...]: runs wrk and appends "NAME rps p50 p99 non2xx3xx" to $WORK/results.
+measure() {
+    local name=$1 url=$2
+    shift 2
+    local args=()
+    for header in "$@"; do args+=(-H "$header"); done
+    need wrk wrk
+    local out="$WORK/wrk-$RANDOM.txt"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "${args[@]}" "$url" > "$out"
+    local rps p50 p99 errors
+    rps=$(awk '/Requests\/sec/ {print $2}' "$out")
+    p50=$(awk '$1 == "50%" {print $2}' "$out")
+    p99=$(awk '$1 == "99%" {print $2}' "$out")
+    errors=$(awk '/Non-2xx or 3xx/ {print $5}' "$out")
+    echo "$name|$rps|$p50|$p99|${errors:-0}" >> "$WORK/results"
+    echo "  $name: $rps requests/s, p50 $p50, p99 $p99" >&2
+}
+
+# report BASELINE: prints the results as a table with each row's ratio to the BASELINE row's requests/s.
+report() {
+    local baseline=$1
+    local base
+    base=$(awk -F'|' -v b="$baseline" '$1 == b {print $2}' "$WORK/results")
+    printf '\n%-40s %12s %10s %10s %8s %8s\n' "target" "requests/s" "p50" "p99" "non-3xx" "ratio"
+    while IFS='|' read -r name rps p50 p99 errors; do
+        printf '%-40s %12s %10s %10s %8s %8s\n' "$name" "$rps" "$p50" "$p99" "$errors" \
+            "$(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }')"
+    done < "$WORK/results"
+    echo "(ratio: requests/s relative to \"$baseline\")"
+}

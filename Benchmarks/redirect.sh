@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Redirect throughput: a long-link redirect and a route redirect from `relink serve` (release build), next to
+# nginx answering a static 302 on the same machine, in one run. Prints requests/s, p50, p99 and the ratio to nginx.
+#
+#   Benchmarks/redirect.sh            # 10 s per target, 64 connections, 2 wrk threads
+#   DURATION=30 Benchmarks/redirect.sh
+source "$(dirname "$0")/lib.sh"
+
+RELINK_PORT=18480
+NGINX_PORT=18481
+ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
+LONG_LINK="/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001&utm_source=bench"
+
+build_release
+start_nginx "$NGINX_PORT"
+"$RELINK" serve --config "$ROOT/routes.json" --port "$RELINK_PORT" --log-level warning &
+PIDS+=($!)
+wait_for "http://127.0.0.1:$RELINK_PORT/healthz"
+
+# Sanity: both answer a 302 before they are measured.
+curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" | grep -q 302
+curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/p/42" | grep -q 302
+
+echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
+measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/p/42" "User-Agent: $ANDROID"
+measure "relink long-link redirect" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+measure "relink route redirect" "http://127.0.0.1:$RELINK_PORT/p/42" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+# For reference: the framework's floor on this machine, a handler that does nothing.
+measure "relink /healthz (framework floor)" "http://127.0.0.1:$RELINK_PORT/healthz"
+report "nginx static 302"
