@@ -1,0 +1,74 @@
+import Foundation
+import RelinkCore
+
+/// A stored short link.
+public struct ShortLinkRecord: Sendable, Equatable {
+    public var id: Int64
+    public var projectId: String
+    /// The domain URI prefix it lives under, canonical (`https://pictlink.page.link`).
+    public var domain: String
+    public var code: String
+    /// The canonical long link: what the short link stands for.
+    public var longLink: String
+    public var parameters: LinkParameters
+    public var suffixOption: SuffixOption
+    /// Project, suffix option and canonical long link: the same request mints the same link.
+    public var idempotencyKey: String?
+    public var disabled: Bool
+    public var expiresAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: Int64, projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
+        suffixOption: SuffixOption, idempotencyKey: String?, disabled: Bool = false, expiresAt: Date? = nil,
+        createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.projectId = projectId
+        self.domain = domain
+        self.code = code
+        self.longLink = longLink
+        self.parameters = parameters
+        self.suffixOption = suffixOption
+        self.idempotencyKey = idempotencyKey
+        self.disabled = disabled
+        self.expiresAt = expiresAt
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// `https://pictlink.page.link/Ab3x`.
+    public var shortLink: String { "\(domain)/\(code)" }
+
+    /// Whether a click at `now` may follow the link.
+    public func isActive(at now: Date) -> Bool {
+        !disabled && (expiresAt.map { now < $0 } ?? true)
+    }
+}
+
+/// A short link to insert: everything but what the store assigns.
+public struct ShortLinkDraft: Sendable, Equatable {
+    public var projectId: String
+    public var domain: String
+    public var code: String
+    public var longLink: String
+    public var parameters: LinkParameters
+    public var suffixOption: SuffixOption
+    public var idempotencyKey: String?
+    public var createdAt: Date
+
+    public init(
+        projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
+        suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date
+    ) {
+        self.projectId = projectId
+        self.domain = domain
+        self.code = code
+        self.longLink = longLink
+        self.parameters = parameters
+        self.suffixOption = suffixOption
+        self.idempotencyKey = idempotencyKey
+        self.createdAt = createdAt
+    }
+}

@@ -1,1 +1,0 @@
-// The RelinkStore module; its contents arrive with the issues that need them (see docs/ARCHITECTURE.md).

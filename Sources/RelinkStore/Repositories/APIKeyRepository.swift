@@ -1,0 +1,9 @@
+/// Where API keys live, by hash.
+public protocol APIKeyRepository: Sendable {
+    func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord
+    func apiKey(hash: String) async throws -> APIKeyRecord?
+    /// Every key, or a project's, oldest first.
+    func apiKeys(projectId: String?) async throws -> [APIKeyRecord]
+    /// Revokes a key; nil when there is no such key.
+    func revokeAPIKey(id: Int64) async throws -> APIKeyRecord?
+}

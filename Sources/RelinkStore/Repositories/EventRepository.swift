@@ -1,0 +1,7 @@
+/// Per-day event counters, so that statistics over tens of millions of clicks read a few rows.
+public protocol EventRepository: Sendable {
+    /// Adds `counts` to the stored counters (creating them as needed) in one transaction.
+    func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws
+    /// A link's totals per platform and event from `fromDay` on; only non-zero pairs.
+    func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount]
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// Where short links live. Implementations make inserts atomic: a code or an idempotency key is taken once.
+public protocol LinkRepository: Sendable {
+    /// Inserts a link. Throws `StoreError.codeTaken` when its domain already has the code, and
+    /// `StoreError.idempotencyKeyTaken` when another link has its idempotency key.
+    func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord
+    func link(domain: String, code: String) async throws -> ShortLinkRecord?
+    func link(idempotencyKey: String) async throws -> ShortLinkRecord?
+    /// A project's links, newest first, with ids below `beforeId` when given.
+    func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
+    /// Saves the link's parameters, long link, `disabled` and `expiresAt`, stamping `updatedAt`.
+    func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord
+}

@@ -1,0 +1,265 @@
+import Foundation
+import GRDB
+import RelinkCore
+
+/// The embedded store: one SQLite file in WAL mode (concurrent readers, one writer), migrated when opened.
+public final class SQLiteStore: RelinkStore, Sendable {
+    let writer: any DatabaseWriter
+    public let description: String
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "relink"
+        writer = try DatabasePool(path: path, configuration: configuration)
+        description = "SQLite at \(path)"
+        try Self.migrate(writer)
+    }
+
+    /// A private in-memory database, for tests and throwaway runs.
+    public init(inMemory: Void = ()) throws {
+        writer = try DatabaseQueue()
+        description = "SQLite in memory"
+        try Self.migrate(writer)
+    }
+
+    static func migrate(_ writer: any DatabaseWriter) throws {
+        let migrator = Self.migrator
+        if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
+            let applied = try writer.read { try migrator.appliedMigrations($0) }
+            throw StoreError.schemaTooNew(found: applied.last ?? "?", known: migrator.migrations.last ?? "?")
+        }
+        try migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("1-links-keys-events") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE links (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        project_id TEXT NOT NULL,
+                        domain TEXT NOT NULL,
+                        code TEXT NOT NULL,
+                        long_link TEXT NOT NULL,
+                        parameters TEXT NOT NULL,
+                        suffix_option TEXT NOT NULL,
+                        idempotency_key TEXT,
+                        disabled INTEGER NOT NULL DEFAULT 0,
+                        expires_at DOUBLE,
+                        created_at DOUBLE NOT NULL,
+                        updated_at DOUBLE NOT NULL,
+                        UNIQUE (domain, code)
+                    );
+                    CREATE UNIQUE INDEX links_on_idempotency_key ON links (idempotency_key);
+                    CREATE INDEX links_on_project ON links (project_id, id);
+                    CREATE TABLE api_keys (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        project_id TEXT NOT NULL,
+                        name TEXT,
+                        key_hash TEXT NOT NULL UNIQUE,
+                        key_prefix TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        revoked_at DOUBLE
+                    );
+                    CREATE TABLE event_counters (
+                        link_id INTEGER NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+                        day INTEGER NOT NULL,
+                        platform TEXT NOT NULL,
+                        event TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (link_id, day, platform, event)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+
+    static let parametersEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func encode(_ parameters: LinkParameters) throws -> String {
+        String(decoding: try parametersEncoder.encode(parameters), as: UTF8.self)
+    }
+
+    /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
+    static func stored(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970)
+    }
+
+    static func decode(_ text: String) throws -> LinkParameters {
+        try JSONDecoder().decode(LinkParameters.self, from: Data(text.utf8))
+    }
+}
+
+// MARK: - Links
+
+extension SQLiteStore {
+    static func link(_ row: Row) throws -> ShortLinkRecord {
+        ShortLinkRecord(
+            id: row["id"], projectId: row["project_id"], domain: row["domain"], code: row["code"],
+            longLink: row["long_link"], parameters: try decode(row["parameters"]),
+            suffixOption: SuffixOption(rawValue: row["suffix_option"]) ?? .unguessable,
+            idempotencyKey: row["idempotency_key"], disabled: row["disabled"],
+            expiresAt: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+    }
+
+    public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
+        let parameters = try Self.encode(draft.parameters)
+        do {
+            let id = try await writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
+                                           created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        draft.projectId, draft.domain, draft.code, draft.longLink, parameters, draft.suffixOption.rawValue,
+                        draft.idempotencyKey, draft.createdAt.timeIntervalSince1970, draft.createdAt.timeIntervalSince1970,
+                    ])
+                return db.lastInsertedRowID
+            }
+            return ShortLinkRecord(
+                id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
+                parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
+                createdAt: Self.stored(draft.createdAt), updatedAt: Self.stored(draft.createdAt))
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            if error.message?.contains("idempotency_key") == true { throw StoreError.idempotencyKeyTaken }
+            throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
+        }
+    }
+
+    public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM links WHERE domain = ? AND code = ?", arguments: [domain, code])
+                .map(Self.link)
+        }
+    }
+
+    public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM links WHERE idempotency_key = ?", arguments: [idempotencyKey])
+                .map(Self.link)
+        }
+    }
+
+    public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM links WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                arguments: [projectId, beforeId ?? Int64.max, limit]
+            ).map(Self.link)
+        }
+    }
+
+    public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
+        var updated = link
+        updated.updatedAt = Self.stored(Date())
+        updated.expiresAt = link.expiresAt.map(Self.stored)
+        let parameters = try Self.encode(link.parameters)
+        let changed = try await writer.write { [updated] db in
+            try db.execute(
+                sql: """
+                    UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
+                    updated.updatedAt.timeIntervalSince1970, updated.id,
+                ])
+            return db.changesCount
+        }
+        guard changed == 1 else { throw StoreError.notFound }
+        return updated
+    }
+}
+
+// MARK: - API keys
+
+extension SQLiteStore {
+    static func apiKey(_ row: Row) -> APIKeyRecord {
+        APIKeyRecord(
+            id: row["id"], projectId: row["project_id"], name: row["name"], keyHash: row["key_hash"],
+            keyPrefix: row["key_prefix"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
+        let now = Self.stored(Date())
+        let id = try await writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [projectId, name, keyHash, keyPrefix, now.timeIntervalSince1970])
+            return db.lastInsertedRowID
+        }
+        return APIKeyRecord(id: id, projectId: projectId, name: name, keyHash: keyHash, keyPrefix: keyPrefix, createdAt: now, revokedAt: nil)
+    }
+
+    public func apiKey(hash: String) async throws -> APIKeyRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE key_hash = ?", arguments: [hash]).map(Self.apiKey)
+        }
+    }
+
+    public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
+        try await writer.read { db in
+            if let projectId {
+                return try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE project_id = ? ORDER BY id", arguments: [projectId])
+                    .map(Self.apiKey)
+            }
+            return try Row.fetchAll(db, sql: "SELECT * FROM api_keys ORDER BY id").map(Self.apiKey)
+        }
+    }
+
+    public func revokeAPIKey(id: Int64) async throws -> APIKeyRecord? {
+        let now = Date().timeIntervalSince1970
+        return try await writer.write { db in
+            try db.execute(
+                sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [now, id])
+            return try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map(Self.apiKey)
+        }
+    }
+}
+
+// MARK: - Events
+
+extension SQLiteStore {
+    public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
+        guard !counts.isEmpty else { return }
+        try await writer.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = count + excluded.count
+                    """)
+            for (key, count) in counts {
+                try statement.execute(arguments: [key.linkId, key.day, key.platform.rawValue, key.event.rawValue, count])
+            }
+        }
+    }
+
+    public func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT platform, event, SUM(count) AS total FROM event_counters
+                    WHERE link_id = ? AND day >= ? GROUP BY platform, event HAVING total > 0 ORDER BY platform, event
+                    """,
+                arguments: [linkId, fromDay]
+            ).compactMap { row in
+                guard let platform = StatsPlatform(rawValue: row["platform"]), let event = LinkEvent(rawValue: row["event"]) else {
+                    return nil
+                }
+                return EventCount(platform: platform, event: event, count: row["total"])
+            }
+        }
+    }
+}
