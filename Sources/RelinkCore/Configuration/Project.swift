@@ -9,11 +9,13 @@ public struct Project: Hashable, Sendable, Identifiable {
     public var defaults: ProjectDefaults
     public var routes: [PathRoute]
     public var deferred: DeferredLinkSettings
+    /// Per API key, for minting.
+    public var rateLimit: RateLimit
 
     public init(
         id: String, domains: [DomainURIPrefix], ios: [IOSApp] = [], android: [AndroidApp] = [],
         allowlist: Allowlist = Allowlist(), defaults: ProjectDefaults = ProjectDefaults(), routes: [PathRoute] = [],
-        deferred: DeferredLinkSettings = .default
+        deferred: DeferredLinkSettings = .default, rateLimit: RateLimit = .default
     ) {
         self.id = id
         self.domains = domains
@@ -23,5 +25,6 @@ public struct Project: Hashable, Sendable, Identifiable {
         self.defaults = defaults
         self.routes = routes
         self.deferred = deferred
+        self.rateLimit = rateLimit
     }
 }

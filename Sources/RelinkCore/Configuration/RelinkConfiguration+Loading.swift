@@ -50,7 +50,7 @@ extension RelinkConfiguration {
     // MARK: Projects
 
     private static func readProject(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> Project? {
-        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred"]
+        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit"]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let problemsBefore = reader.problems.count
         let id = reader.string(fields, "id", required: true) { id in
@@ -113,10 +113,12 @@ extension RelinkConfiguration {
             }
         }
         let deferred = fields["deferred"].flatMap { readDeferred($0, at: fields.path("deferred"), reader: &reader) }
+        let rateLimit = fields["rateLimit"].flatMap { readRateLimit($0, at: fields.path("rateLimit"), reader: &reader) }
         guard reader.problems.count == problemsBefore, let id else { return nil }
         return Project(
             id: id, domains: domains, ios: iosApps, android: androidApps, allowlist: allowlist,
-            defaults: defaults ?? ProjectDefaults(), routes: routes, deferred: deferred ?? .default)
+            defaults: defaults ?? ProjectDefaults(), routes: routes, deferred: deferred ?? .default,
+            rateLimit: rateLimit ?? .default)
     }
 
     private static func checkAcrossProjects(_ projects: [Project], reader: inout ConfigurationReader) {
@@ -304,6 +306,13 @@ extension RelinkConfiguration {
             rest = rest[rest.index(after: close)...]
         }
         return names
+    }
+
+    private static func readRateLimit(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> RateLimit? {
+        guard let fields = reader.object(value, at: path, keys: ["requestsPerSecond", "burst"]) else { return nil }
+        let rate = reader.integer(fields, "requestsPerSecond", in: 1...1_000_000) ?? Int(RateLimit.default.requestsPerSecond)
+        let burst = reader.integer(fields, "burst", in: 1...10_000_000) ?? RateLimit.default.burst
+        return RateLimit(requestsPerSecond: Double(rate), burst: burst)
     }
 
     private static func readDeferred(_ value: JSONValue, at path: String, reader: inout ConfigurationReader)

@@ -41,6 +41,23 @@ public struct DomainDirectory: Sendable {
         return nil
     }
 
+    /// The project, prefix and code of a short link such as `https://pictlink.page.link/Ab3x`.
+    public func shortLink(_ url: String) -> (project: Project, prefix: DomainURIPrefix, code: ShortCode)? {
+        guard let uri = AbsoluteURI(String(url.trimmingASCIIWhitespace())), uri.isHTTP, let host = uri.host,
+            uri.query == nil || uri.query == "d=1"
+        else { return nil }
+        let path = uri.path
+        guard let match = match(hostKey: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(path)),
+            match.relativePath.hasPrefix("/"), let code = ShortCode(match.relativePath.dropFirst())
+        else { return nil }
+        return (match.project, match.prefix, code)
+    }
+
+    /// The project that owns exactly this domain URI prefix.
+    public func project(owning prefix: DomainURIPrefix) -> Project? {
+        prefixesByHost[prefix.hostAndPort]?.first { $0.prefix == prefix }?.project
+    }
+
     /// Whether any project serves this host, whatever the path.
     public func servesHost(_ host: String) -> Bool {
         let host = host.lowercased()

@@ -25,7 +25,8 @@ public enum LinkRequest: Sendable {
                     warnings: parsed.warnings, errors: parsed.errors, isDebug: parsed.parameters.isDebug))
         }
         let debug = query.map(isDebugQuery) ?? false
-        for route in project.routes {
+        let segments = relativePath.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        for route in project.routes where route.path.segments.count == segments {
             guard let captures = route.path.match(relativePath) else { continue }
             var own = LinkParameters()
             own.link = substitute(route.link, captures, decode: false)

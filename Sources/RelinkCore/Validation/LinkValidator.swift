@@ -3,6 +3,11 @@ public enum LinkValidator {
     public struct Result: Sendable, Equatable {
         public var warnings: [LinkWarning] = []
         public var errors: [LinkError] = []
+
+        public init(warnings: [LinkWarning] = [], errors: [LinkError] = []) {
+            self.warnings = warnings
+            self.errors = errors
+        }
     }
 
     /// How a value that should be a URL turned out.

@@ -1,0 +1,52 @@
+/// The platforms FDL's `linkStats` reports.
+public enum StatsPlatform: String, Sendable, Codable, CaseIterable {
+    case android = "ANDROID"
+    case ios = "IOS"
+    case desktop = "DESKTOP"
+    case other = "OTHER"
+    /// Relink's: link-preview crawlers and other bots, counted apart and left out of FDL's `linkStats`.
+    case crawler = "CRAWLER"
+
+    public init(_ platform: Platform) {
+        switch platform {
+        case .iPhone, .iPad: self = .ios
+        case .android: self = .android
+        case .desktop: self = .desktop
+        case .crawler: self = .crawler
+        case .other: self = .other
+        }
+    }
+}
+
+/// The events FDL's `linkStats` reports.
+public enum LinkEvent: String, Sendable, Codable, CaseIterable {
+    /// A human request for the link, however it was answered.
+    case click = "CLICK"
+    /// A click sent on to a destination.
+    case redirect = "REDIRECT"
+    case appInstall = "APP_INSTALL"
+    case appFirstOpen = "APP_FIRST_OPEN"
+    case appReOpen = "APP_RE_OPEN"
+}
+
+/// `GET /v1/{shortLink}/linkStats?durationDays=N`.
+public struct LinkStatsResponse: Codable, Sendable, Equatable {
+    public struct EventStat: Codable, Sendable, Equatable {
+        public var platform: StatsPlatform
+        public var event: LinkEvent
+        /// An int64 as a string, as FDL sent it.
+        public var count: String
+
+        public init(platform: StatsPlatform, event: LinkEvent, count: Int64) {
+            self.platform = platform
+            self.event = event
+            self.count = String(count)
+        }
+    }
+
+    public var linkEventStats: [EventStat]
+
+    public init(linkEventStats: [EventStat]) {
+        self.linkEventStats = linkEventStats
+    }
+}

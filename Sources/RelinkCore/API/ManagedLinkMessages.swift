@@ -1,0 +1,71 @@
+import Foundation
+
+/// A short link as the management API shows it (beyond FDL).
+public struct ManagedLink: Codable, Sendable, Equatable {
+    public var shortLink: String
+    public var previewLink: String
+    public var longDynamicLink: String
+    public var project: String
+    public var suffixOption: SuffixOption
+    public var disabled: Bool
+    /// RFC 3339; the link answers 410 after it.
+    public var expireTime: String?
+    public var createTime: String
+    public var updateTime: String
+
+    public init(
+        shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
+        disabled: Bool, expireTime: String?, createTime: String, updateTime: String
+    ) {
+        self.shortLink = shortLink
+        self.previewLink = previewLink
+        self.longDynamicLink = longDynamicLink
+        self.project = project
+        self.suffixOption = suffixOption
+        self.disabled = disabled
+        self.expireTime = expireTime
+        self.createTime = createTime
+        self.updateTime = updateTime
+    }
+}
+
+/// `GET /v1/links`: one page of the key's project's links, newest first.
+public struct LinkListResponse: Codable, Sendable, Equatable {
+    public var links: [ManagedLink]
+    /// Pass as `pageToken` for the next page; absent on the last page.
+    public var nextPageToken: String?
+
+    public init(links: [ManagedLink], nextPageToken: String?) {
+        self.links = links
+        self.nextPageToken = nextPageToken
+    }
+}
+
+/// `PATCH /v1/links/{shortLink}`: every field is optional; what is present changes.
+public struct UpdateLinkRequest: Codable, Sendable, Equatable {
+    /// A new destination and parameters, as a long link on the short link's own domain.
+    public var longDynamicLink: String?
+    /// The same, as FDL's fields.
+    public var dynamicLinkInfo: DynamicLinkInfo?
+    public var disabled: Bool?
+    /// RFC 3339, or `""` to remove the expiry.
+    public var expireTime: String?
+
+    public init(longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil) {
+        self.longDynamicLink = longDynamicLink
+        self.dynamicLinkInfo = dynamicLinkInfo
+        self.disabled = disabled
+        self.expireTime = expireTime
+    }
+}
+
+/// RFC 3339 timestamps as the API writes and reads them (`2026-12-01T00:00:00Z`; offsets and fractions accepted).
+public enum APITime {
+    public static func format(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    public static func parse(_ text: String) -> Date? {
+        try? Date(text, strategy: .iso8601)
+    }
+}

@@ -1,0 +1,65 @@
+/// The bodies of `POST /v1/shortLinks`, as FDL clients send and expect them.
+public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
+    public struct Suffix: Codable, Sendable, Equatable {
+        /// `UNGUESSABLE`, `SHORT`, `CUSTOM`; absent or `OPTION_UNSPECIFIED` mean `UNGUESSABLE`.
+        public var option: String?
+        /// Relink's extension, with `CUSTOM`.
+        public var customSuffix: String?
+
+        public init(option: String? = nil, customSuffix: String? = nil) {
+            self.option = option
+            self.customSuffix = customSuffix
+        }
+    }
+
+    public var longDynamicLink: String?
+    public var dynamicLinkInfo: DynamicLinkInfo?
+    public var suffix: Suffix?
+    public var sdkVersion: String?
+
+    public init(longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil) {
+        self.longDynamicLink = longDynamicLink
+        self.dynamicLinkInfo = dynamicLinkInfo
+        self.suffix = suffix
+    }
+}
+
+/// A warning as FDL's API reports it.
+public struct APIWarning: Codable, Sendable, Equatable {
+    public var warningCode: String
+    public var warningMessage: String
+    public var warningDocumentLink: String?
+
+    public init(_ warning: LinkWarning) {
+        warningCode = warning.code.rawValue
+        warningMessage = warning.message
+        warningDocumentLink = "https://firebase.google.com/docs/dynamic-links/create-manually"
+    }
+}
+
+public struct CreateShortLinkResponse: Codable, Sendable, Equatable {
+    public var shortLink: String
+    public var previewLink: String
+    public var warning: [APIWarning]
+
+    public init(shortLink: String, previewLink: String, warning: [APIWarning]) {
+        self.shortLink = shortLink
+        self.previewLink = previewLink
+        self.warning = warning
+    }
+}
+
+/// Google's error body: `{"error": {"code": 400, "message": "…", "status": "INVALID_ARGUMENT"}}`.
+public struct APIErrorBody: Codable, Sendable, Equatable {
+    public struct Detail: Codable, Sendable, Equatable {
+        public var code: Int
+        public var message: String
+        public var status: String
+    }
+
+    public var error: Detail
+
+    public init(code: Int, message: String, status: String) {
+        error = Detail(code: code, message: message, status: status)
+    }
+}
