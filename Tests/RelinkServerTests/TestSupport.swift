@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import RelinkCore
 import RelinkServer
+import RelinkStore
 
 /// Shared fixtures: the repository's routes.json and real User-Agents.
 enum TestSupport {
@@ -15,12 +16,20 @@ enum TestSupport {
     }()
 
     static func application(
-        _ configuration: RelinkConfiguration = TestSupport.configuration, trustForwardedHeaders: Bool = false
+        _ configuration: RelinkConfiguration = TestSupport.configuration, trustForwardedHeaders: Bool = false,
+        store: (any RelinkStore)? = nil, eventFlushInterval: Duration = .seconds(1)
     ) throws -> some ApplicationProtocol {
         try buildApplication(
             configuration: ServerConfiguration(
                 host: "127.0.0.1", port: 0, relink: configuration, trustForwardedHeaders: trustForwardedHeaders,
-                logLevel: .error))
+                logLevel: .error, store: try store ?? SQLiteStore(), eventFlushInterval: eventFlushInterval))
+    }
+
+    /// A new in-memory store with a key for `project`.
+    static func storeWithKey(project: String = "pictlink") async throws -> (store: SQLiteStore, key: String) {
+        let store = try SQLiteStore()
+        let (key, _) = try await APIKeys.create(projectId: project, name: "test", in: store)
+        return (store, key)
     }
 
     enum Agent {

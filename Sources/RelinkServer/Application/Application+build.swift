@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import RelinkCore
+import RelinkStore
 
 /// Builds the Relink service: the same application `relink serve` runs and the tests drive.
 public func buildApplication(configuration: ServerConfiguration) throws -> some ApplicationProtocol {
@@ -10,26 +11,57 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
         logger.logLevel = configuration.logLevel
         return logger
     }()
-    let router = Router(context: RelinkRequestContext.self, options: [.autoGenerateHeadEndpoints])
-    let pages = try PageRenderer()
-    HealthController(projects: configuration.relink.projects.count).addRoutes(to: router)
-    AssociationController(configuration: configuration.relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders)
-        .addRoutes(to: router)
-    // Last: everything else on a link domain is a click.
-    RedirectController(configuration: configuration.relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders)
-        .addRoutes(to: router)
-
+    let parts = try ApplicationParts(configuration: configuration, logger: logger)
     let summary = configuration.relink.projects.map { project in
         "\(project.id) (\(project.domains.map(\.description).joined(separator: ", ")))"
     }.joined(separator: "; ")
     return Application(
-        router: router,
+        router: parts.router,
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
+        // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
+        services: [parts.recorder],
         onServerRunning: { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.host):\($0.port ?? configuration.port)" }
-            logger.info("Relink listening on http://\(address ?? "\(configuration.host):\(configuration.port)"); serving \(summary)")
+            logger.info(
+                "Relink listening on http://\(address ?? "\(configuration.host):\(configuration.port)"); \(configuration.store.description); serving \(summary)"
+            )
         },
         logger: logger
     )
+}
+
+/// The router and the services behind it, built once per application.
+struct ApplicationParts {
+    let router: Router<RelinkRequestContext>
+    let recorder: EventRecorder
+
+    init(configuration: ServerConfiguration, logger: Logger) throws {
+        let relink = configuration.relink
+        let store = configuration.store
+        let router = Router(context: RelinkRequestContext.self, options: [.autoGenerateHeadEndpoints])
+        let pages = try PageRenderer()
+        let cache = LinkCache()
+        let recorder = EventRecorder(store: store, interval: configuration.eventFlushInterval, logger: logger)
+        let authenticator = APIKeyAuthenticator(store: store, configuration: relink)
+        let service = ShortLinkService(store: store, configuration: relink, cache: cache)
+
+        HealthController(projects: relink.projects.count).addRoutes(to: router)
+        AssociationController(configuration: relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders)
+            .addRoutes(to: router)
+        // Router-wide, so that unknown paths under /v1 (which no route matches) get the API's JSON error too.
+        router.add(middleware: APIErrorMiddleware())
+        let api = router.group("v1")
+        ShortLinksController(service: service, authenticator: authenticator, rateLimiter: RateLimiter()).addRoutes(to: api)
+        LinksController(service: service, authenticator: authenticator).addRoutes(to: api)
+        StatsController(service: service, authenticator: authenticator, recorder: recorder).addRoutes(to: api)
+        OpenAPIController().addRoutes(to: api)
+        // Last: everything else on a link domain is a click.
+        RedirectController(
+            configuration: relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders, store: store,
+            cache: cache, recorder: recorder
+        ).addRoutes(to: router)
+        self.router = router
+        self.recorder = recorder
+    }
 }

@@ -13,5 +13,6 @@ public struct RelinkRequestContext: RequestContext, RemoteAddressRequestContext 
     }
 
     /// Request bodies are small JSON documents; anything larger is refused with 413 before it is read.
-    public var maxUploadSize: Int { 64 * 1024 }
+    public static let maximumBodySize = 64 * 1024
+    public var maxUploadSize: Int { Self.maximumBodySize }
 }

@@ -1,5 +1,6 @@
 import Logging
 import RelinkCore
+import RelinkStore
 
 /// Everything `buildApplication` needs: where to listen, what to serve, and how far to trust the network.
 public struct ServerConfiguration: Sendable {
@@ -10,15 +11,21 @@ public struct ServerConfiguration: Sendable {
     /// Read `Forwarded` / `X-Forwarded-*` headers: only behind a proxy that sets them.
     public var trustForwardedHeaders: Bool
     public var logLevel: Logger.Level
+    /// Where links, keys and events are kept.
+    public var store: any RelinkStore
+    /// How often buffered click events are written.
+    public var eventFlushInterval: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, trustForwardedHeaders: Bool = false,
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1)
     ) {
         self.host = host
         self.port = port
         self.relink = relink
         self.trustForwardedHeaders = trustForwardedHeaders
         self.logLevel = logLevel
+        self.store = store
+        self.eventFlushInterval = eventFlushInterval
     }
 }

@@ -1,5 +1,8 @@
+import Foundation
 import Hummingbird
+import Logging
 import RelinkCore
+import RelinkStore
 
 /// Every other GET or HEAD on a link domain: long links, routes and short links, answered by the redirect plan.
 struct RedirectController: Sendable {
@@ -8,14 +11,23 @@ struct RedirectController: Sendable {
     let contexts: [String: LinkValidationContext]
     let pages: PageRenderer
     let trustForwardedHeaders: Bool
+    let store: any RelinkStore
+    let cache: LinkCache
+    let recorder: EventRecorder
 
-    init(configuration: RelinkConfiguration, pages: PageRenderer, trustForwardedHeaders: Bool) {
+    init(
+        configuration: RelinkConfiguration, pages: PageRenderer, trustForwardedHeaders: Bool, store: any RelinkStore,
+        cache: LinkCache, recorder: EventRecorder
+    ) {
         directory = DomainDirectory(configuration)
         let domains = configuration.allDomains
         contexts = Dictionary(
             uniqueKeysWithValues: configuration.projects.map { ($0.id, LinkValidationContext(linkDomains: domains, project: $0)) })
         self.pages = pages
         self.trustForwardedHeaders = trustForwardedHeaders
+        self.store = store
+        self.cache = cache
+        self.recorder = recorder
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
@@ -26,8 +38,10 @@ struct RedirectController: Sendable {
     }
 
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
         let path = Substring(request.uri.path)
+        // The API lives under /v1 on every host; a path there that no API route took is an unknown method.
+        if path.hasPrefix("/v1/") || path == "/v1" { throw APIError.notFound("No such API method: \(request.method) \(path).") }
+        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
         guard let match = directory.match(host: origin.host, path: path) else {
             if directory.servesHost(origin.host) {
                 return pages.message("Link not found", ["There is no link at \(origin.host)\(path)."], status: .notFound)
@@ -41,8 +55,8 @@ struct RedirectController: Sendable {
         {
         case .longLink(let link), .route(let link):
             return respond(to: link, project: match.project, request: request)
-        case .shortLink(let code, _):
-            return notFound(shortLink: match.prefix.url(path: "/\(code)"))
+        case .shortLink(let code, let debug):
+            return try await respond(toShortLink: code, debug: debug, match: match, context: linkContext, request: request, logger: context.logger)
         case .notFound:
             return pages.message("Link not found", ["There is no link at \(match.prefix.url(path: String(match.relativePath)))."], status: .notFound)
         }
@@ -51,6 +65,49 @@ struct RedirectController: Sendable {
     func respond(to link: ResolvedLink, project: Project, request: Request) -> Response {
         let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
         let plan = RedirectPlanner.plan(link, project: project, client: client, isHead: request.method == .head)
+        return render(plan)
+    }
+
+    func respond(
+        toShortLink code: ShortCode, debug: Bool, match: DomainDirectory.Match, context: LinkValidationContext, request: Request,
+        logger: Logger
+    ) async throws -> Response {
+        let domain = match.prefix.description
+        let entry: LinkCache.Entry
+        do {
+            entry = try await cache.entry(domain: domain, code: code.value) { try await store.link(domain: domain, code: code.value) }
+        } catch {
+            logger.error("short link lookup failed for \(domain)/\(code): \(error)")
+            return pages.message("Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
+        }
+        guard let record = entry.link else { return notFound(shortLink: match.prefix.url(path: "/\(code)")) }
+        let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
+        let isHead = request.method == .head
+        // A click is a human request; crawlers are counted apart, HEAD and the debug page not at all.
+        let counts = !isHead && !debug
+        guard record.isActive(at: Date()) else {
+            if counts { recorder.record(linkId: record.id, platform: client.platform, event: .click) }
+            let reason = record.disabled ? "This link has been disabled." : "This link has expired."
+            return pages.message("Link no longer available", [reason, "Short URL (\(domain)/\(code))"], status: .gone)
+        }
+        let resolved = entry.resolved.get { ResolvedShortLink(record: record, project: match.project, prefix: match.prefix) }
+        let plan: RedirectPlan
+        if debug || isHead {
+            var link = resolved.link
+            link.isDebug = debug
+            if debug {
+                let validation = LinkValidator.validate(record.parameters, prefix: match.prefix, context: context)
+                link.warnings = validation.warnings
+                link.errors = validation.errors
+            }
+            plan = RedirectPlanner.plan(link, project: match.project, client: client, isHead: isHead)
+        } else {
+            plan = resolved.plan(for: client, project: match.project)
+        }
+        if counts {
+            let redirected = client.platform != .crawler && plan.redirectURL != nil
+            recorder.record(linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click])
+        }
         return render(plan)
     }
 

@@ -1,0 +1,40 @@
+import Hummingbird
+import Logging
+
+/// Turns every failure under `/v1` into Google's JSON error body: Hummingbird's own errors (an unknown path, an
+/// oversized body) keep their status, anything unexpected becomes a logged 500, never an HTML page. Other paths'
+/// errors pass through untouched.
+struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            guard request.uri.path.hasPrefix("/v1/") || request.uri.path == "/v1" else { throw error }
+            throw Self.apiError(error, request: request, context: context)
+        }
+    }
+
+    static func apiError(_ error: any Error, request: Request, context: Context) -> any Error {
+        do {
+            throw error
+        } catch let error as APIError {
+            return error
+        } catch let error as any HTTPResponseError {
+            switch error.status {
+            case .contentTooLarge:
+                return APIError(status: .contentTooLarge, message: "The request body is larger than \(RelinkRequestContext.maximumBodySize) bytes.")
+            case .notFound:
+                return APIError.notFound("No such API method: \(request.method) \(request.uri.path).")
+            case .methodNotAllowed:
+                return APIError(status: .methodNotAllowed, message: "\(request.method) is not supported on \(request.uri.path).")
+            default:
+                return APIError(status: error.status, message: "\(error)")
+            }
+        } catch is DecodingError {
+            return APIError.invalidArgument("Invalid JSON payload received.")
+        } catch {
+            context.logger.error("API request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
+            return APIError.internalError
+        }
+    }
+}

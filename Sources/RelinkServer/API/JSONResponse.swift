@@ -1,0 +1,33 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// JSON API responses: `application/json`, never cached, slashes unescaped so URLs read as URLs.
+enum JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// Decodes a JSON body, with FDL's message for anything that is not the expected JSON.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: RelinkRequestContext) async throws -> T {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        guard body.readableBytes > 0 else { throw APIError.invalidArgument("The request needs a JSON body.") }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw APIError.invalidArgument("Invalid JSON payload received. Invalid value at '\(path)': \(context.debugDescription)")
+        } catch {
+            throw APIError.invalidArgument("Invalid JSON payload received: the body is not a JSON object of the expected shape.")
+        }
+    }
+}

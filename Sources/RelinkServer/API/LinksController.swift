@@ -1,0 +1,67 @@
+import Hummingbird
+import RelinkCore
+import RelinkStore
+
+/// Managing short links beyond FDL: list a project's links, read one, change its destination, disable it, let
+/// it expire. A short link in a path is URL-encoded, as FDL's `linkStats` takes it.
+struct LinksController: Sendable {
+    let service: ShortLinkService
+    let authenticator: APIKeyAuthenticator
+
+    static let maximumPageSize = 1000
+
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        group.get("links") { request, context in try await list(request, context) }
+        group.get("links/:shortLink") { request, context in try await show(request, context) }
+        group.patch("links/:shortLink") { request, context in try await update(request, context) }
+    }
+
+    func list(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let caller = try await authenticator.authenticate(request)
+        let parameters = request.uri.queryParameters
+        let pageSize = try Self.integer(parameters.get("pageSize"), name: "pageSize", default: 100, in: 1...Self.maximumPageSize)
+        let before: Int64?
+        if let token = parameters.get("pageToken"), !token.isEmpty {
+            guard let id = Int64(token), id > 0 else { throw APIError.invalidArgument("pageToken is not one this API gave out.") }
+            before = id
+        } else {
+            before = nil
+        }
+        let records = try await service.store.links(projectId: caller.project.id, beforeId: before, limit: pageSize + 1)
+        let page = records.prefix(pageSize)
+        return try JSONResponse.make(
+            LinkListResponse(
+                links: page.map(service.managed),
+                nextPageToken: records.count > pageSize ? page.last.map { String($0.id) } : nil))
+    }
+
+    func show(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let caller = try await authenticator.authenticate(request)
+        let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
+        return try JSONResponse.make(service.managed(record))
+    }
+
+    func update(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let caller = try await authenticator.authenticate(request)
+        let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
+        let body = try await JSONResponse.decode(UpdateLinkRequest.self, from: request, context: context)
+        return try JSONResponse.make(service.managed(try await service.update(record, with: body, caller: caller)))
+    }
+
+    /// The `:shortLink` path parameter, percent-decoded.
+    static func shortLinkParameter(_ context: RelinkRequestContext) throws -> String {
+        let raw = context.parameters.get("shortLink") ?? ""
+        guard let decoded = PercentEncoding.decode(Substring(raw), plusAsSpace: false), !decoded.isEmpty else {
+            throw APIError.invalidArgument("The short link in the path is not URL-encoded text.")
+        }
+        return decoded
+    }
+
+    static func integer(_ text: String?, name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw APIError.invalidArgument("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'.")
+        }
+        return number
+    }
+}

@@ -1,0 +1,12 @@
+import Hummingbird
+
+/// `GET /v1/openapi.json`: the OpenAPI 3.1 description of the REST API.
+struct OpenAPIController: Sendable {
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        group.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "max-age=300"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+    }
+}

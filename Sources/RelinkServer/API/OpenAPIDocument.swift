@@ -1,0 +1,197 @@
+/// The OpenAPI 3.1 document of Relink's REST API. A test checks that every route under `/v1` appears here and
+/// that the document is valid JSON; keep it in step with the controllers.
+enum OpenAPIDocument {
+    static let json = #"""
+        {
+          "openapi": "3.1.0",
+          "info": {
+            "title": "Relink REST API",
+            "version": "1.0.0",
+            "description": "Firebase Dynamic Links' REST API, self-hosted: point FDL clients at the Relink host instead of firebasedynamiclinks.googleapis.com. Errors use Google's body: {\"error\": {\"code\", \"message\", \"status\"}}."
+          },
+          "servers": [{"url": "/"}],
+          "security": [{"apiKeyQuery": []}, {"bearer": []}],
+          "paths": {
+            "/v1/shortLinks": {
+              "post": {
+                "operationId": "createShortLink",
+                "summary": "Mint a short link from a long link or from its parameters (FDL's shortLinks.create).",
+                "description": "The same project, canonical long link and suffix option return the same short link. Rate-limited per API key (per project in routes.json; default 100 requests/s with a burst of 500).",
+                "parameters": [{"$ref": "#/components/parameters/iosBundle"}],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateShortLinkRequest"}}}},
+                "responses": {
+                  "200": {"description": "The short link.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateShortLinkResponse"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "409": {"description": "The custom suffix is taken by another link.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                  "413": {"$ref": "#/components/responses/TooLarge"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
+                }
+              }
+            },
+            "/v1/links": {
+              "get": {
+                "operationId": "listLinks",
+                "summary": "List the API key's project's short links, newest first.",
+                "parameters": [
+                  {"name": "pageSize", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
+                  {"name": "pageToken", "in": "query", "schema": {"type": "string"}, "description": "nextPageToken of the previous page."}
+                ],
+                "responses": {
+                  "200": {"description": "One page.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LinkListResponse"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"}
+                }
+              }
+            },
+            "/v1/links/{shortLink}": {
+              "parameters": [{"$ref": "#/components/parameters/shortLink"}],
+              "get": {
+                "operationId": "getLink",
+                "summary": "Read one short link.",
+                "responses": {
+                  "200": {"description": "The link.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ManagedLink"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              },
+              "patch": {
+                "operationId": "updateLink",
+                "summary": "Change a short link's destination or parameters, disable it, or set its expiry. Takes effect on the next click.",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UpdateLinkRequest"}}}},
+                "responses": {
+                  "200": {"description": "The link as saved.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ManagedLink"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "413": {"$ref": "#/components/responses/TooLarge"}
+                }
+              }
+            },
+            "/v1/{shortLink}/linkStats": {
+              "get": {
+                "operationId": "getLinkStats",
+                "summary": "Event counts of a short link over the last durationDays days (FDL's getLinkStats).",
+                "parameters": [
+                  {"$ref": "#/components/parameters/shortLink"},
+                  {"name": "durationDays", "in": "query", "required": true, "schema": {"type": "integer", "minimum": 1, "maximum": 36500}},
+                  {"name": "includeCrawlers", "in": "query", "schema": {"type": "boolean", "default": false}, "description": "Also list link-preview crawler visits (platform CRAWLER)."}
+                ],
+                "responses": {
+                  "200": {"description": "The counts.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LinkStatsResponse"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
+            "/v1/openapi.json": {
+              "get": {
+                "operationId": "getOpenAPI",
+                "summary": "This document.",
+                "security": [],
+                "responses": {"200": {"description": "OpenAPI 3.1.", "content": {"application/json": {"schema": {"type": "object"}}}}}
+              }
+            }
+          },
+          "components": {
+            "securitySchemes": {
+              "apiKeyQuery": {"type": "apiKey", "in": "query", "name": "key", "description": "A key from `relink keys create`, as FDL clients send it."},
+              "bearer": {"type": "http", "scheme": "bearer", "description": "The same key as Authorization: Bearer <key>."}
+            },
+            "parameters": {
+              "shortLink": {"name": "shortLink", "in": "path", "required": true, "schema": {"type": "string"}, "description": "The URL-encoded short link, such as https%3A%2F%2Fpictlink.page.link%2FAb3x."},
+              "iosBundle": {"name": "X-Ios-Bundle-Identifier", "in": "header", "schema": {"type": "string"}, "description": "Sent by iOS clients; must be an iOS app of the key's project."}
+            },
+            "responses": {
+              "InvalidArgument": {"description": "Malformed JSON, an invalid or disallowed link, or an unknown option (status INVALID_ARGUMENT).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "Unauthenticated": {"description": "No API key, or an unknown or revoked one (status UNAUTHENTICATED).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "PermissionDenied": {"description": "The domain, link or iOS app belongs to another project (status PERMISSION_DENIED).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "NotFound": {"description": "No such short link (status NOT_FOUND).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "TooLarge": {"description": "The body is over 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "RateLimited": {
+                "description": "Too many mints with this key (status RESOURCE_EXHAUSTED).",
+                "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds until a request is allowed."}},
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+              }
+            },
+            "schemas": {
+              "Error": {
+                "type": "object", "required": ["error"],
+                "properties": {"error": {"type": "object", "required": ["code", "message", "status"], "properties": {
+                  "code": {"type": "integer"}, "message": {"type": "string"},
+                  "status": {"type": "string", "enum": ["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "ALREADY_EXISTS", "RESOURCE_EXHAUSTED", "UNIMPLEMENTED", "FAILED_PRECONDITION", "UNAVAILABLE", "INTERNAL"]}}}}
+              },
+              "CreateShortLinkRequest": {
+                "type": "object",
+                "description": "Exactly one of longDynamicLink and dynamicLinkInfo.",
+                "properties": {
+                  "longDynamicLink": {"type": "string", "description": "https://<domain>/?link=…&apn=…"},
+                  "dynamicLinkInfo": {"$ref": "#/components/schemas/DynamicLinkInfo"},
+                  "suffix": {"type": "object", "properties": {
+                    "option": {"type": "string", "enum": ["OPTION_UNSPECIFIED", "UNGUESSABLE", "SHORT", "CUSTOM"], "default": "UNGUESSABLE"},
+                    "customSuffix": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "With CUSTOM (a Relink extension)."}}},
+                  "sdkVersion": {"type": "string"}
+                }
+              },
+              "DynamicLinkInfo": {
+                "type": "object",
+                "description": "Exactly one of domainUriPrefix and dynamicLinkDomain.",
+                "properties": {
+                  "domainUriPrefix": {"type": "string"},
+                  "dynamicLinkDomain": {"type": "string", "description": "Legacy: a host."},
+                  "link": {"type": "string"},
+                  "androidInfo": {"type": "object", "properties": {"androidPackageName": {"type": "string"}, "androidFallbackLink": {"type": "string"}, "androidMinPackageVersionCode": {"type": "string"}, "androidLink": {"type": "string"}}},
+                  "iosInfo": {"type": "object", "properties": {"iosBundleId": {"type": "string"}, "iosFallbackLink": {"type": "string"}, "iosCustomScheme": {"type": "string"}, "iosIpadFallbackLink": {"type": "string"}, "iosIpadBundleId": {"type": "string"}, "iosAppStoreId": {"type": "string"}, "iosMinimumVersion": {"type": "string"}}},
+                  "navigationInfo": {"type": "object", "properties": {"enableForcedRedirect": {"type": "boolean"}}},
+                  "analyticsInfo": {"type": "object", "properties": {
+                    "googlePlayAnalytics": {"type": "object", "properties": {"utmSource": {"type": "string"}, "utmMedium": {"type": "string"}, "utmCampaign": {"type": "string"}, "utmTerm": {"type": "string"}, "utmContent": {"type": "string"}, "gclid": {"type": "string", "deprecated": true}}},
+                    "itunesConnectAnalytics": {"type": "object", "properties": {"at": {"type": "string"}, "ct": {"type": "string"}, "mt": {"type": "string"}, "pt": {"type": "string"}}}}},
+                  "socialMetaTagInfo": {"type": "object", "properties": {"socialTitle": {"type": "string"}, "socialDescription": {"type": "string"}, "socialImageLink": {"type": "string"}}},
+                  "desktopInfo": {"type": "object", "properties": {"desktopFallbackLink": {"type": "string"}}}
+                }
+              },
+              "Warning": {"type": "object", "required": ["warningCode", "warningMessage"], "properties": {"warningCode": {"type": "string"}, "warningMessage": {"type": "string"}, "warningDocumentLink": {"type": "string"}}},
+              "CreateShortLinkResponse": {
+                "type": "object", "required": ["shortLink", "previewLink", "warning"],
+                "properties": {"shortLink": {"type": "string"}, "previewLink": {"type": "string"}, "warning": {"type": "array", "items": {"$ref": "#/components/schemas/Warning"}}}
+              },
+              "LinkStatsResponse": {
+                "type": "object", "required": ["linkEventStats"],
+                "properties": {"linkEventStats": {"type": "array", "items": {"type": "object", "required": ["platform", "event", "count"], "properties": {
+                  "platform": {"type": "string", "enum": ["ANDROID", "IOS", "DESKTOP", "OTHER", "CRAWLER"]},
+                  "event": {"type": "string", "enum": ["CLICK", "REDIRECT", "APP_INSTALL", "APP_FIRST_OPEN", "APP_RE_OPEN"]},
+                  "count": {"type": "string", "description": "An int64 as a string."}}}}}
+              },
+              "ManagedLink": {
+                "type": "object", "required": ["shortLink", "previewLink", "longDynamicLink", "project", "suffixOption", "disabled", "createTime", "updateTime"],
+                "properties": {
+                  "shortLink": {"type": "string"}, "previewLink": {"type": "string"}, "longDynamicLink": {"type": "string"},
+                  "project": {"type": "string"}, "suffixOption": {"type": "string", "enum": ["UNGUESSABLE", "SHORT", "CUSTOM"]},
+                  "disabled": {"type": "boolean"}, "expireTime": {"type": "string", "format": "date-time"},
+                  "createTime": {"type": "string", "format": "date-time"}, "updateTime": {"type": "string", "format": "date-time"}
+                }
+              },
+              "LinkListResponse": {
+                "type": "object", "required": ["links"],
+                "properties": {"links": {"type": "array", "items": {"$ref": "#/components/schemas/ManagedLink"}}, "nextPageToken": {"type": "string"}}
+              },
+              "UpdateLinkRequest": {
+                "type": "object",
+                "properties": {
+                  "longDynamicLink": {"type": "string", "description": "A new long link on the short link's own domain."},
+                  "dynamicLinkInfo": {"$ref": "#/components/schemas/DynamicLinkInfo"},
+                  "disabled": {"type": "boolean", "description": "A disabled link answers 410."},
+                  "expireTime": {"type": "string", "description": "RFC 3339; the link answers 410 after it. \"\" removes it."}
+                }
+              }
+            }
+          }
+        }
+        """#
+}

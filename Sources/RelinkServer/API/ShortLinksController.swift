@@ -1,0 +1,24 @@
+import Hummingbird
+import RelinkCore
+import RelinkStore
+
+/// `POST /v1/shortLinks`: FDL's request and response, rate-limited per API key.
+struct ShortLinksController: Sendable {
+    let service: ShortLinkService
+    let authenticator: APIKeyAuthenticator
+    let rateLimiter: RateLimiter
+
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        group.post("shortLinks") { request, context in try await create(request, context) }
+    }
+
+    func create(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let caller = try await authenticator.authenticate(request)
+        if case .failure(let error) = rateLimiter.acquire(keyId: caller.key.id, limit: caller.project.rateLimit) { throw error }
+        let body = try await JSONResponse.decode(CreateShortLinkRequest.self, from: request, context: context)
+        let (record, warnings) = try await service.mint(body, caller: caller)
+        return try JSONResponse.make(
+            CreateShortLinkResponse(
+                shortLink: record.shortLink, previewLink: record.shortLink + "?d=1", warning: warnings.map(APIWarning.init)))
+    }
+}

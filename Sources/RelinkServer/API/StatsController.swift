@@ -1,0 +1,34 @@
+import Foundation
+import Hummingbird
+import RelinkCore
+import RelinkStore
+
+/// `GET /v1/{shortLink}/linkStats?durationDays=N`: FDL's `linkEventStats`, read from per-day counters.
+struct StatsController: Sendable {
+    let service: ShortLinkService
+    let authenticator: APIKeyAuthenticator
+    let recorder: EventRecorder
+
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        group.get(":shortLink/linkStats") { request, context in try await stats(request, context) }
+    }
+
+    func stats(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let caller = try await authenticator.authenticate(request)
+        let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
+        guard let text = request.uri.queryParameters.get("durationDays") else {
+            throw APIError.invalidArgument("durationDays is required: the number of days, up to today, to count.")
+        }
+        let days = try LinksController.integer(text, name: "durationDays", default: 1, in: 1...36_500)
+        // Counters still in memory count too: stats never lag behind clicks.
+        await recorder.flush()
+        let fromDay = EventCounterKey.day(of: Date()) - days + 1
+        let counts = try await service.store.eventCounts(linkId: record.id, fromDay: fromDay)
+        let includeCrawlers = request.uri.queryParameters.get("includeCrawlers") == "true"
+        return try JSONResponse.make(
+            LinkStatsResponse(
+                linkEventStats: counts.filter { includeCrawlers || $0.platform != .crawler }.map {
+                    LinkStatsResponse.EventStat(platform: $0.platform, event: $0.event, count: $0.count)
+                }))
+    }
+}

@@ -1,0 +1,245 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+import RelinkCore
+import RelinkStore
+
+/// Minting and managing short links: FDL's request in, a stored link out, with FDL's errors.
+final class ShortLinkService: Sendable {
+    let store: any RelinkStore
+    let configuration: RelinkConfiguration
+    let directory: DomainDirectory
+    let cache: LinkCache
+    /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
+    private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
+    /// Path segments Relink serves itself; no code may take them.
+    static let reservedCodes: Set<String> = ["_", "v1", "healthz", "apple-app-site-association"]
+
+    init(store: any RelinkStore, configuration: RelinkConfiguration, cache: LinkCache) {
+        self.store = store
+        self.configuration = configuration
+        self.directory = DomainDirectory(configuration)
+        self.cache = cache
+    }
+
+    /// What a create or update request asks for, checked: the domain, its project, the parameters.
+    struct Target {
+        var prefix: DomainURIPrefix
+        var project: Project
+        var parameters: LinkParameters
+        var warnings: [LinkWarning]
+
+        var canonicalLongLink: String { LongLink(prefix: prefix, parameters: parameters).url }
+    }
+
+    // MARK: Minting
+
+    func mint(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
+        let target = try self.target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
+        let option = try Self.suffixOption(request.suffix)
+        let canonical = target.canonicalLongLink
+        let domain = target.prefix.description
+        let now = Date()
+        if option == .custom {
+            let suffix = request.suffix?.customSuffix ?? ""
+            try checkCustomSuffix(suffix, project: target.project)
+            let draft = ShortLinkDraft(
+                projectId: target.project.id, domain: domain, code: suffix, longLink: canonical, parameters: target.parameters,
+                suffixOption: .custom, idempotencyKey: nil, createdAt: now)
+            do {
+                return (try await inserted(draft), target.warnings)
+            } catch StoreError.codeTaken {
+                // The same request again gets the same link; a different link may not take the code.
+                if let existing = try await store.link(domain: domain, code: suffix), existing.longLink == canonical,
+                    existing.projectId == target.project.id
+                {
+                    return (existing, target.warnings)
+                }
+                throw APIError.alreadyExists("The custom suffix '\(suffix)' is already used by another link on \(domain).")
+            }
+        }
+        let idempotencyKey = Self.idempotencyKey(project: target.project.id, option: option, canonical: canonical)
+        if let existing = try await store.link(idempotencyKey: idempotencyKey) { return (existing, target.warnings) }
+        var generator = SystemRandomNumberGenerator()
+        var length = shortLengths.withLockedValue { $0[domain] } ?? ShortCodeGenerator.minimumShortLength
+        var collisions = 0
+        for _ in 0..<64 {
+            let code =
+                option == .short
+                ? ShortCodeGenerator.random(length: length, using: &generator) : ShortCodeGenerator.unguessable(using: &generator)
+            if isReserved(code, project: target.project) { continue }
+            let draft = ShortLinkDraft(
+                projectId: target.project.id, domain: domain, code: code, longLink: canonical, parameters: target.parameters,
+                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now)
+            do {
+                let record = try await inserted(draft)
+                if collisions >= 2 { raiseShortLength(domain: domain, to: length) }
+                return (record, target.warnings)
+            } catch StoreError.codeTaken {
+                // The space at this length is filling up: after a few misses, go one longer.
+                collisions += 1
+                if option == .short, collisions % 3 == 0 { length += 1 }
+            } catch StoreError.idempotencyKeyTaken {
+                // The same request, minted concurrently: return that link.
+                if let existing = try await store.link(idempotencyKey: idempotencyKey) { return (existing, target.warnings) }
+            }
+        }
+        throw APIError.internalError
+    }
+
+    private func inserted(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
+        let record = try await store.insertLink(draft)
+        cache.store(record)
+        return record
+    }
+
+    private func raiseShortLength(domain: String, to length: Int) {
+        shortLengths.withLockedValue { lengths in lengths[domain] = max(lengths[domain] ?? 0, length) }
+    }
+
+    static func idempotencyKey(project: String, option: SuffixOption, canonical: String) -> String {
+        let digest = SHA256.hash(data: Data("\(project)\n\(option.rawValue)\n\(canonical)".utf8))
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func suffixOption(_ suffix: CreateShortLinkRequest.Suffix?) throws -> SuffixOption {
+        switch suffix?.option {
+        case nil, "OPTION_UNSPECIFIED", "UNGUESSABLE": return .unguessable
+        case "SHORT": return .short
+        case "CUSTOM": return .custom
+        case let other?:
+            throw APIError.invalidArgument(
+                "Invalid value at 'suffix.option' (\"\(other)\"): expected UNGUESSABLE, SHORT or CUSTOM.")
+        }
+    }
+
+    private func checkCustomSuffix(_ suffix: String, project: Project) throws {
+        guard ShortCodeGenerator.isValidCustomSuffix(suffix) else {
+            throw APIError.invalidArgument(
+                "suffix.customSuffix must be 1 to 64 characters A-Z, a-z, 0-9, '_' and '-'; got '\(suffix.prefix(80))'.")
+        }
+        guard !isReserved(suffix, project: project) else {
+            throw APIError.invalidArgument("The custom suffix '\(suffix)' is reserved (a Relink path or one of the project's routes).")
+        }
+    }
+
+    /// Codes that would never be reached: Relink's own paths, and single-segment routes of the project.
+    func isReserved(_ code: String, project: Project) -> Bool {
+        if Self.reservedCodes.contains(code) { return true }
+        return project.routes.contains { $0.path.segments == [.literal(code)] }
+    }
+
+    // MARK: Targets
+
+    /// Reads and checks what a request asks a short link to stand for.
+    func target(longDynamicLink: String?, dynamicLinkInfo: DynamicLinkInfo?, caller: APIKeyAuthenticator.Caller) throws -> Target {
+        let context = LinkValidationContext(linkDomains: configuration.allDomains, project: caller.project)
+        var target: Target
+        switch (longDynamicLink, dynamicLinkInfo) {
+        case (let text?, nil):
+            if directory.shortLink(text) != nil, !text.contains("link=") {
+                throw APIError.invalidArgument("Cannot shorten a short Dynamic Link: \(text)")
+            }
+            let parsed = LongLink.parse(text, context: context)
+            guard let prefix = parsed.prefix else {
+                throw APIError.invalidArgument("Long link is not parsable: \(text.prefix(300))")
+            }
+            let project = try owner(of: prefix, caller: caller)
+            if let error = parsed.errors.first { throw APIError.invalidArgument(error.message) }
+            target = Target(prefix: prefix, project: project, parameters: parsed.parameters, warnings: parsed.warnings)
+        case (nil, let info?):
+            let domain: String
+            switch (info.domainUriPrefix, info.dynamicLinkDomain) {
+            case (let prefix?, nil) where !prefix.isEmpty: domain = prefix
+            case (nil, let host?) where !host.isEmpty: domain = host.contains("://") ? host : "https://\(host)"
+            default:
+                throw APIError.invalidArgument(
+                    "Invalid Dynamic Link domain: '\(info.dynamicLinkDomain ?? "")' or Domain Uri Prefix: '\(info.domainUriPrefix ?? "")'. Expecting exactly one."
+                )
+            }
+            guard let prefix = try? DomainURIPrefix(domain) else {
+                throw APIError.invalidArgument("Your project does not own Dynamic Links domain: \(domain)")
+            }
+            let project = try owner(of: prefix, caller: caller)
+            let parameters = info.parameters
+            let validation = LinkValidator.validate(parameters, prefix: prefix, context: context)
+            if let error = validation.errors.first { throw APIError.invalidArgument(error.message) }
+            var warnings = validation.warnings
+            if info.analyticsInfo?.googlePlayAnalytics?.gclid != nil {
+                warnings.append(LinkWarning(.deprecatedParam, parameter: "gclid", message: "'gclid' is deprecated and ignored."))
+            }
+            target = Target(prefix: prefix, project: project, parameters: parameters, warnings: warnings)
+        case (nil, nil):
+            throw APIError.invalidArgument("The request needs a longDynamicLink or a dynamicLinkInfo.")
+        case (.some, .some):
+            throw APIError.invalidArgument("Give either longDynamicLink or dynamicLinkInfo, not both.")
+        }
+        // `d` only ever comes from a click; a stored link never shows the debug page by itself.
+        target.parameters.d = nil
+        if let violation = target.project.allowlist.violations(in: target.parameters, projectDomains: target.project.domains).first {
+            throw APIError.invalidArgument(violation.description)
+        }
+        return target
+    }
+
+    /// The project owning `prefix`, which must be the caller's.
+    private func owner(of prefix: DomainURIPrefix, caller: APIKeyAuthenticator.Caller) throws -> Project {
+        guard let project = directory.project(owning: prefix) else {
+            throw APIError.invalidArgument("Your project does not own Dynamic Links domain: \(prefix)")
+        }
+        guard project.id == caller.project.id else {
+            throw APIError.permissionDenied("Your project does not own Dynamic Links domain: \(prefix)")
+        }
+        return project
+    }
+
+    // MARK: Managing
+
+    /// The caller's stored link for a short link URL.
+    func storedLink(_ url: String, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
+        guard let (project, prefix, code) = directory.shortLink(url) else {
+            throw APIError.invalidArgument("'\(url.prefix(300))' is not a short link on a Relink domain.")
+        }
+        guard project.id == caller.project.id else {
+            throw APIError.permissionDenied("The short link \(url) belongs to another project.")
+        }
+        guard let record = try await store.link(domain: prefix.description, code: code.value) else {
+            throw APIError.notFound("Short URL (\(prefix.description)/\(code.value)) not found.")
+        }
+        return record
+    }
+
+    func update(_ link: ShortLinkRecord, with request: UpdateLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
+        var link = link
+        if request.longDynamicLink != nil || request.dynamicLinkInfo != nil {
+            let target = try target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
+            guard target.prefix.description == link.domain else {
+                throw APIError.invalidArgument("The new long link must be on the short link's domain, \(link.domain).")
+            }
+            link.parameters = target.parameters
+            link.longLink = target.canonicalLongLink
+        }
+        if let disabled = request.disabled { link.disabled = disabled }
+        if let expireTime = request.expireTime {
+            if expireTime.isEmpty {
+                link.expiresAt = nil
+            } else {
+                guard let date = APITime.parse(expireTime) else {
+                    throw APIError.invalidArgument("expireTime must be an RFC 3339 time such as 2026-12-31T23:59:59Z, or \"\" to remove it.")
+                }
+                link.expiresAt = date
+            }
+        }
+        let saved = try await store.updateLink(link)
+        cache.store(saved)
+        return saved
+    }
+
+    func managed(_ record: ShortLinkRecord) -> ManagedLink {
+        ManagedLink(
+            shortLink: record.shortLink, previewLink: record.shortLink + "?d=1", longDynamicLink: record.longLink,
+            project: record.projectId, suffixOption: record.suffixOption, disabled: record.disabled,
+            expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
+            updateTime: APITime.format(record.updatedAt))
+    }
+}

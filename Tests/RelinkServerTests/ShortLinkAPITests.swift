@@ -1,0 +1,390 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import RelinkCore
+import Logging
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+@Suite("Short-link API")
+struct ShortLinkAPITests {
+    typealias T = TestSupport
+
+    static let sampleLongLink = "https://pictlink.page.link/?" + T.sampleQuery
+
+    static func body(_ json: String) -> ByteBuffer { ByteBuffer(string: json) }
+
+    static func mintBody(_ longLink: String = sampleLongLink, option: String? = nil, custom: String? = nil) -> ByteBuffer {
+        var suffix = ""
+        if let option { suffix = #", "suffix": {"option": "\#(option)"\#(custom.map { #", "customSuffix": "\#($0)""# } ?? "")}"# }
+        return ByteBuffer(string: #"{"longDynamicLink": "\#(longLink)"\#(suffix)}"#)
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, _ response: TestResponse) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: response.data)
+    }
+
+    /// Asserts Google's error body with `status` and a message containing `message`.
+    static func expectError(_ response: TestResponse, _ code: HTTPResponse.Status, _ status: String, _ message: String) throws {
+        #expect(response.status == code)
+        #expect(response.headers[.contentType] == "application/json; charset=utf-8")
+        let body = try decode(APIErrorBody.self, response)
+        #expect(body.error.code == code.code)
+        #expect(body.error.status == status)
+        #expect(body.error.message.contains(message), "\(body.error.message)")
+    }
+
+    @Test func mintsAndResolvesEachSuffixOption() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            for (option, pattern) in [(nil, 17), ("UNGUESSABLE", 17), ("OPTION_UNSPECIFIED", 17), ("SHORT", 4)] as [(String?, Int)] {
+                let long = Self.sampleLongLink + "&utm_content=\(option ?? "none")"
+                let response = try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long, option: option))
+                #expect(response.status == .ok)
+                let minted = try Self.decode(CreateShortLinkResponse.self, response)
+                let code = String(minted.shortLink.dropFirst("https://pictlink.page.link/".count))
+                #expect(code.count == pattern, "\(option ?? "default"): \(code)")
+                #expect(minted.previewLink == minted.shortLink + "?d=1")
+                #expect(minted.warning.isEmpty)
+                let click = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.android))
+                #expect(click.status == .found)
+                #expect(click.location?.hasPrefix("https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android") == true)
+            }
+            let custom = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring-sale_2026"))
+            #expect(try Self.decode(CreateShortLinkResponse.self, custom).shortLink == "https://pictlink.page.link/spring-sale_2026")
+        }
+    }
+
+    @Test func mintsFromDynamicLinkInfoWithWarnings() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        let json = #"""
+            {"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "link": "https://pictlink.com/spring",
+              "androidInfo": {"androidPackageName": "jp.furyu.pictlink.android", "androidMinPackageVersionCode": "42"},
+              "iosInfo": {"iosBundleId": "jp.furyu.pictlink.ios", "iosAppStoreId": "abc"},
+              "navigationInfo": {"enableForcedRedirect": true},
+              "analyticsInfo": {"googlePlayAnalytics": {"utmSource": "mail", "gclid": "x"}, "itunesConnectAnalytics": {"at": "1l"}},
+              "socialMetaTagInfo": {"socialTitle": "Spring"}, "desktopInfo": {"desktopFallbackLink": "https://pictlink.com/web"}},
+             "suffix": {"option": "SHORT"}}
+            """#
+        try await app.test(.router) { client in
+            let response = try await client.execute(uri: "/v1/shortLinks", method: .post, headers: [.authorization: "Bearer \(key)"], body: Self.body(json))
+            #expect(response.status == .ok)
+            let minted = try Self.decode(CreateShortLinkResponse.self, response)
+            #expect(Set(minted.warning.map(\.warningCode)) == ["NOT_NUMERIC_IOS_APP_STORE_ID", "DEPRECATED_PARAM"])
+            let code = minted.shortLink.split(separator: "/").last!
+            let desktop = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
+            #expect(desktop.location == "https://pictlink.com/web")
+            let android = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.android))
+            #expect(android.location == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail%26amv%3D42")
+            // Legacy dynamicLinkDomain works too.
+            let legacy = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post,
+                body: Self.body(#"{"dynamicLinkInfo": {"dynamicLinkDomain": "pictlink.page.link", "link": "https://pictlink.com/legacy"}}"#))
+            #expect(legacy.status == .ok)
+        }
+    }
+
+    @Test func theSameRequestMintsTheSameLink() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            var links: Set<String> = []
+            for option in ["SHORT", "SHORT", "UNGUESSABLE", "UNGUESSABLE"] {
+                let response = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: option))
+                links.insert(try Self.decode(CreateShortLinkResponse.self, response).shortLink)
+            }
+            #expect(links.count == 2)
+            // The same link in FDL's other spelling is the same request.
+            let info = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post,
+                body: Self.body(
+                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "link": "https://pictlink.com/myPage", "androidInfo": {"androidPackageName": "jp.furyu.pictlink.android"}, "iosInfo": {"iosBundleId": "jp.furyu.pictlink.ios", "iosCustomScheme": "pictlink", "iosAppStoreId": "000000001"}}, "suffix": {"option": "SHORT"}}"#
+                ))
+            #expect(links.contains(try Self.decode(CreateShortLinkResponse.self, info).shortLink))
+            // CUSTOM: the same link may ask again; another link may not take the code.
+            let first = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
+            let again = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
+            #expect(first.status == .ok)
+            #expect(try Self.decode(CreateShortLinkResponse.self, again).shortLink == "https://pictlink.page.link/spring")
+            let taken = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post,
+                body: Self.mintBody("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fother", option: "CUSTOM", custom: "spring"))
+            try Self.expectError(taken, .conflict, "ALREADY_EXISTS", "The custom suffix 'spring' is already used")
+        }
+    }
+
+    @Test func twoHundredConcurrentShortMintsGetTwoHundredCodes() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        // AsyncHTTPClient, so the 200 requests really are in flight at once, on many connections.
+        try await app.test(.ahc(.http)) { client in
+            let codes = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let long = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fitem%2F\(index)&apn=jp.furyu.pictlink.android"
+                        let response = try await client.execute(
+                            uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long, option: "SHORT"))
+                        #expect(response.status == .ok)
+                        return try Self.decode(CreateShortLinkResponse.self, response).shortLink
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(codes.count == 200)
+            #expect(Set(codes).count == 200)
+            // The same request twice, at once, mints one link.
+            async let first = client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT"))
+            async let second = client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT"))
+            let pair = try await [first, second].map { try Self.decode(CreateShortLinkResponse.self, $0).shortLink }
+            #expect(pair[0] == pair[1])
+        }
+        // Every code works (AsyncHTTPClient would follow the redirects out, so click through the router).
+        try await T.application(store: store).test(.router) { client in
+            for link in try await store.links(projectId: "pictlink", beforeId: nil, limit: 1000) {
+                #expect(link.code.count >= 4)
+                let click = try await client.execute(uri: "/\(link.code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
+                #expect(click.status == .found)
+            }
+        }
+        let stored = try await store.links(projectId: "pictlink", beforeId: nil, limit: 1000)
+        #expect(Set(stored.map(\.code)).count == 201)
+        #expect(Set(stored.map(\.longLink)).count == 201)
+    }
+
+    @Test func authentication() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let (otherKey, _) = try await APIKeys.create(projectId: "fieldnotes", name: nil, in: store)
+        let (revoked, record) = try await APIKeys.create(projectId: "pictlink", name: nil, in: store)
+        _ = try await store.revokeAPIKey(id: record.id)
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            try Self.expectError(
+                try await client.execute(uri: "/v1/shortLinks", method: .post, body: Self.mintBody()), .unauthorized, "UNAUTHENTICATED",
+                "unregistered callers")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/shortLinks?key=rl_wrong", method: .post, body: Self.mintBody()), .unauthorized,
+                "UNAUTHENTICATED", "API key not valid")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/shortLinks?key=\(revoked)", method: .post, body: Self.mintBody()), .unauthorized,
+                "UNAUTHENTICATED", "API key not valid")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/shortLinks?key=\(otherKey)", method: .post, body: Self.mintBody()), .forbidden,
+                "PERMISSION_DENIED", "Your project does not own Dynamic Links domain: https://pictlink.page.link")
+            let iOSHeader = HTTPField.Name("X-Ios-Bundle-Identifier")!
+            try Self.expectError(
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [iOSHeader: "com.other.app"], body: Self.mintBody()),
+                .forbidden, "PERMISSION_DENIED", "com.other.app")
+            let allowed = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [iOSHeader: "jp.furyu.pictlink.ios"], body: Self.mintBody())
+            #expect(allowed.status == .ok)
+        }
+    }
+
+    @Test func rateLimitAnswers429WithRetryAfter() async throws {
+        var configuration = T.configuration
+        configuration.projects[0].rateLimit = RateLimit(requestsPerSecond: 1, burst: 3)
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(configuration, store: store)
+        try await app.test(.router) { client in
+            for _ in 0..<3 {
+                #expect(try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody()).status == .ok)
+            }
+            let limited = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody())
+            try Self.expectError(limited, .tooManyRequests, "RESOURCE_EXHAUSTED", "Quota exceeded")
+            #expect(limited.headers[.retryAfter] == "1")
+        }
+    }
+
+    @Test func badInputIsA4xxJSONError() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        let path = "/v1/shortLinks?key=\(key)"
+        let cases: [(ByteBuffer?, HTTPResponse.Status, String)] = [
+            (Self.body("{not json"), .badRequest, "Invalid JSON payload received"),
+            (Self.body("[1, 2]"), .badRequest, "Invalid JSON payload received"),
+            (Self.body(#"{"longDynamicLink": 42}"#), .badRequest, "Invalid JSON payload received"),
+            (nil, .badRequest, "needs a JSON body"),
+            (Self.body("{}"), .badRequest, "needs a longDynamicLink or a dynamicLinkInfo"),
+            (Self.body(#"{"longDynamicLink": "x", "dynamicLinkInfo": {}}"#), .badRequest, "not both"),
+            (ByteBuffer(string: #"{"longDynamicLink": ""# + String(repeating: "a", count: 70_000) + #""}"#), .contentTooLarge, "larger than 65536 bytes"),
+            (Self.mintBody(option: "TINY"), .badRequest, "Invalid value at 'suffix.option'"),
+            (Self.mintBody(option: "CUSTOM"), .badRequest, "suffix.customSuffix must be"),
+            (Self.mintBody(option: "CUSTOM", custom: "no/slash"), .badRequest, "suffix.customSuffix must be"),
+            (Self.mintBody(option: "CUSTOM", custom: "healthz"), .badRequest, "is reserved"),
+            (Self.mintBody("https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"), .badRequest, "We could not match param 'https://evil.example/' (link)"),
+            (Self.mintBody("https://pictlink.page.link/?link=javascript:alert(1)"), .badRequest, "'link' must be an http or https URL"),
+            (Self.mintBody("https://pictlink.page.link/?apn=x.y"), .badRequest, "has no 'link' parameter"),
+            (Self.mintBody("not a link"), .badRequest, "Long link is not parsable: not a link"),
+            (Self.mintBody("https://unknown.example/?link=https%3A%2F%2Fpictlink.com%2F"), .badRequest, "Your project does not own Dynamic Links domain: https://unknown.example"),
+            (Self.mintBody("https://pictlink.page.link/Ab3x"), .badRequest, "Cannot shorten a short Dynamic Link: https://pictlink.page.link/Ab3x"),
+            (Self.body(#"{"dynamicLinkInfo": {"link": "https://pictlink.com/"}}"#), .badRequest, "Invalid Dynamic Link domain: '' or Domain Uri Prefix: ''. Expecting exactly one."),
+            (Self.body(#"{"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "dynamicLinkDomain": "pictlink.page.link", "link": "https://pictlink.com/"}}"#), .badRequest, "Expecting exactly one"),
+        ]
+        try await app.test(.router) { client in
+            for (body, status, message) in cases {
+                let response = try await client.execute(uri: path, method: .post, body: body)
+                #expect(response.status.code < 500)
+                try Self.expectError(response, status, status == .contentTooLarge ? "INVALID_ARGUMENT" : "INVALID_ARGUMENT", message)
+            }
+            try Self.expectError(try await client.execute(uri: "/v1/nothing", method: .get), .notFound, "NOT_FOUND", "No such API method")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/links?key=\(key)&pageSize=0", method: .get), .badRequest, "INVALID_ARGUMENT", "pageSize")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/links/nonsense?key=\(key)", method: .get), .badRequest, "INVALID_ARGUMENT", "is not a short link")
+        }
+    }
+
+    @Test func managingLinksTakesEffectOnTheNextClick() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            let minted = try Self.decode(
+                CreateShortLinkResponse.self,
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
+            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+            let code = minted.shortLink.split(separator: "/").last!
+            func click() async throws -> TestResponse { try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop)) }
+            #expect(try await click().location == "https://pictlink.com")
+
+            let shown = try Self.decode(ManagedLink.self, try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .get))
+            #expect(shown.shortLink == minted.shortLink)
+            #expect(shown.suffixOption == .short)
+            #expect(shown.longDynamicLink.contains("link=https%3A%2F%2Fpictlink%2Ecom%2FmyPage"))
+
+            let patch = #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew&ofl=https%3A%2F%2Fpictlink.com%2Fdesk"}"#
+            let changed = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(patch))
+            #expect(changed.status == .ok)
+            #expect(try await click().location == "https://pictlink.com/desk")
+
+            let wrongDomain = #"{"longDynamicLink": "https://pictlink.com/links/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#
+            try Self.expectError(
+                try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(wrongDomain)),
+                .badRequest, "INVALID_ARGUMENT", "must be on the short link's domain")
+
+            _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"disabled": true}"#))
+            let gone = try await click()
+            #expect(gone.status == .gone)
+            #expect(gone.text.contains("disabled"))
+            _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"disabled": false, "expireTime": "2020-01-01T00:00:00Z"}"#))
+            #expect(try await click().status == .gone)
+            _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"expireTime": ""}"#))
+            #expect(try await click().status == .found)
+            try Self.expectError(
+                try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"expireTime": "tomorrow"}"#)),
+                .badRequest, "INVALID_ARGUMENT", "RFC 3339")
+        }
+    }
+
+    @Test func listingPagesThroughAProjectsLinks() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let (otherKey, _) = try await APIKeys.create(projectId: "fieldnotes", name: nil, in: store)
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            for index in 0..<5 {
+                let long = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2F\(index)"
+                _ = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long))
+            }
+            let first = try Self.decode(LinkListResponse.self, try await client.execute(uri: "/v1/links?key=\(key)&pageSize=3", method: .get))
+            #expect(first.links.count == 3)
+            let token = try #require(first.nextPageToken)
+            let second = try Self.decode(
+                LinkListResponse.self, try await client.execute(uri: "/v1/links?key=\(key)&pageSize=3&pageToken=\(token)", method: .get))
+            #expect(second.links.count == 2)
+            #expect(second.nextPageToken == nil)
+            #expect(Set((first.links + second.links).map(\.shortLink)).count == 5)
+            let others = try Self.decode(LinkListResponse.self, try await client.execute(uri: "/v1/links?key=\(otherKey)", method: .get))
+            #expect(others.links.isEmpty)
+            let encoded = PercentEncoding.encodeQueryValue(first.links[0].shortLink)
+            try Self.expectError(
+                try await client.execute(uri: "/v1/links/\(encoded)?key=\(otherKey)", method: .get), .forbidden, "PERMISSION_DENIED",
+                "belongs to another project")
+        }
+    }
+
+    @Test func linkStatsCountsEachPlatform() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            let minted = try Self.decode(
+                CreateShortLinkResponse.self,
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
+            let code = minted.shortLink.split(separator: "/").last!
+            for (agent, times) in [(T.Agent.iPhone, 2), (T.Agent.android, 3), (T.Agent.desktop, 1), (T.Agent.crawler, 4)] {
+                for _ in 0..<times { _ = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: agent)) }
+            }
+            // Neither HEAD nor the debug page is a click.
+            _ = try await client.execute(uri: "/\(code)", method: .head, headers: T.headers(agent: T.Agent.android))
+            _ = try await client.execute(uri: "/\(code)?d=1", method: .get, headers: T.headers(agent: T.Agent.android))
+            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+            let stats = try Self.decode(
+                LinkStatsResponse.self, try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=7&key=\(key)", method: .get))
+            let counts = Dictionary(uniqueKeysWithValues: stats.linkEventStats.map { ("\($0.platform.rawValue) \($0.event.rawValue)", $0.count) })
+            // The iPhone gets the preview page (no redirect yet); the others are redirected.
+            #expect(counts == ["IOS CLICK": "2", "ANDROID CLICK": "3", "ANDROID REDIRECT": "3", "DESKTOP CLICK": "1", "DESKTOP REDIRECT": "1"])
+            let withCrawlers = try Self.decode(
+                LinkStatsResponse.self,
+                try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=7&includeCrawlers=true&key=\(key)", method: .get))
+            #expect(withCrawlers.linkEventStats.contains { $0.platform == .crawler && $0.event == .click && $0.count == "4" })
+            try Self.expectError(
+                try await client.execute(uri: "/v1/\(encoded)/linkStats?key=\(key)", method: .get), .badRequest, "INVALID_ARGUMENT", "durationDays is required")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=-3&key=\(key)", method: .get), .badRequest,
+                "INVALID_ARGUMENT", "durationDays must be")
+            let unknown = PercentEncoding.encodeQueryValue("https://pictlink.page.link/nope")
+            try Self.expectError(
+                try await client.execute(uri: "/v1/\(unknown)/linkStats?durationDays=7&key=\(key)", method: .get), .notFound, "NOT_FOUND",
+                "Short URL (https://pictlink.page.link/nope) not found.")
+        }
+    }
+
+    @Test func clicksAreAllWrittenOnGracefulShutdown() async throws {
+        let store = try SQLiteStore()
+        let link = try await store.insertLink(
+            ShortLinkDraft(
+                projectId: "pictlink", domain: "https://pictlink.page.link", code: "count", longLink: Self.sampleLongLink,
+                parameters: LongLink.parse(Self.sampleLongLink).parameters, suffixOption: .custom, idempotencyKey: nil, createdAt: Date()))
+        // A long flush interval: only the shutdown flush can write these.
+        let app = try T.application(store: store, eventFlushInterval: .seconds(3600))
+        let clicks = 137
+        try await app.test(.live) { client in
+            for index in 0..<clicks {
+                let agent = [T.Agent.iPhone, T.Agent.android, T.Agent.desktop][index % 3]
+                let response = try await client.execute(uri: "/count", method: .get, headers: T.headers(agent: agent))
+                #expect(response.status.code < 400)
+            }
+        }
+        let counts = try await store.eventCounts(linkId: link.id, fromDay: 0)
+        #expect(counts.filter { $0.event == .click }.map(\.count).reduce(0, +) == Int64(clicks))
+    }
+
+    @Test func openAPIDocumentsEveryAPIRoute() async throws {
+        let store = try SQLiteStore()
+        let configuration = ServerConfiguration(relink: T.configuration, store: store)
+        let parts = try ApplicationParts(configuration: configuration, logger: Logger(label: "test")).router.routes
+            .map { (path: $0.path.description, method: $0.method.rawValue) }
+        let document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any]
+        let paths = try #require(document?["paths"] as? [String: [String: Any]])
+        #expect(document?["openapi"] as? String == "3.1.0")
+        let apiRoutes = parts.filter { $0.path.hasPrefix("/v1") }
+        #expect(apiRoutes.count >= 6)
+        for route in apiRoutes {
+            // Hummingbird writes parameters as {name}, as OpenAPI does.
+            let operations = paths[route.path]
+            #expect(operations?[route.method.lowercased()] != nil, "\(route.method) \(route.path) is not in the OpenAPI document")
+        }
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            let served = try await client.execute(uri: "/v1/openapi.json", method: .get)
+            #expect(served.status == .ok)
+            #expect(served.text == OpenAPIDocument.json)
+        }
+    }
+}
