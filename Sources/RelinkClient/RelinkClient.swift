@@ -1,1 +1,142 @@
-// The RelinkClient module; its contents arrive with the issues that need them (see docs/ARCHITECTURE.md).
+import Foundation
+import RelinkCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The Relink REST API from Swift: what the `relink` CLI uses, and what apps embed. URLSession only, so it
+/// builds for iOS and Linux alike.
+public struct RelinkClient: Sendable {
+    /// The Relink server, such as `https://go.example.com` (its API lives under `/v1`).
+    public var server: URL
+    /// An API key from `relink keys create`; minting and management need one.
+    public var apiKey: String?
+    public var session: URLSession
+
+    public init(server: URL, apiKey: String? = nil, session: URLSession = .shared) {
+        self.server = server
+        self.apiKey = apiKey
+        self.session = session
+    }
+
+    // MARK: Short links
+
+    /// `POST /v1/shortLinks`.
+    public func createShortLink(_ request: CreateShortLinkRequest) async throws(RelinkClientError) -> CreateShortLinkResponse {
+        try await send("POST", path: "/v1/shortLinks", body: request)
+    }
+
+    /// Mints a short link for a long link.
+    public func createShortLink(longDynamicLink: String, suffix: SuffixOption = .unguessable, customSuffix: String? = nil)
+        async throws(RelinkClientError) -> CreateShortLinkResponse
+    {
+        try await createShortLink(
+            CreateShortLinkRequest(
+                longDynamicLink: longDynamicLink, suffix: .init(option: suffix.rawValue, customSuffix: customSuffix)))
+    }
+
+    /// `GET /v1/{shortLink}/linkStats`.
+    public func linkStats(shortLink: String, durationDays: Int, includeCrawlers: Bool = false) async throws(RelinkClientError)
+        -> LinkStatsResponse
+    {
+        var query = [URLQueryItem(name: "durationDays", value: String(durationDays))]
+        if includeCrawlers { query.append(URLQueryItem(name: "includeCrawlers", value: "true")) }
+        return try await send("GET", path: "/v1/\(Self.pathSegment(shortLink))/linkStats", query: query)
+    }
+
+    /// `GET /v1/links`: one page of the key's project's links, newest first.
+    public func links(pageSize: Int? = nil, pageToken: String? = nil) async throws(RelinkClientError) -> LinkListResponse {
+        var query: [URLQueryItem] = []
+        if let pageSize { query.append(URLQueryItem(name: "pageSize", value: String(pageSize))) }
+        if let pageToken { query.append(URLQueryItem(name: "pageToken", value: pageToken)) }
+        return try await send("GET", path: "/v1/links", query: query)
+    }
+
+    /// `GET /v1/links/{shortLink}`.
+    public func link(_ shortLink: String) async throws(RelinkClientError) -> ManagedLink {
+        try await send("GET", path: "/v1/links/\(Self.pathSegment(shortLink))")
+    }
+
+    /// `PATCH /v1/links/{shortLink}`.
+    public func updateLink(_ shortLink: String, _ update: UpdateLinkRequest) async throws(RelinkClientError) -> ManagedLink {
+        try await send("PATCH", path: "/v1/links/\(Self.pathSegment(shortLink))", body: update)
+    }
+
+    // MARK: Transport
+
+    /// A short link as one path segment: every reserved character encoded, `/` included.
+    static func pathSegment(_ text: String) -> String {
+        PercentEncoding.encodeQueryValue(text)
+    }
+
+    private struct NoBody: Encodable {}
+
+    func send<Response: Decodable>(_ method: String, path: String, query: [URLQueryItem] = []) async throws(RelinkClientError)
+        -> Response
+    {
+        try await send(method, path: path, query: query, body: Optional<NoBody>.none)
+    }
+
+    func send<Body: Encodable, Response: Decodable>(
+        _ method: String, path: String, query: [URLQueryItem] = [], body: Body?
+    ) async throws(RelinkClientError) -> Response {
+        let data = try await sendForData(method, path: path, query: query, body: body)
+        do {
+            return try JSONDecoder().decode(Response.self, from: data)
+        } catch {
+            throw RelinkClientError(status: nil, apiStatus: nil, message: "the server's answer is not the JSON expected: \(error)")
+        }
+    }
+
+    func sendForData<Body: Encodable>(_ method: String, path: String, query: [URLQueryItem], body: Body?) async throws(RelinkClientError)
+        -> Data
+    {
+        // The path is already encoded; appending it as text keeps its %2F inside one segment.
+        guard var components = URLComponents(string: server.absoluteString.trimmingTrailingSlash + path) else {
+            throw RelinkClientError(status: nil, apiStatus: nil, message: "'\(server)' is not a server URL")
+        }
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else {
+            throw RelinkClientError(status: nil, apiStatus: nil, message: "cannot build a URL from '\(server)' and '\(path)'")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            do {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.withoutEscapingSlashes]
+                request.httpBody = try encoder.encode(body)
+            } catch {
+                throw RelinkClientError(status: nil, apiStatus: nil, message: "cannot encode the request: \(error)")
+            }
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw RelinkClientError(
+                status: nil, apiStatus: nil, message: "cannot reach \(server.absoluteString): \(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw RelinkClientError(status: nil, apiStatus: nil, message: "the answer from \(server.absoluteString) is not HTTP")
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            if let body = try? JSONDecoder().decode(APIErrorBody.self, from: data) {
+                throw RelinkClientError(status: http.statusCode, apiStatus: body.error.status, message: body.error.message)
+            }
+            throw RelinkClientError(
+                status: http.statusCode, apiStatus: nil,
+                message: "HTTP \(http.statusCode) from \(url.absoluteString) (is this a Relink server?)")
+        }
+        return data
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSlash: String { hasSuffix("/") ? String(dropLast()) : self }
+}

@@ -2,11 +2,28 @@ import Foundation
 
 /// Output for the CLI: results on stdout, diagnostics on stderr.
 enum Console {
+    /// Collects what commands print, for tests that run commands in-process.
+    final class Capture: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _output: [String] = []
+        private var _errors: [String] = []
+
+        var output: [String] { lock.withLock { _output } }
+        var errors: [String] { lock.withLock { _errors } }
+
+        func add(output line: String) { lock.withLock { _output.append(line) } }
+        func add(error line: String) { lock.withLock { _errors.append(line) } }
+    }
+
+    @TaskLocal static var capture: Capture?
+
     static func print(_ line: String) {
+        if let capture { return capture.add(output: line) }
         Swift.print(line)
     }
 
     static func error(_ line: String) {
+        if let capture { return capture.add(error: line) }
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 

@@ -8,7 +8,10 @@ struct Relink: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relink",
         abstract: "Self-hosted deep links, compatible with Firebase Dynamic Links.",
-        subcommands: [ServeCommand.self, BuildCommand.self, ParseCommand.self, ConfigCommand.self, WellKnownCommand.self]
+        subcommands: [
+            ServeCommand.self, BuildCommand.self, ParseCommand.self, MintCommand.self, StatsCommand.self, LinksCommand.self,
+            KeysCommand.self, ConfigCommand.self, WellKnownCommand.self,
+        ]
     )
 
     /// Runs a command with the exit codes the docs promise: 0 success, 1 a failure the command reports

@@ -10,8 +10,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the Relink service.",
         discussion: """
-            Defaults work from a fresh clone: ./routes.json, listening on 127.0.0.1:8080. Flags override the \
-            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
+            Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
+            127.0.0.1:8080. Flags override the \
+            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DB, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
             which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
             """
     )
@@ -31,6 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (default: $RELINK_LOG_LEVEL, else info).")
     var logLevel: String?
 
+    @OptionGroup var store: StoreOptions
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configPath = config ?? environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
@@ -46,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
         let trust = trustForwardedHeaders || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
-            trustForwardedHeaders: trust, logLevel: level)
+            trustForwardedHeaders: trust, logLevel: level, store: try store.open())
         let app = try buildApplication(configuration: server)
         do {
             try await app.runService()

@@ -11,7 +11,7 @@ struct CommandTests {
     static func exitCode(_ arguments: [String]) -> Int32 {
         do {
             var command = try Relink.parseAsRoot(arguments)
-            try command.run()
+            try Console.$capture.withValue(Console.Capture()) { try command.run() }
             return 0
         } catch let error as CLIError {
             return error.exitCode

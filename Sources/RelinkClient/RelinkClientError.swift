@@ -1,0 +1,19 @@
+/// Why a call failed: the server's own error (status and Google status name), or a transport failure.
+public struct RelinkClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status, when the server answered.
+    public var status: Int?
+    /// Google's status name from the error body (`INVALID_ARGUMENT`, `UNAUTHENTICATED`, …).
+    public var apiStatus: String?
+    public var message: String
+
+    public init(status: Int?, apiStatus: String?, message: String) {
+        self.status = status
+        self.apiStatus = apiStatus
+        self.message = message
+    }
+
+    public var description: String {
+        guard let status else { return message }
+        return "\(message) (HTTP \(status)\(apiStatus.map { " \($0)" } ?? ""))"
+    }
+}

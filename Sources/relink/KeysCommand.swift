@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import RelinkCore
+import RelinkServer
+import RelinkStore
+
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Create, list and revoke API keys (stored as hashes in the database).",
+        subcommands: [Create.self, List.self, Revoke.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a key for a project and print it, once: only its hash is kept.")
+
+        @Option(help: "The project the key belongs to (an id in the configuration).")
+        var project: String
+
+        @Option(help: "A name to recognise the key by in `relink keys list`.")
+        var name: String?
+
+        @Option(help: "The configuration that defines the project.")
+        var config: String = ConfigurationFile.defaultPath
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let configuration = try ConfigurationFile.load(config)
+            guard configuration.project(id: project) != nil else {
+                let known = configuration.projects.map(\.id).joined(separator: ", ")
+                throw CLIError(message: "no project '\(project)' in \(config) (projects: \(known))")
+            }
+            let database = try store.open()
+            let (key, record) = try await APIKeys.create(projectId: project, name: name, in: database)
+            Console.print(key)
+            Console.error("created key \(record.id) (\(record.keyPrefix)…) for project \(project) in \(store.path); it is not shown again")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List keys: id, project, name, prefix, created, revoked.")
+
+        @Option(help: "Only this project's keys.")
+        var project: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let keys = try await store.open().apiKeys(projectId: project)
+            guard !keys.isEmpty else {
+                Console.error("no keys\(project.map { " for project \($0)" } ?? "") in \(store.path)")
+                return
+            }
+            var rows = [["ID", "PROJECT", "NAME", "PREFIX", "CREATED", "REVOKED"]]
+            rows += keys.map { key in
+                [
+                    String(key.id), key.projectId, key.name ?? "-", key.keyPrefix + "…", APITime.format(key.createdAt),
+                    key.revokedAt.map(APITime.format) ?? "-",
+                ]
+            }
+            Console.print(Console.table(rows))
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key: the API refuses it from the next request.")
+
+        @Argument(help: "The key's id, from `relink keys list`.")
+        var id: Int64
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            guard let key = try await store.open().revokeAPIKey(id: id) else {
+                throw CLIError(message: "no key with id \(id) in \(store.path)")
+            }
+            Console.print("revoked key \(key.id) (\(key.keyPrefix)…) of project \(key.projectId)")
+        }
+    }
+}

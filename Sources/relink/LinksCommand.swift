@@ -1,0 +1,111 @@
+import ArgumentParser
+import RelinkClient
+import RelinkCore
+
+struct LinksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "links", abstract: "List, show, disable and enable short links on a running server.",
+        subcommands: [List.self, Show.self, Disable.self, Enable.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the key's project's short links, newest first.")
+
+        @Option(help: "Links per page (1 to 1000).")
+        var pageSize: Int = 50
+
+        @Option(help: "The page token printed after a previous page.")
+        var pageToken: String?
+
+        @Flag(help: "Print JSON instead of a table.")
+        var json = false
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let api = try client.client()
+            let page: LinkListResponse
+            do {
+                page = try await api.links(pageSize: pageSize, pageToken: pageToken)
+            } catch {
+                throw error.cliError
+            }
+            if json {
+                Console.print(try Console.json(page))
+                return
+            }
+            var rows = [["SHORT LINK", "STATE", "CREATED", "DESTINATION"]]
+            rows += page.links.map { link in
+                [link.shortLink, LinksCommand.state(link), link.createTime, LinksCommand.destination(link)]
+            }
+            Console.print(page.links.isEmpty ? "no links" : Console.table(rows))
+            if let next = page.nextPageToken { Console.error("more: relink links list --page-token \(next)") }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one short link.")
+
+        @Argument(help: "The short link.")
+        var shortLink: String
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let api = try client.client()
+            let link: ManagedLink
+            do {
+                link = try await api.link(shortLink)
+            } catch {
+                throw error.cliError
+            }
+            Console.print(try Console.json(link))
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a short link: its clicks get 410 from now on.")
+
+        @Argument(help: "The short link.")
+        var shortLink: String
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            try await LinksCommand.set(disabled: true, shortLink, client)
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled short link again.")
+
+        @Argument(help: "The short link.")
+        var shortLink: String
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            try await LinksCommand.set(disabled: false, shortLink, client)
+        }
+    }
+
+    static func set(disabled: Bool, _ shortLink: String, _ client: ClientOptions) async throws {
+        let api = try client.client()
+        let link: ManagedLink
+        do {
+            link = try await api.updateLink(shortLink, UpdateLinkRequest(disabled: disabled))
+        } catch {
+            throw error.cliError
+        }
+        Console.print("\(link.shortLink): \(state(link))")
+    }
+
+    static func state(_ link: ManagedLink) -> String {
+        if link.disabled { return "disabled" }
+        if let expire = link.expireTime { return "expires \(expire)" }
+        return "active"
+    }
+
+    static func destination(_ link: ManagedLink) -> String {
+        LongLink.parse(link.longDynamicLink).parameters.link ?? link.longDynamicLink
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import RelinkClient
+import RelinkCore
+
+struct MintCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mint",
+        abstract: "Mint a short link on a running server, from a long link or from parameter flags.",
+        discussion: """
+            Examples:
+              relink mint 'https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android'
+              relink mint --domain https://pictlink.page.link --link https://pictlink.com/spring --suffix short
+              relink mint --domain https://pictlink.page.link --link https://pictlink.com/spring --slug spring
+            """
+    )
+
+    @Argument(help: "A long link. Without it, use --domain and the parameter flags.")
+    var longLink: String?
+
+    @Option(help: "The domain URI prefix, with the parameter flags.")
+    var domain: String?
+
+    @Option(help: "short, unguessable (the default) or custom.")
+    var suffix: String?
+
+    @Option(help: "The custom suffix (implies --suffix custom): [A-Za-z0-9_-]{1,64}.")
+    var slug: String?
+
+    @Flag(help: "Print the whole JSON response.")
+    var json = false
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup(title: "Link parameters") var link: LinkParameterOptions
+
+    func request() throws(CLIError) -> CreateShortLinkRequest {
+        let option: SuffixOption
+        switch (suffix?.lowercased(), slug) {
+        case (nil, nil): option = .unguessable
+        case (nil, .some), ("custom", .some): option = .custom
+        case ("custom", nil): throw CLIError.usage("--suffix custom needs --slug")
+        case ("short", nil): option = .short
+        case ("unguessable", nil): option = .unguessable
+        case (let other?, nil): throw CLIError.usage("--suffix must be short, unguessable or custom, got '\(other)'")
+        case (_, .some): throw CLIError.usage("--slug goes with --suffix custom (or no --suffix)")
+        }
+        let suffix = CreateShortLinkRequest.Suffix(option: option.rawValue, customSuffix: slug)
+        if let longLink {
+            guard domain == nil, link.parameters.isEmpty else {
+                throw CLIError.usage("give either a long link or --domain with parameter flags, not both")
+            }
+            return CreateShortLinkRequest(longDynamicLink: longLink, suffix: suffix)
+        }
+        guard let domain else { throw CLIError.usage("give a long link, or --domain and at least --link") }
+        return CreateShortLinkRequest(dynamicLinkInfo: DynamicLinkInfo(domainUriPrefix: domain, parameters: link.parameters), suffix: suffix)
+    }
+
+    func run() async throws {
+        let request = try request()
+        let api = try client.client()
+        let response: CreateShortLinkResponse
+        do {
+            response = try await api.createShortLink(request)
+        } catch {
+            throw error.cliError
+        }
+        for warning in response.warning {
+            Console.error("warning: \(warning.warningCode): \(warning.warningMessage)")
+        }
+        Console.print(json ? try Console.json(response) : response.shortLink)
+    }
+}
