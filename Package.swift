@@ -22,11 +22,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Pure domain logic: Foundation only, no I/O.
         .target(name: "RelinkCore", swiftSettings: swiftSettings),
-        .target(name: "RelinkStore", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "RelinkStore",
+            dependencies: ["RelinkCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RelinkServer",
             dependencies: [
@@ -35,6 +41,9 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -43,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "relink",
             dependencies: [
-                "RelinkCore", "RelinkServer", "RelinkClient",
+                "RelinkCore", "RelinkServer", "RelinkClient", "RelinkStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -57,17 +66,25 @@ let package = Package(
             dependencies: ["RelinkCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RelinkStoreTests", dependencies: ["RelinkStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "RelinkStoreTests", dependencies: ["RelinkStore", "RelinkCore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(
             name: "RelinkServerTests",
             dependencies: [
-                "RelinkServer", "RelinkCore",
+                "RelinkServer", "RelinkCore", "RelinkStore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "RelinkClientTests", dependencies: ["RelinkClient"], swiftSettings: swiftSettings),
-        .testTarget(name: "RelinkCLITests", dependencies: ["relink", "RelinkCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RelinkCLITests",
+            dependencies: [
+                "relink", "RelinkCore", "RelinkServer", "RelinkStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

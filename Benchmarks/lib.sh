@@ -70,12 +70,18 @@ NGINX
     wait_for "http://127.0.0.1:$port/"
 }
 
-# measure NAME URL [HEADER ...]: runs wrk and appends "NAME rps p50 p99 non2xx3xx" to $WORK/results.
+# measure NAME URL [HEADER | --script=FILE ...]: runs wrk and appends "NAME|rps|p50|p99|non-2xx/3xx" to
+# $WORK/results.
 measure() {
     local name=$1 url=$2
     shift 2
     local args=()
-    for header in "$@"; do args+=(-H "$header"); done
+    for arg in "$@"; do
+        case "$arg" in
+            --script=*) args+=(-s "${arg#--script=}") ;;
+            *) args+=(-H "$arg") ;;
+        esac
+    done
     need wrk wrk
     local out="$WORK/wrk-$RANDOM.txt"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "${args[@]}" "$url" > "$out"

@@ -13,7 +13,7 @@ LONG_LINK="/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.andr
 
 build_release
 start_nginx "$NGINX_PORT"
-"$RELINK" serve --config "$ROOT/routes.json" --port "$RELINK_PORT" --log-level warning &
+"$RELINK" serve --config "$ROOT/routes.json" --db "$WORK/redirect.sqlite" --port "$RELINK_PORT" --log-level warning &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$RELINK_PORT/healthz"
 
