@@ -1,8 +1,9 @@
 /// The query-string codec of long links: parameters to `link=…&apn=…` and back.
 public enum LinkQuery {
-    /// Query keys FDL added to universal-link opens, and Relink's own markers; ignored without a warning.
+    /// Query keys FDL added to universal-link opens, and Relink's own markers (`rc`, the click id of a claim
+    /// link); ignored without a warning.
     static func isSilentlyIgnored(_ name: Substring) -> Bool {
-        name.hasPrefix("_") || name == "cid"
+        name.hasPrefix("_") || name == "cid" || name == "rc"
     }
 
     /// `link=…&apn=…` in builder order, every value percent-encoded.

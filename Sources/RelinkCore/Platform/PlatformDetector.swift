@@ -127,19 +127,20 @@ public enum PlatformDetector {
         }
         let platform = decide(signals, bytes: bytes)
         var client = DetectedClient(platform: platform)
-        switch platform {
+        if platform.isIOS || platform == .android { client.inAppBrowser = inAppBrowser }
+        return deviceDetails ? addingDeviceDetails(to: client, userAgent: userAgent) : client
+    }
+
+    /// The OS version and device model of a mobile client, read from the User-Agent it was detected from.
+    public static func addingDeviceDetails(to client: DetectedClient, userAgent: String) -> DetectedClient {
+        var client = client
+        switch client.platform {
         case .android:
-            client.inAppBrowser = inAppBrowser
-            if deviceDetails {
-                client.osVersion = UserAgentFields.androidVersion(userAgent)
-                client.deviceModel = UserAgentFields.androidModel(userAgent)
-            }
+            client.osVersion = UserAgentFields.androidVersion(userAgent)
+            client.deviceModel = UserAgentFields.androidModel(userAgent)
         case .iPhone, .iPad:
-            client.inAppBrowser = inAppBrowser
-            if deviceDetails {
-                client.osVersion = UserAgentFields.iOSVersion(userAgent)
-                client.deviceModel = platform == .iPad ? "iPad" : "iPhone"
-            }
+            client.osVersion = UserAgentFields.iOSVersion(userAgent)
+            client.deviceModel = client.platform == .iPad ? "iPad" : "iPhone"
         case .desktop, .crawler, .other:
             break
         }

@@ -12,4 +12,7 @@ public struct AppPreview: Sendable, Equatable {
     public var platform: Platform
     /// Why the page is shown instead of a redirect.
     public var reason: String
+    /// The link the Open button copies for the app to claim on first launch (`…?rc=<click id>&_icp=1`); nil when
+    /// the project does not use the clipboard.
+    public var claimURL: String?
 }

@@ -16,4 +16,14 @@ public enum RedirectPlan: Sendable, Equatable {
         if case .redirect(let url, _) = self { return url }
         return nil
     }
+
+    /// Whether an install may follow: the app preview page, or a redirect to the App Store or Google Play. Such
+    /// clicks are kept for deferred deep linking.
+    public var mayLeadToInstall: Bool {
+        switch self {
+        case .appPreview: return true
+        case .redirect(let url, _): return url.hasPrefix(StoreURL.appStorePrefix) || url.hasPrefix(StoreURL.playStorePrefix)
+        case .socialPreview, .debug, .rejected: return false
+        }
+    }
 }

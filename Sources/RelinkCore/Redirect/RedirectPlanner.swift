@@ -1,19 +1,7 @@
 /// Decides what a click gets, from the link, the project and the client alone: a pure function, so every
 /// branch is tested without a server. Order as FDL: `d=1`, then crawlers and `HEAD`, then iOS, Android, others.
 public enum RedirectPlanner {
-    /// What the planner may add to a plan that the server knows: values for deferred deep links.
-    public struct Extras: Sendable, Equatable {
-        /// Pairs appended to the Play Store referrer (the click id, once deferred links record clicks).
-        public var playReferrer: [String: String]
-
-        public init(playReferrer: [String: String] = [:]) {
-            self.playReferrer = playReferrer
-        }
-    }
-
-    public static func plan(
-        _ link: ResolvedLink, project: Project, client: DetectedClient, isHead: Bool = false, extras: Extras = Extras()
-    ) -> RedirectPlan {
+    public static func plan(_ link: ResolvedLink, project: Project, client: DetectedClient, isHead: Bool = false) -> RedirectPlan {
         let violations = project.allowlist.violations(
             in: link.parameters, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink)
         if link.isDebug {
@@ -22,29 +10,40 @@ public enum RedirectPlanner {
         guard link.errors.isEmpty, violations.isEmpty else {
             return .rejected(LinkRejection(errors: link.errors, violations: violations))
         }
-        return decide(link.parameters, project: project, client: client, isHead: isHead, extras: extras)
+        return decide(link.parameters, project: project, client: client, isHead: isHead)
     }
 
-    static func decide(
-        _ parameters: LinkParameters, project: Project, client: DetectedClient, isHead: Bool, extras: Extras
-    ) -> RedirectPlan {
+    /// Adds what one click contributes to a deferred deep link: its id in the Play referrer (which the app reads
+    /// back through the Install Referrer API), and the claim link the iOS preview page copies. Plans can then be
+    /// made once per link and platform, and decorated per click.
+    public static func decorate(_ plan: RedirectPlan, parameters: LinkParameters, clickID: String, claimURL: String?) -> RedirectPlan {
+        switch plan {
+        case .redirect(let url, let reason) where url.hasPrefix(StoreURL.playStorePrefix):
+            let decorated = StoreURL.playStore(parameters, extraReferrer: [(StoreURL.clickReferrerKey, clickID)]) ?? url
+            return .redirect(url: decorated, reason: reason)
+        case .appPreview(var preview):
+            preview.claimURL = claimURL
+            return .appPreview(preview)
+        default:
+            return plan
+        }
+    }
+
+    static func decide(_ parameters: LinkParameters, project: Project, client: DetectedClient, isHead: Bool) -> RedirectPlan {
         if isHead || client.platform == .crawler {
             if let preview = socialPreview(parameters) { return .socialPreview(preview) }
-            return browserPlan(parameters, project: project, client: client, extras: extras)
         }
-        return browserPlan(parameters, project: project, client: client, extras: extras)
+        return browserPlan(parameters, project: project, client: client)
     }
 
-    private static func browserPlan(
-        _ parameters: LinkParameters, project: Project, client: DetectedClient, extras: Extras
-    ) -> RedirectPlan {
+    private static func browserPlan(_ parameters: LinkParameters, project: Project, client: DetectedClient) -> RedirectPlan {
         // Only ever reached with a valid link; the fallback keeps the function total.
         let link = parameters.link ?? ""
         switch client.platform {
         case .iPhone, .iPad:
             return iOSPlan(parameters, link: link, project: project, client: client)
         case .android:
-            return androidPlan(parameters, link: link, extras: extras)
+            return androidPlan(parameters, link: link)
         case .desktop, .other, .crawler:
             if let ofl = httpURL(parameters.ofl) {
                 return .redirect(url: ofl, reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
@@ -85,15 +84,14 @@ public enum RedirectPlanner {
         return (parameters.link ?? "", "Without 'ifl' or a numeric 'isi', iOS goes to 'link'.")
     }
 
-    private static func androidPlan(_ parameters: LinkParameters, link: String, extras: Extras) -> RedirectPlan {
+    private static func androidPlan(_ parameters: LinkParameters, link: String) -> RedirectPlan {
         guard parameters.apn != nil else {
             return .redirect(url: link, reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
         }
         if let afl = httpURL(parameters.afl) {
             return .redirect(url: afl, reason: "Android goes to 'afl' instead of Google Play.")
         }
-        let referrer = extras.playReferrer.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        if let play = StoreURL.playStore(parameters, extraReferrer: referrer) {
+        if let play = StoreURL.playStore(parameters) {
             return .redirect(url: play, reason: "Android goes to the Google Play listing of 'apn'; the referrer carries the campaign to the app.")
         }
         return .redirect(url: link, reason: "Android opens 'link'.")
@@ -123,7 +121,7 @@ public enum RedirectPlanner {
                     scenario: scenario, action: "Rejected (400)", destination: nil,
                     reason: "The link is invalid or breaks the allowlist; see the errors below.")
             }
-            switch decide(parameters, project: project, client: client, isHead: false, extras: Extras()) {
+            switch decide(parameters, project: project, client: client, isHead: false) {
             case .redirect(let url, let reason):
                 return .init(scenario: scenario, action: "Redirect (302)", destination: url, reason: reason)
             case .appPreview(let preview):

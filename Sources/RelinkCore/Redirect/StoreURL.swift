@@ -1,5 +1,10 @@
 /// The store listings Relink redirects to. They are built here, so they need no allowlist entry.
 public enum StoreURL {
+    public static let appStorePrefix = "https://apps.apple.com/"
+    public static let playStorePrefix = "https://play.google.com/store/apps/details?"
+    /// The referrer key that carries a click's id to the app.
+    public static let clickReferrerKey = "relink_click"
+
     /// `https://apps.apple.com/app/id<isi>`, with the App Store analytics parameters (`at`, `ct`, `mt`, `pt`).
     public static func appStore(_ parameters: LinkParameters) -> String? {
         guard let isi = parameters.isi, !isi.isEmpty, isi.allSatisfy(\.isASCIIDigitCharacter) else { return nil }

@@ -26,9 +26,36 @@ public enum ShortCodeGenerator {
         return String(decoding: digits.reversed(), as: UTF8.self)
     }
 
-    /// `length` random base-62 characters.
+    /// 128 random bits in base 62, left-padded to 22 characters (62^22 > 2^128, so every value has its own code).
+    public static func random128(using generator: inout some RandomNumberGenerator) -> String {
+        var high = UInt64.random(in: .min ... .max, using: &generator)
+        var low = UInt64.random(in: .min ... .max, using: &generator)
+        var digits: [UInt8] = []
+        digits.reserveCapacity(22)
+        while high != 0 || low != 0 {
+            let (highQuotient, highRemainder) = high.quotientAndRemainder(dividingBy: 62)
+            let (lowQuotient, remainder) = (62 as UInt64).dividingFullWidth((highRemainder, low))
+            high = highQuotient
+            low = lowQuotient
+            digits.append(alphabet[Int(remainder)])
+        }
+        while digits.count < 22 { digits.append(alphabet[0]) }
+        return String(decoding: digits.reversed(), as: UTF8.self)
+    }
+
+    /// `length` random base-62 characters, uniformly distributed: ten characters per draw of one uniform number
+    /// below 62^10 (one draw per character would cost a system call each with the system generator).
     public static func random(length: Int, using generator: inout some RandomNumberGenerator) -> String {
-        String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+        var characters: [UInt8] = []
+        characters.reserveCapacity(length)
+        while characters.count < length {
+            var value = UInt64.random(in: 0..<839_299_365_868_340_224, using: &generator)  // 62^10
+            for _ in 0..<min(10, length - characters.count) {
+                characters.append(alphabet[Int(value % 62)])
+                value /= 62
+            }
+        }
+        return String(decoding: characters, as: UTF8.self)
     }
 
     /// Whether `suffix` may be a `CUSTOM` code: `[A-Za-z0-9_-]{1,64}`.

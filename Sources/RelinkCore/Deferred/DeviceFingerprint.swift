@@ -1,0 +1,60 @@
+import Foundation
+
+/// What a click or an install says about the device, for fingerprint matching. Addresses are keyed hashes
+/// (never raw), so comparing them only tells equal from different.
+public struct DeviceFingerprint: Hashable, Sendable, Codable {
+    /// Keyed hash of the full address.
+    public var addressHash: String?
+    /// Keyed hash of the /24 (IPv4) or /64 (IPv6) network.
+    public var networkHash: String?
+    public var ipVersion: IPAddress.Version?
+    /// Major and minor only: `17.2`, `14` (see `majorMinor`).
+    public var osVersion: String?
+    /// Lowercase: `iphone` or `ipad` on iOS; the model (`pixel 7`) on Android.
+    public var device: String?
+    /// Primary language subtags, preferred first.
+    public var languages: [String]
+    /// `390x844`, smaller side first (orientation does not matter).
+    public var screen: String?
+    /// An IANA time zone such as `Europe/Paris`.
+    public var timeZone: String?
+
+    public init(
+        addressHash: String? = nil, networkHash: String? = nil, ipVersion: IPAddress.Version? = nil, osVersion: String? = nil,
+        device: String? = nil, languages: [String] = [], screen: String? = nil, timeZone: String? = nil
+    ) {
+        self.addressHash = addressHash
+        self.networkHash = networkHash
+        self.ipVersion = ipVersion
+        self.osVersion = osVersion
+        self.device = device
+        self.languages = languages
+        self.screen = screen
+        self.timeZone = timeZone
+    }
+
+    /// `1170x2532` or `2532 x 1170` → `1170x2532`; nil for anything else.
+    public static func screen(width: Int?, height: Int?) -> String? {
+        guard let width, let height, width > 0, height > 0, width < 100_000, height < 100_000 else { return nil }
+        return "\(min(width, height))x\(max(width, height))"
+    }
+
+    /// `iPhone15,2` → `iPhone`, `iPad13,4` → `iPad`; Android models as they are.
+    public static func deviceFamily(modelName: String?, platform: Platform) -> String? {
+        guard let modelName = modelName?.trimmingASCIIWhitespace(), !modelName.isEmpty else { return nil }
+        if platform.isIOS {
+            if modelName.hasPrefix("iPhone") || modelName.hasPrefix("iPod") { return "iPhone" }
+            if modelName.hasPrefix("iPad") { return "iPad" }
+            return nil  // simulators and unknown hardware say nothing useful
+        }
+        return String(modelName)
+    }
+
+    /// `17.2.1` → `17.2`, `14` → `14`.
+    public static func majorMinor(_ version: String?) -> String? {
+        guard let version else { return nil }
+        let parts = version.split(separator: ".").prefix(2)
+        guard let first = parts.first, !first.isEmpty, first.allSatisfy(\.isASCIIDigitCharacter) else { return nil }
+        return parts.joined(separator: ".")
+    }
+}

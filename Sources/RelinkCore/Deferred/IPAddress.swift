@@ -1,0 +1,80 @@
+import Foundation
+
+/// An IPv4 or IPv6 address, parsed from text, with the network prefix deferred-link matching compares
+/// (/24 for IPv4, /64 for IPv6). IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`) count as IPv4.
+public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+    public enum Version: Int, Sendable, Codable {
+        case v4 = 4
+        case v6 = 6
+
+        /// FDL's `requestIpVersion`.
+        public var name: String { self == .v4 ? "IP_V4" : "IP_V6" }
+    }
+
+    public let version: Version
+    /// 4 or 16 bytes.
+    public let bytes: [UInt8]
+
+    public init?(_ text: String) {
+        var text = Substring(text)
+        if let percent = text.firstIndex(of: "%") { text = text[..<percent] }  // an IPv6 zone
+        if let v4 = Self.parseV4(text) {
+            version = .v4
+            bytes = v4
+        } else if let v6 = Self.parseV6(text) {
+            if v6[0..<10].allSatisfy({ $0 == 0 }) && v6[10] == 0xFF && v6[11] == 0xFF {
+                version = .v4
+                bytes = Array(v6[12...])
+            } else {
+                version = .v6
+                bytes = v6
+            }
+        } else {
+            return nil
+        }
+    }
+
+    /// The network part matched for "same network": the first 3 bytes of IPv4, the first 8 of IPv6.
+    public var networkPrefix: [UInt8] { Array(bytes.prefix(version == .v4 ? 3 : 8)) }
+
+    public var description: String {
+        if version == .v4 { return bytes.map(String.init).joined(separator: ".") }
+        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            .joined(separator: ":")
+    }
+
+    private static func parseV4(_ text: Substring) -> [UInt8]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var bytes: [UInt8] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCIIDigitCharacter), let value = UInt8(part) else { return nil }
+            bytes.append(value)
+        }
+        return bytes
+    }
+
+    private static func parseV6(_ text: Substring) -> [UInt8]? {
+        guard text.contains(":") else { return nil }
+        let halves = text.components(separatedBy: "::")
+        guard halves.count <= 2 else { return nil }
+        func groups(_ part: String) -> [UInt8]? {
+            if part.isEmpty { return [] }
+            var bytes: [UInt8] = []
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            for (index, piece) in pieces.enumerated() {
+                if index == pieces.count - 1, piece.contains("."), let v4 = parseV4(piece) {
+                    bytes += v4
+                    continue
+                }
+                guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
+                bytes += [UInt8(value >> 8), UInt8(value & 0xFF)]
+            }
+            return bytes
+        }
+        guard let head = groups(halves[0]) else { return nil }
+        if halves.count == 1 { return head.count == 16 ? head : nil }
+        guard let tail = groups(halves[1]), head.count + tail.count < 16 else { return nil }
+        return head + Array(repeating: 0, count: 16 - head.count - tail.count) + tail
+    }
+}

@@ -1,0 +1,25 @@
+/// Lowercase hexadecimal text of bytes, without `String(format:)` (which is slow enough to show in profiles).
+public enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    public static func string(_ bytes: some Sequence<UInt8>) -> String {
+        string(Array(bytes)[...])
+    }
+
+    /// The first `count` bytes of a raw buffer (a digest's bytes, without copying them first).
+    public static func string(_ bytes: UnsafeRawBufferPointer, count: Int) -> String {
+        string(Array(bytes.prefix(count))[...])
+    }
+
+    static func string(_ bytes: ArraySlice<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            var offset = 0
+            for byte in bytes {
+                buffer[offset] = digits[Int(byte >> 4)]
+                buffer[offset + 1] = digits[Int(byte & 0x0F)]
+                offset += 2
+            }
+            return offset
+        }
+    }
+}
