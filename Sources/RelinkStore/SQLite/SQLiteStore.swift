@@ -74,6 +74,7 @@ public final class SQLiteStore: RelinkStore, Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
+        registerDeferredMigration(&migrator)
         return migrator
     }
 

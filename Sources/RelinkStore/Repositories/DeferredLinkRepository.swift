@@ -1,0 +1,46 @@
+import Foundation
+import RelinkCore
+
+/// Pending clicks and their claims. `claim` is atomic: a click goes to one install, an install gets one answer.
+public protocol DeferredLinkRepository: Sendable {
+    func insertPendingClicks(_ clicks: [PendingClick]) async throws
+    /// Adds what the preview page's script measured in the browser; false when there is no such unclaimed click.
+    func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool
+    func pendingClick(id: String) async throws -> PendingClick?
+    /// Unclaimed clicks of a project and platform since `since` that share the address or network, or the OS and
+    /// device, of `fingerprint`: the candidates worth scoring, newest first.
+    func candidateClicks(
+        projectId: String, platform: StatsPlatform, since: Date, fingerprint: DeviceFingerprint, limit: Int
+    ) async throws -> [PendingClick]
+    /// How many clicks of a project came from an address since `since`, claimed or not: all of them (a busy address
+    /// is a shared one: carrier NAT, public Wi-Fi), and those of `platform` with the OS version and device of
+    /// `fingerprint` (several such make any match from there ambiguous).
+    func addressActivity(
+        projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
+    ) async throws -> AddressActivity
+    /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
+    /// the click if nobody has; then keeps `response` for the install's retries.
+    func claim(
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
+    ) async throws -> ClaimOutcome
+    func installClaim(projectId: String, installId: String) async throws -> InstallClaim?
+    /// Deletes a project's clicks created before `clicksBefore` and its claims created before `claimsBefore`.
+    func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int
+}
+
+public struct AddressActivity: Sendable, Equatable {
+    public var clicks: Int
+    public var similarClicks: Int
+
+    public init(clicks: Int, similarClicks: Int) {
+        self.clicks = clicks
+        self.similarClicks = similarClicks
+    }
+}
+
+/// Small named values the service keeps, such as the secret for hashing addresses.
+public protocol SettingsRepository: Sendable {
+    func setting(_ key: String) async throws -> String?
+    /// Stores `value` unless the key has one, and returns the value that is stored (so concurrent starts agree).
+    func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String
+}

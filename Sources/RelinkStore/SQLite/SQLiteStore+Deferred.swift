@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import RelinkCore
+
+extension SQLiteStore {
+    static func registerDeferredMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("2-deferred-links") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pending_clicks (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        project_id TEXT NOT NULL,
+                        platform TEXT NOT NULL,
+                        link_id INTEGER,
+                        requested_link TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        address_hash TEXT,
+                        network_hash TEXT,
+                        ip_version INTEGER,
+                        os_version TEXT,
+                        device TEXT,
+                        languages TEXT NOT NULL,
+                        screen TEXT,
+                        time_zone TEXT,
+                        claimed_at DOUBLE,
+                        confidence TEXT
+                    );
+                    CREATE INDEX pending_clicks_by_address ON pending_clicks (project_id, address_hash, created_at);
+                    CREATE INDEX pending_clicks_by_network ON pending_clicks (project_id, network_hash);
+                    CREATE INDEX pending_clicks_by_device ON pending_clicks (project_id, os_version, device);
+                    CREATE INDEX pending_clicks_by_age ON pending_clicks (project_id, created_at);
+                    CREATE TABLE install_claims (
+                        project_id TEXT NOT NULL,
+                        install_id TEXT NOT NULL,
+                        response TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        PRIMARY KEY (project_id, install_id)
+                    );
+                    CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    """)
+        }
+    }
+
+    static func pendingClick(_ row: Row) throws -> PendingClick {
+        let languages: String = row["languages"]
+        return PendingClick(
+            id: row["id"], projectId: row["project_id"], platform: StatsPlatform(rawValue: row["platform"]) ?? .other,
+            linkId: row["link_id"], requestedLink: row["requested_link"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            fingerprint: DeviceFingerprint(
+                addressHash: row["address_hash"], networkHash: row["network_hash"],
+                ipVersion: (row["ip_version"] as Int?).flatMap(IPAddress.Version.init(rawValue:)), osVersion: row["os_version"],
+                device: row["device"], languages: languages.split(separator: ",").map(String.init), screen: row["screen"],
+                timeZone: row["time_zone"]),
+            claimedAt: (row["claimed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            confidence: (row["confidence"] as String?).flatMap(AttributionConfidence.init(rawValue:)))
+    }
+
+    public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
+        guard !clicks.isEmpty else { return }
+        let rows = clicks.map { click -> StatementArguments in
+            let f = click.fingerprint
+            return [
+                click.id, click.projectId, click.platform.rawValue, click.linkId, click.requestedLink,
+                click.createdAt.timeIntervalSince1970, f.addressHash, f.networkHash, f.ipVersion?.rawValue, f.osVersion, f.device,
+                f.languages.joined(separator: ","), f.screen, f.timeZone,
+            ]
+        }
+        try await writer.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, requested_link, created_at,
+                        address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for arguments in rows { try statement.execute(arguments: arguments) }
+        }
+    }
+
+    public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE pending_clicks SET screen = COALESCE(?, screen), time_zone = COALESCE(?, time_zone),
+                        languages = CASE WHEN ? = '' THEN languages ELSE ? END
+                    WHERE id = ? AND claimed_at IS NULL
+                    """,
+                arguments: [screen, timeZone, languages.joined(separator: ","), languages.joined(separator: ","), clickId])
+            return db.changesCount == 1
+        }
+    }
+
+    public func pendingClick(id: String) async throws -> PendingClick? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM pending_clicks WHERE id = ?", arguments: [id]).map(Self.pendingClick)
+        }
+    }
+
+    public func candidateClicks(
+        projectId: String, platform: StatsPlatform, since: Date, fingerprint: DeviceFingerprint, limit: Int
+    ) async throws -> [PendingClick] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM pending_clicks
+                    WHERE project_id = ? AND platform = ? AND claimed_at IS NULL AND created_at >= ?
+                      AND (address_hash = ? OR network_hash = ? OR (os_version = ? AND device = ?))
+                    ORDER BY created_at DESC LIMIT ?
+                    """,
+                arguments: [
+                    projectId, platform.rawValue, since.timeIntervalSince1970, fingerprint.addressHash, fingerprint.networkHash,
+                    fingerprint.osVersion, fingerprint.device, limit,
+                ]
+            ).map(Self.pendingClick)
+        }
+    }
+
+    public func addressActivity(
+        projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
+    ) async throws -> AddressActivity {
+        try await writer.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS clicks,
+                           COALESCE(SUM(platform = ? AND os_version IS ? AND device IS ?), 0) AS similar
+                    FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                    """,
+                arguments: [
+                    platform.rawValue, fingerprint.osVersion, fingerprint.device, projectId, addressHash, since.timeIntervalSince1970,
+                ])
+            return AddressActivity(clicks: row?["clicks"] ?? 0, similarClicks: row?["similar"] ?? 0)
+        }
+    }
+
+    public func claim(
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
+    ) async throws -> ClaimOutcome {
+        try await writer.write { db in
+            if let installId,
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId])
+            {
+                return .answeredBefore(Self.installClaim(row))
+            }
+            if let clickId {
+                try db.execute(
+                    sql: "UPDATE pending_clicks SET claimed_at = ?, confidence = ? WHERE id = ? AND project_id = ? AND claimed_at IS NULL",
+                    arguments: [date.timeIntervalSince1970, confidence?.rawValue, clickId, projectId])
+                if db.changesCount == 0 { return .clickTaken }
+            }
+            if let installId {
+                try db.execute(
+                    sql: "INSERT INTO install_claims (project_id, install_id, response, created_at) VALUES (?, ?, ?, ?)",
+                    arguments: [projectId, installId, response, date.timeIntervalSince1970])
+            }
+            return .claimed
+        }
+    }
+
+    static func installClaim(_ row: Row) -> InstallClaim {
+        InstallClaim(
+            projectId: row["project_id"], installId: row["install_id"], response: row["response"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId]
+            ).map(Self.installClaim)
+        }
+    }
+
+    public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM pending_clicks WHERE project_id = ? AND created_at < ?",
+                arguments: [projectId, clicksBefore.timeIntervalSince1970])
+            var removed = db.changesCount
+            try db.execute(
+                sql: "DELETE FROM install_claims WHERE project_id = ? AND created_at < ?",
+                arguments: [projectId, claimsBefore.timeIntervalSince1970])
+            removed += db.changesCount
+            return removed
+        }
+    }
+
+    public func setting(_ key: String) async throws -> String? {
+        try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+    }
+
+    public func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
+            return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? value
+        }
+    }
+}
