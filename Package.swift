@@ -73,10 +73,20 @@ let package = Package(
                 "RelinkServer", "RelinkCore", "RelinkStore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RelinkClientTests", dependencies: ["RelinkClient"], swiftSettings: swiftSettings),
+        // The client itself depends on nothing of ours but Core; its tests start a real server to talk to.
+        .testTarget(
+            name: "RelinkClientTests",
+            dependencies: [
+                "RelinkClient", "RelinkCore", "RelinkServer", "RelinkStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RelinkCLITests",
             dependencies: [

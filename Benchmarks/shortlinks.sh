@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Short links: redirect throughput with click recording on, next to nginx's static 302 in the same run; then a
+# Short links: redirect throughput with click recording on, next to nginx's static 302 in the same run (a desktop
+# click: redirect and events; an Android click: also the pending click kept for deferred deep linking); then a
 # check that no click was lost (the server is stopped gracefully and the stored CLICK counter compared with what
 # it served); then minting throughput (POST /v1/shortLinks, every request a new link).
 #
@@ -10,6 +11,7 @@ source "$(dirname "$0")/lib.sh"
 RELINK_PORT=18482
 NGINX_PORT=18483
 ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
+DESKTOP="Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
 DB="$WORK/bench.sqlite"
 
 build_release
@@ -41,8 +43,10 @@ curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROI
 
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
 measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/$CODE" "User-Agent: $ANDROID"
-measure "relink short-link redirect (+events)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+measure "relink short link, desktop (+events)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
 SERVED_BY_WRK=$(awk '/requests in/ {print $1}' "$(ls -t "$WORK"/wrk-*.txt | head -1)")
+measure "relink short link, Android (+deferred)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+SERVED_BY_WRK=$((SERVED_BY_WRK + $(awk '/requests in/ {print $1}' "$(ls -t "$WORK"/wrk-*.txt | head -1)")))
 
 # No event lost: stop gracefully (the last buffered events are written on shutdown) and count what is stored.
 kill -TERM "$RELINK_PID"
@@ -70,5 +74,6 @@ MINTED=$(sqlite3 "$DB" "SELECT COUNT(*) FROM links")
 
 report "nginx static 302"
 echo
-echo "clicks: wrk completed $SERVED_BY_WRK requests; $STORED CLICK events stored for the link (1 more from the check before the run); server log: $RECORDED"
+PENDING=$(sqlite3 "$DB" "SELECT COUNT(*) FROM pending_clicks")
+echo "clicks: wrk completed $SERVED_BY_WRK requests; $STORED CLICK events stored for the link (1 more from the check before the run); server log: $RECORDED; $PENDING pending clicks kept for deferred links"
 echo "links in the database after minting: $MINTED"

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
             127.0.0.1:8080. Flags override the \
-            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DB, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
+            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DB, RELINK_SECRET, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
             which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
             """
     )
@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    @Option(help: "The secret for hashing client addresses (default: $RELINK_SECRET, else one kept in the database).")
+    var secret: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configPath = config ?? environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
@@ -49,7 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
         let trust = trustForwardedHeaders || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
-            trustForwardedHeaders: trust, logLevel: level, store: try store.open())
+            trustForwardedHeaders: trust, logLevel: level, store: try store.open(),
+            addressHashSecret: secret ?? environment["RELINK_SECRET"])
         let app = try buildApplication(configuration: server)
         do {
             try await app.runService()

@@ -50,6 +50,11 @@ enum TestSupport {
     static let sampleQuery =
         "link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001"
 
+    /// A Play URL's referrer starts with the click's id (`relink_click=<22 characters>&`); this takes it out.
+    static func withoutClickID(_ url: String) -> String {
+        url.replacing(/&referrer=relink_click%3D[A-Za-z0-9]{22}$/, with: "").replacing(/relink_click%3D[A-Za-z0-9]{22}%26/, with: "")
+    }
+
     static func headers(host: String = "pictlink.page.link", agent: String) -> HTTPFields {
         [HTTPField.Name("Host")!: host, .userAgent: agent]
     }
@@ -57,6 +62,8 @@ enum TestSupport {
 
 extension TestResponse {
     var text: String { String(buffer: body) }
+    /// The Location with the click id of a Play referrer taken out, or nil when there is no such id.
+    var locationWithoutClickID: String? { location.map(TestSupport.withoutClickID) }
     var data: Data { Data(text.utf8) }
     var bodyLength: Int { body.readableBytes }
     var location: String? { headers[.location] }

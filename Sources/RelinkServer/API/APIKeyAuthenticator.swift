@@ -28,6 +28,11 @@ struct APIKeyAuthenticator: Sendable {
         return Caller(key: record, project: project)
     }
 
+    /// The caller when the request names a key (which must then be valid); nil for a request without one.
+    func authenticateIfPresent(_ request: Request) async throws -> Caller? {
+        Self.key(in: request) == nil ? nil : try await authenticate(request)
+    }
+
     static func key(in request: Request) -> String? {
         if let key = request.uri.queryParameters.get("key"), !key.isEmpty { return key }
         if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {

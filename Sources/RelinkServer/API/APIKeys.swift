@@ -12,7 +12,7 @@ public enum APIKeys {
 
     /// Hex SHA-256 of the key, as stored.
     public static func hash(_ key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Data(key.utf8)))
     }
 
     /// The first characters of a key, kept to tell keys apart in listings.

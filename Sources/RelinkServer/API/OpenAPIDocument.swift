@@ -90,6 +90,37 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/v1/installAttribution": {
+              "post": {
+                "operationId": "installAttribution",
+                "summary": "On an app's first launch, the link the user clicked before installing (FDL's installAttribution).",
+                "description": "A clipboard claim link (iOS) or install referrer (Android) gives UNIQUE; otherwise recent unclaimed clicks of the app's project are matched on the device's signals: DEFAULT when exactly one click from this address fits, WEAK when it is ambiguous or thin, no deepLink (with matchMessage) when nothing fits. A click goes to one install; the same installId gets the same answer. No API key is needed; one that is sent must be the app's project's. Rate-limited per client address.",
+                "security": [{}, {"apiKeyQuery": []}, {"bearer": []}],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InstallAttributionRequest"}}}},
+                "responses": {
+                  "200": {"description": "The answer; without a match, deepLink and attributionConfidence are absent.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InstallAttributionResponse"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "413": {"$ref": "#/components/responses/TooLarge"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
+                }
+              }
+            },
+            "/v1/reopenAttribution": {
+              "post": {
+                "operationId": "reopenAttribution",
+                "summary": "The deep link of a Relink link that opened the installed app; counts APP_RE_OPEN for short links.",
+                "security": [{}, {"apiKeyQuery": []}, {"bearer": []}],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReopenAttributionRequest"}}}},
+                "responses": {
+                  "200": {"description": "The deep link.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ReopenAttributionResponse"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
+                }
+              }
+            },
             "/v1/openapi.json": {
               "get": {
                 "operationId": "getOpenAPI",
@@ -180,6 +211,47 @@ enum OpenAPIDocument {
               "LinkListResponse": {
                 "type": "object", "required": ["links"],
                 "properties": {"links": {"type": "array", "items": {"$ref": "#/components/schemas/ManagedLink"}}, "nextPageToken": {"type": "string"}}
+              },
+              "InstallAttributionRequest": {
+                "type": "object", "required": ["bundleId"],
+                "properties": {
+                  "bundleId": {"type": "string", "description": "The app's bundle ID (iOS) or package name (Android)."},
+                  "iosVersion": {"type": "string"}, "sdkVersion": {"type": "string"},
+                  "appInstallationTime": {"type": ["integer", "string"], "description": "Epoch seconds."},
+                  "uniqueMatchLinkToCheck": {"type": "string", "description": "The clipboard's claim link, …?rc=<click id>&_icp=1."},
+                  "device": {"type": "object", "properties": {
+                    "screenResolutionHeight": {"type": ["integer", "string"]}, "screenResolutionWidth": {"type": ["integer", "string"]},
+                    "languageCode": {"type": "string"}, "languageCodeRaw": {"type": "string"}, "languageCodeFromWebview": {"type": "string"},
+                    "timezone": {"type": "string"}, "deviceModelName": {"type": "string"}}},
+                  "retrievalMethod": {"type": ["string", "integer"]}, "visualStyle": {"type": ["string", "integer"]},
+                  "platform": {"type": "string", "enum": ["IOS", "ANDROID"], "default": "IOS"},
+                  "installReferrer": {"type": "string", "description": "The Play install referrer (relink_click=…&utm_source=…)."},
+                  "installId": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$", "description": "Generated once per install; retries get the same answer."},
+                  "osVersion": {"type": "string", "description": "Build.VERSION.RELEASE on Android."}
+                }
+              },
+              "InstallAttributionResponse": {
+                "type": "object", "required": ["matchMessage", "invitationId", "isStrongMatchExecutable"],
+                "properties": {
+                  "deepLink": {"type": "string"}, "attributionConfidence": {"type": "string", "enum": ["UNIQUE", "DEFAULT", "WEAK"]},
+                  "matchMessage": {"type": "string"}, "requestedLink": {"type": "string"}, "resolvedLink": {"type": "string"},
+                  "utmSource": {"type": "string"}, "utmMedium": {"type": "string"}, "utmCampaign": {"type": "string"},
+                  "utmContent": {"type": "string"}, "utmTerm": {"type": "string"}, "appMinimumVersion": {"type": "string"},
+                  "requestIpVersion": {"type": "string", "enum": ["IP_V4", "IP_V6"]}, "fallbackLink": {"type": "string"},
+                  "invitationId": {"type": "string"}, "isStrongMatchExecutable": {"type": "boolean"}
+                }
+              },
+              "ReopenAttributionRequest": {
+                "type": "object",
+                "properties": {"requestedLink": {"type": "string"}, "bundle_id": {"type": "string"}, "bundleId": {"type": "string"}, "sdk_version": {"type": "string"}, "sdkVersion": {"type": "string"}}
+              },
+              "ReopenAttributionResponse": {
+                "type": "object", "required": ["deepLink", "invitationId", "resolvedLink"],
+                "properties": {
+                  "deepLink": {"type": "string"}, "invitationId": {"type": "string"}, "iosMinAppVersion": {"type": "string"},
+                  "resolvedLink": {"type": "string"}, "utmSource": {"type": "string"}, "utmMedium": {"type": "string"},
+                  "utmCampaign": {"type": "string"}, "utmContent": {"type": "string"}, "utmTerm": {"type": "string"}
+                }
               },
               "UpdateLinkRequest": {
                 "type": "object",

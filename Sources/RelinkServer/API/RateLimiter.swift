@@ -2,20 +2,23 @@ import Foundation
 import NIOConcurrencyHelpers
 import RelinkCore
 
-/// Token buckets per API key, in memory: each instance limits what it serves.
-final class RateLimiter: Sendable {
+/// Token buckets per key (an API key's id, a client address), in memory: each instance limits what it serves.
+final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
     }
 
-    private let buckets = NIOLockedValueBox<[Int64: Bucket]>([:])
+    private let buckets = NIOLockedValueBox<[Key: Bucket]>([:])
     private let clock = ContinuousClock()
+    /// Buckets untouched this long are full again and can go, so the table does not grow without bound.
+    private let idle: Duration = .seconds(600)
 
     /// Takes a token for `keyId`, or says how many whole seconds until one is free.
-    func acquire(keyId: Int64, limit: RateLimit) -> Result<Void, APIError> {
+    func acquire(keyId: Key, limit: RateLimit) -> Result<Void, APIError> {
         let now = clock.now
         return buckets.withLockedValue { buckets in
+            if buckets.count > 100_000 { buckets = buckets.filter { now - $0.value.updated < idle } }
             var bucket = buckets[keyId] ?? Bucket(tokens: Double(limit.burst), updated: now)
             let elapsed = now - bucket.updated
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -6,7 +6,7 @@ import RelinkStore
 struct ShortLinksController: Sendable {
     let service: ShortLinkService
     let authenticator: APIKeyAuthenticator
-    let rateLimiter: RateLimiter
+    let rateLimiter: RateLimiter<Int64>
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
         group.post("shortLinks") { request, context in try await create(request, context) }

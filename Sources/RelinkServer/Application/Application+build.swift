@@ -20,7 +20,7 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
         // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
-        services: [parts.recorder],
+        services: [parts.recorder, parts.deferredRecorder],
         onServerRunning: { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.host):\($0.port ?? configuration.port)" }
             logger.info(
@@ -35,6 +35,7 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
 struct ApplicationParts {
     let router: Router<RelinkRequestContext>
     let recorder: EventRecorder
+    let deferredRecorder: DeferredClickRecorder
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
         let relink = configuration.relink
@@ -45,6 +46,12 @@ struct ApplicationParts {
         let recorder = EventRecorder(store: store, interval: configuration.eventFlushInterval, logger: logger)
         let authenticator = APIKeyAuthenticator(store: store, configuration: relink)
         let service = ShortLinkService(store: store, configuration: relink, cache: cache)
+        let deferredRecorder = DeferredClickRecorder(
+            store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger)
+        let deferred = DeferredLinkService(
+            store: store, configuration: relink, recorder: deferredRecorder, events: recorder,
+            hasher: AddressHasher(store: store, secret: configuration.addressHashSecret), cache: cache)
+        let clientLimiter = RateLimiter<String>()
 
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders)
@@ -52,16 +59,25 @@ struct ApplicationParts {
         // Router-wide, so that unknown paths under /v1 (which no route matches) get the API's JSON error too.
         router.add(middleware: APIErrorMiddleware())
         let api = router.group("v1")
-        ShortLinksController(service: service, authenticator: authenticator, rateLimiter: RateLimiter()).addRoutes(to: api)
+        ShortLinksController(service: service, authenticator: authenticator, rateLimiter: RateLimiter<Int64>()).addRoutes(to: api)
         LinksController(service: service, authenticator: authenticator).addRoutes(to: api)
         StatsController(service: service, authenticator: authenticator, recorder: recorder).addRoutes(to: api)
+        AttributionController(
+            service: deferred, authenticator: authenticator, rateLimiter: clientLimiter,
+            trustForwardedHeaders: configuration.trustForwardedHeaders
+        ).addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
+        BeaconController(
+            directory: DomainDirectory(relink), recorder: deferredRecorder, rateLimiter: clientLimiter,
+            trustForwardedHeaders: configuration.trustForwardedHeaders
+        ).addRoutes(to: router)
         // Last: everything else on a link domain is a click.
         RedirectController(
             configuration: relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders, store: store,
-            cache: cache, recorder: recorder
+            cache: cache, recorder: recorder, deferred: deferred
         ).addRoutes(to: router)
         self.router = router
         self.recorder = recorder
+        self.deferredRecorder = deferredRecorder
     }
 }

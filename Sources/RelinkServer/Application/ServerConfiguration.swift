@@ -15,10 +15,13 @@ public struct ServerConfiguration: Sendable {
     public var store: any RelinkStore
     /// How often buffered click events are written.
     public var eventFlushInterval: Duration
+    /// The key for hashing client addresses; nil keeps one generated on first start in the database.
+    public var addressHashSecret: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, trustForwardedHeaders: Bool = false,
-        logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1)
+        logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1),
+        addressHashSecret: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -27,5 +30,6 @@ public struct ServerConfiguration: Sendable {
         self.logLevel = logLevel
         self.store = store
         self.eventFlushInterval = eventFlushInterval
+        self.addressHashSecret = addressHashSecret
     }
 }

@@ -12,7 +12,7 @@ struct AssociationController: Sendable {
 
         init(_ data: Data) {
             body = ByteBuffer(bytes: data)
-            eTag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            eTag = "\"" + Hex.string(SHA256.hash(data: data).prefix(16)) + "\""
         }
     }
 

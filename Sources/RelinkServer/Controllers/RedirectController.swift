@@ -14,10 +14,11 @@ struct RedirectController: Sendable {
     let store: any RelinkStore
     let cache: LinkCache
     let recorder: EventRecorder
+    let deferred: DeferredLinkService
 
     init(
         configuration: RelinkConfiguration, pages: PageRenderer, trustForwardedHeaders: Bool, store: any RelinkStore,
-        cache: LinkCache, recorder: EventRecorder
+        cache: LinkCache, recorder: EventRecorder, deferred: DeferredLinkService
     ) {
         directory = DomainDirectory(configuration)
         let domains = configuration.allDomains
@@ -28,6 +29,7 @@ struct RedirectController: Sendable {
         self.store = store
         self.cache = cache
         self.recorder = recorder
+        self.deferred = deferred
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
@@ -54,23 +56,43 @@ struct RedirectController: Sendable {
             project: match.project, prefix: match.prefix, relativePath: match.relativePath, query: query, context: linkContext)
         {
         case .longLink(let link), .route(let link):
-            return respond(to: link, project: match.project, request: request)
+            return await respond(to: link, project: match.project, prefix: match.prefix, request: request, origin: origin)
         case .shortLink(let code, let debug):
-            return try await respond(toShortLink: code, debug: debug, match: match, context: linkContext, request: request, logger: context.logger)
+            return try await respond(
+                toShortLink: code, debug: debug, match: match, context: linkContext, request: request, origin: origin, logger: context.logger)
         case .notFound:
             return pages.message("Link not found", ["There is no link at \(match.prefix.url(path: String(match.relativePath)))."], status: .notFound)
         }
     }
 
-    func respond(to link: ResolvedLink, project: Project, request: Request) -> Response {
+    func respond(to link: ResolvedLink, project: Project, prefix: DomainURIPrefix, request: Request, origin: RequestOrigin) async -> Response {
         let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
-        let plan = RedirectPlanner.plan(link, project: project, client: client, isHead: request.method == .head)
-        return render(plan)
+        let isHead = request.method == .head
+        let plan = RedirectPlanner.plan(link, project: project, client: client, isHead: isHead)
+        guard !isHead, !link.isDebug else { return render(plan) }
+        let (decorated, clickID) = await keepForInstall(
+            plan, link: link, linkId: nil, project: project, client: client, request: request, origin: origin)
+        return render(decorated, clickID: clickID, prefix: prefix)
+    }
+
+    /// For a click that may lead to an install: its id in the plan, and the click kept for the install to claim.
+    func keepForInstall(
+        _ plan: RedirectPlan, link: ResolvedLink, linkId: Int64?, project: Project, client: DetectedClient, request: Request,
+        origin: RequestOrigin
+    ) async -> (RedirectPlan, String?) {
+        guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
+        let clickID = DeferredLinkService.newClickID()
+        let claimURL: String? = project.deferred.clipboard ? DeferredLinkService.claimURL(for: link, clickID: clickID) : nil
+        let fingerprint = await deferred.fingerprint(
+            client: client, clientAddress: origin.clientAddress, userAgent: request.headers[.userAgent] ?? "",
+            acceptLanguage: request.headers[.acceptLanguage])
+        deferred.capture(clickID: clickID, project: project, link: link, linkId: linkId, platform: client.platform, fingerprint: fingerprint)
+        return (RedirectPlanner.decorate(plan, parameters: link.parameters, clickID: clickID, claimURL: claimURL), clickID)
     }
 
     func respond(
         toShortLink code: ShortCode, debug: Bool, match: DomainDirectory.Match, context: LinkValidationContext, request: Request,
-        logger: Logger
+        origin: RequestOrigin, logger: Logger
     ) async throws -> Response {
         let domain = match.prefix.description
         let entry: LinkCache.Entry
@@ -91,7 +113,8 @@ struct RedirectController: Sendable {
             return pages.message("Link no longer available", [reason, "Short URL (\(domain)/\(code))"], status: .gone)
         }
         let resolved = entry.resolved.get { ResolvedShortLink(record: record, project: match.project, prefix: match.prefix) }
-        let plan: RedirectPlan
+        var plan: RedirectPlan
+        var clickID: String?
         if debug || isHead {
             var link = resolved.link
             link.isDebug = debug
@@ -102,16 +125,18 @@ struct RedirectController: Sendable {
             }
             plan = RedirectPlanner.plan(link, project: match.project, client: client, isHead: isHead)
         } else {
-            plan = resolved.plan(for: client, project: match.project)
+            (plan, clickID) = await keepForInstall(
+                resolved.plan(for: client, project: match.project), link: resolved.link, linkId: record.id, project: match.project,
+                client: client, request: request, origin: origin)
         }
         if counts {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
             recorder.record(linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click])
         }
-        return render(plan)
+        return render(plan, clickID: clickID, prefix: match.prefix)
     }
 
-    func render(_ plan: RedirectPlan) -> Response {
+    func render(_ plan: RedirectPlan, clickID: String? = nil, prefix: DomainURIPrefix? = nil) -> Response {
         switch plan {
         case .redirect(let url, _):
             return Response(status: .found, headers: [.location: PercentEncoding.encodeForURL(url), .cacheControl: "no-store"])
@@ -121,7 +146,8 @@ struct RedirectController: Sendable {
                 [
                     "appName": preview.appName, "title": preview.title ?? preview.appName, "description": preview.description as Any,
                     "imageURL": preview.imageURL as Any, "openURL": PercentEncoding.encodeForURL(preview.openURL),
-                    "webURL": PercentEncoding.encodeForURL(preview.webURL),
+                    "webURL": PercentEncoding.encodeForURL(preview.webURL), "claimURL": preview.claimURL as Any,
+                    "clickID": clickID as Any, "beaconPath": (prefix?.path ?? "") + "/_/beacon",
                 ])
         case .socialPreview(let preview):
             return pages.html(

@@ -33,13 +33,15 @@ struct PageRenderer: Sendable {
         }
         library = MustacheLibrary(templates: templates)
         let styleHash = Data(SHA256.hash(data: Data(PageTemplates.style.utf8))).base64EncodedString()
+        let scriptHash = Data(SHA256.hash(data: Data(PageTemplates.previewScript.utf8))).base64EncodedString()
         contentSecurityPolicy =
-            "default-src 'none'; style-src 'sha256-\(styleHash)'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+            "default-src 'none'; style-src 'sha256-\(styleHash)'; script-src 'sha256-\(scriptHash)'; img-src https: data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }
 
     func html(_ page: Page, _ values: [String: Any], status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> Response {
         var values = values
         values["style"] = PageTemplates.style
+        values["script"] = PageTemplates.previewScript
         let body = library.render(values, withTemplate: page.rawValue) ?? ""
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",

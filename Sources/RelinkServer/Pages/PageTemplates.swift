@@ -36,12 +36,27 @@ enum PageTemplates {
         <p class="app">{{appName}}</p>
         <h1>{{title}}</h1>
         {{#description}}<p>{{description}}</p>{{/description}}
-        <a class="button" id="open" href="{{openURL}}">Open</a>
+        {{#claimURL}}<label class="save"><input type="checkbox" id="save" checked> Save my place in the app</label>{{/claimURL}}
+        <a class="button" id="open" href="{{openURL}}"{{#claimURL}} data-clipboard="{{claimURL}}"{{/claimURL}}{{#clickID}} data-click="{{clickID}}" data-beacon="{{beaconPath}}"{{/clickID}}>Open</a>
         <p class="web"><a href="{{webURL}}">Continue on the web</a></p>
         </div>
         </main>
+        <script>{{{script}}}</script>
         </body>
         </html>
+        """
+
+    /// The preview page's only script, allowed by its hash. It tells the server the screen, time zone and
+    /// languages (for matching the install later), and copies the claim link when the box is ticked. Without
+    /// JavaScript the page still works; only the copy is lost.
+    static let previewScript = """
+        (function(){var b=document.getElementById('open');if(!b)return;\
+        var c=b.getAttribute('data-click'),u=b.getAttribute('data-beacon');\
+        if(c&&u&&navigator.sendBeacon){try{var z='';try{z=Intl.DateTimeFormat().resolvedOptions().timeZone||''}catch(e){}\
+        navigator.sendBeacon(u,JSON.stringify({c:c,w:screen.width,h:screen.height,tz:z,l:navigator.languages||[navigator.language]}))}catch(e){}}\
+        b.addEventListener('click',function(e){var s=document.getElementById('save'),t=b.getAttribute('data-clipboard');\
+        if(!t||!s||!s.checked||!navigator.clipboard||!navigator.clipboard.writeText)return;e.preventDefault();var h=b.href;\
+        navigator.clipboard.writeText(t).then(function(){location.href=h},function(){location.href=h})})})();
         """
 
     static let socialPreview = """

@@ -99,7 +99,7 @@ final class ShortLinkService: Sendable {
 
     static func idempotencyKey(project: String, option: SuffixOption, canonical: String) -> String {
         let digest = SHA256.hash(data: Data("\(project)\n\(option.rawValue)\n\(canonical)".utf8))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return Hex.string(digest)
     }
 
     static func suffixOption(_ suffix: CreateShortLinkRequest.Suffix?) throws -> SuffixOption {

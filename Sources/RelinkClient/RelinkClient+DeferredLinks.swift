@@ -1,0 +1,109 @@
+import Foundation
+import RelinkCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RelinkClient {
+    /// What the app knows about its device, for matching its first launch to the click before the install.
+    public struct DeviceInfo: Sendable, Equatable {
+        public enum Platform: String, Sendable {
+            case iOS = "IOS"
+            case android = "ANDROID"
+        }
+
+        public var platform: Platform
+        /// The app's bundle ID (iOS) or package name (Android).
+        public var bundleId: String
+        /// `17.2` (`UIDevice.current.systemVersion`) or the Android release (`Build.VERSION.RELEASE`).
+        public var osVersion: String?
+        /// `iPhone15,2` (`utsname.machine`) or `Build.MODEL`.
+        public var deviceModelName: String?
+        /// Screen size in points (iOS) or density-independent pixels (Android), as web pages see it.
+        public var screenWidth: Int?
+        public var screenHeight: Int?
+        /// `Locale.preferredLanguages.first`, such as `en-US`.
+        public var languageCode: String?
+        /// An IANA time zone, `TimeZone.current.identifier`.
+        public var timeZone: String?
+
+        public init(
+            platform: Platform, bundleId: String, osVersion: String? = nil, deviceModelName: String? = nil, screenWidth: Int? = nil,
+            screenHeight: Int? = nil, languageCode: String? = Locale.preferredLanguages.first,
+            timeZone: String? = TimeZone.current.identifier
+        ) {
+            self.platform = platform
+            self.bundleId = bundleId
+            self.osVersion = osVersion
+            self.deviceModelName = deviceModelName
+            self.screenWidth = screenWidth
+            self.screenHeight = screenHeight
+            self.languageCode = languageCode
+            self.timeZone = timeZone
+        }
+    }
+
+    /// A new install id: generate it once, on first launch, and keep it, so retries get the same answer.
+    public static func newInstallID() -> String {
+        UUID().uuidString
+    }
+
+    /// Whether a clipboard string is a Relink claim link (`…rc=<click id>&_icp=1`), so an app can check before it
+    /// reads the clipboard for real (on iOS, `UIPasteboard.detectPatterns` avoids the paste prompt).
+    public static func isClaimLink(_ text: String) -> Bool {
+        text.hasSuffix("_icp=1") && text.contains("rc=") && AbsoluteURI(text)?.isHTTP == true
+    }
+
+    /// `POST /v1/installAttribution`: on first launch, the link the user clicked before installing, if any.
+    /// Pass the clipboard's claim link (iOS, when the app reads it) or the Play install referrer (Android) for an
+    /// exact (`UNIQUE`) match; without them the server matches on the device's signals.
+    public func claimDeferredLink(
+        device: DeviceInfo, installId: String, clipboardLink: String? = nil, installReferrer: String? = nil
+    ) async throws(RelinkClientError) -> InstallAttributionResponse {
+        let request = InstallAttributionRequest(
+            bundleId: device.bundleId, iosVersion: device.platform == .iOS ? device.osVersion : nil,
+            sdkVersion: "relink-swift-1",
+            appInstallationTime: FlexibleValue(String(Int(Date().timeIntervalSince1970))),
+            uniqueMatchLinkToCheck: clipboardLink.flatMap { Self.isClaimLink($0) ? $0 : nil },
+            device: .init(
+                screenResolutionHeight: device.screenHeight.map { FlexibleValue(String($0)) },
+                screenResolutionWidth: device.screenWidth.map { FlexibleValue(String($0)) }, languageCode: device.languageCode,
+                languageCodeRaw: device.languageCode, timezone: device.timeZone, deviceModelName: device.deviceModelName),
+            platform: device.platform.rawValue, installReferrer: installReferrer, installId: installId,
+            osVersion: device.osVersion)
+        return try await send("POST", path: "/v1/installAttribution", body: request)
+    }
+
+    /// `POST /v1/reopenAttribution`: the deep link of a Relink link that opened the installed app (a universal
+    /// link or App Link: short link, long link or route).
+    public func resolve(_ link: String, bundleId: String? = nil) async throws(RelinkClientError) -> ReopenAttributionResponse {
+        try await send("POST", path: "/v1/reopenAttribution", body: ReopenAttributionRequest(requestedLink: link, bundleId: bundleId, sdkVersion: "relink-swift-1"))
+    }
+}
+
+extension InstallAttributionResponse {
+    /// The answer in FDL's callback form, for apps that handled FDL's URLs:
+    /// `<scheme>://google/link/?deep_link_id=…&match_type=unique|default|weak&…`, or
+    /// `<scheme>://google/link/?dismiss=1&is_weak_match=1` without a match.
+    public func callbackURL(scheme: String) -> URL? {
+        var components = URLComponents()
+        components.scheme = scheme
+        components.host = "google"
+        components.path = "/link/"
+        guard let deepLink, let confidence = attributionConfidence else {
+            components.queryItems = [URLQueryItem(name: "dismiss", value: "1"), URLQueryItem(name: "is_weak_match", value: "1")]
+            return components.url
+        }
+        var items = [URLQueryItem(name: "deep_link_id", value: deepLink), URLQueryItem(name: "match_type", value: confidence.matchType)]
+        let optional: [(String, String?)] = [
+            ("utm_source", utmSource), ("utm_medium", utmMedium), ("utm_campaign", utmCampaign), ("utm_term", utmTerm),
+            ("utm_content", utmContent), ("imv", appMinimumVersion), ("match_message", matchMessage),
+            ("request_ip_version", requestIpVersion),
+        ]
+        items += optional.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        // Encoded by hand: URLComponents would leave `&`, `=` and `+` of the deep link unescaped.
+        components.percentEncodedQueryItems = items.map { URLQueryItem(name: $0.name, value: $0.value.map(PercentEncoding.encodeComponent)) }
+        return components.url
+    }
+}

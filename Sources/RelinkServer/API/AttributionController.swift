@@ -1,0 +1,40 @@
+import Hummingbird
+import RelinkCore
+
+/// `POST /v1/installAttribution` (claiming a deferred link on first launch) and `POST /v1/reopenAttribution`
+/// (resolving a link opened in the installed app). Apps call these without a key; a key, when sent, must be
+/// the app's project's. Each client address is rate-limited, since anyone can call them.
+struct AttributionController: Sendable {
+    let service: DeferredLinkService
+    let authenticator: APIKeyAuthenticator
+    let rateLimiter: RateLimiter<String>
+    let trustForwardedHeaders: Bool
+
+    /// Per client address: an app claims once per install, so this allows busy carrier NATs, not scanning.
+    static let limit = RateLimit(requestsPerSecond: 20, burst: 100)
+
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        group.post("installAttribution") { request, context in try await install(request, context) }
+        group.post("reopenAttribution") { request, context in try await reopen(request, context) }
+    }
+
+    private func origin(_ request: Request, _ context: RelinkRequestContext) throws -> RequestOrigin {
+        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
+        if case .failure(let error) = rateLimiter.acquire(keyId: origin.clientAddress ?? "unknown", limit: Self.limit) { throw error }
+        return origin
+    }
+
+    func install(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let origin = try origin(request, context)
+        let caller = try await authenticator.authenticateIfPresent(request)
+        let body = try await JSONResponse.decode(InstallAttributionRequest.self, from: request, context: context)
+        return try JSONResponse.make(try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project))
+    }
+
+    func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        _ = try origin(request, context)
+        let caller = try await authenticator.authenticateIfPresent(request)
+        let body = try await JSONResponse.decode(ReopenAttributionRequest.self, from: request, context: context)
+        return try JSONResponse.make(try await service.reopen(body, keyProject: caller?.project))
+    }
+}

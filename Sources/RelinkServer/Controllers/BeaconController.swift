@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import RelinkCore
+
+/// `POST <prefix>/_/beacon`: what the preview page's script measured in the browser (screen, time zone,
+/// languages), added to its click for matching. Best effort: it always answers 204, so the page learns nothing.
+struct BeaconController: Sendable {
+    let directory: DomainDirectory
+    let recorder: DeferredClickRecorder
+    let rateLimiter: RateLimiter<String>
+    let trustForwardedHeaders: Bool
+
+    struct Beacon: Decodable {
+        var c: String
+        var w: Int?
+        var h: Int?
+        var tz: String?
+        var l: [String]?
+    }
+
+    func addRoutes(to router: Router<RelinkRequestContext>) {
+        router.post("**") { request, context in try await handle(request, context) }
+    }
+
+    func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
+        guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == "/_/beacon" else {
+            return Response(status: .notFound)
+        }
+        guard case .success = rateLimiter.acquire(keyId: origin.clientAddress ?? "unknown", limit: AttributionController.limit) else {
+            return Response(status: .tooManyRequests)
+        }
+        var request = request
+        guard let body = try? await request.collectBody(upTo: 4096),
+            let beacon = try? JSONDecoder().decode(Beacon.self, from: Data(body.readableBytesView)), ShortCode(Substring(beacon.c)) != nil
+        else { return Response(status: .noContent) }
+        let languages = (beacon.l ?? []).prefix(8).compactMap(LanguageList.primary)
+        let timeZone = beacon.tz.flatMap { $0.count <= 64 && !$0.isEmpty ? $0 : nil }
+        _ = try? await recorder.addBrowserSignals(
+            clickId: beacon.c, screen: DeviceFingerprint.screen(width: beacon.w, height: beacon.h), timeZone: timeZone,
+            languages: Array(Set(languages)).sorted { languages.firstIndex(of: $0)! < languages.firstIndex(of: $1)! })
+        return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+    }
+}
