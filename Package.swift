@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -30,7 +32,13 @@ let package = Package(
         .target(name: "RelinkCore", swiftSettings: swiftSettings),
         .target(
             name: "RelinkStore",
-            dependencies: ["RelinkCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "RelinkCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -66,7 +74,14 @@ let package = Package(
             dependencies: ["RelinkCore", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "RelinkStoreTests", dependencies: ["RelinkStore", "RelinkCore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RelinkStoreTests",
+            dependencies: [
+                "RelinkStore", "RelinkCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RelinkServerTests",
             dependencies: [

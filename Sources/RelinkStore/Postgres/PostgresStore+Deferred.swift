@@ -1,0 +1,205 @@
+import Foundation
+import PostgresNIO
+import RelinkCore
+
+extension PostgresStore {
+    static func pendingClick(_ row: PostgresRandomAccessRow) throws -> PendingClick {
+        let languages: String = try row.value("languages")
+        return PendingClick(
+            id: try row.value("id"), projectId: try row.value("project_id"),
+            platform: StatsPlatform(rawValue: try row.value("platform")) ?? .other, linkId: try row.value("link_id"),
+            requestedLink: try row.value("requested_link"), createdAt: try row.date("created_at"),
+            fingerprint: DeviceFingerprint(
+                addressHash: try row.value("address_hash"), networkHash: try row.value("network_hash"),
+                ipVersion: try row.value("ip_version", as: Int?.self).flatMap(IPAddress.Version.init(rawValue:)),
+                osVersion: try row.value("os_version"), device: try row.value("device"),
+                languages: languages.split(separator: ",").map(String.init), screen: try row.value("screen"),
+                timeZone: try row.value("time_zone")),
+            claimedAt: try row.optionalDate("claimed_at"),
+            confidence: try row.value("confidence", as: String?.self).flatMap(AttributionConfidence.init(rawValue:)))
+    }
+
+    public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
+        let columns = 14
+        for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement) {
+            let chunk = clicks[start..<min(start + Self.rowsPerStatement, clicks.count)]
+            var binds = PostgresBindings(capacity: chunk.count * columns)
+            var values: [String] = []
+            for (index, click) in chunk.enumerated() {
+                let base = index * columns
+                values.append("(" + (1...columns).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+                let f = click.fingerprint
+                binds.append(click.id)
+                binds.append(click.projectId)
+                binds.append(click.platform.rawValue)
+                binds.append(click.linkId)
+                binds.append(click.requestedLink)
+                binds.append(click.createdAt.timeIntervalSince1970)
+                binds.append(f.addressHash)
+                binds.append(f.networkHash)
+                binds.append(f.ipVersion.map { Int64($0.rawValue) })
+                binds.append(f.osVersion)
+                binds.append(f.device)
+                binds.append(f.languages.joined(separator: ","))
+                binds.append(f.screen)
+                binds.append(f.timeZone)
+            }
+            try await rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO pending_clicks (id, project_id, platform, link_id, requested_link, created_at,
+                            address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
+                        VALUES \(values.joined(separator: ", "))
+                        ON CONFLICT (id) DO NOTHING
+                        """, binds: binds))
+        }
+    }
+
+    public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
+        let joined = languages.joined(separator: ",")
+        return try await rows(
+            """
+            UPDATE pending_clicks SET screen = COALESCE(\(screen), screen), time_zone = COALESCE(\(timeZone), time_zone),
+                languages = CASE WHEN \(joined) = '' THEN languages ELSE \(joined) END
+            WHERE id = \(clickId) AND claimed_at IS NULL
+            RETURNING id
+            """
+        ).count == 1
+    }
+
+    public func pendingClick(id: String) async throws -> PendingClick? {
+        try await rows("SELECT * FROM pending_clicks WHERE id = \(id)").first.map(Self.pendingClick)
+    }
+
+    public func candidateClicks(
+        projectId: String, platform: StatsPlatform, since: Date, fingerprint: DeviceFingerprint, limit: Int
+    ) async throws -> [PendingClick] {
+        try await rows(
+            """
+            SELECT * FROM pending_clicks
+            WHERE project_id = \(projectId) AND platform = \(platform.rawValue) AND claimed_at IS NULL
+              AND created_at >= \(since.timeIntervalSince1970)
+              AND (address_hash = \(fingerprint.addressHash) OR network_hash = \(fingerprint.networkHash)
+                   OR (os_version = \(fingerprint.osVersion) AND device = \(fingerprint.device)))
+            ORDER BY created_at DESC LIMIT \(limit)
+            """
+        ).map(Self.pendingClick)
+    }
+
+    public func addressActivity(
+        projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
+    ) async throws -> AddressActivity {
+        let row = try await rows(
+            """
+            SELECT COUNT(*)::BIGINT AS clicks,
+                   COUNT(*) FILTER (WHERE platform = \(platform.rawValue) AND os_version IS NOT DISTINCT FROM \(fingerprint.osVersion)
+                                    AND device IS NOT DISTINCT FROM \(fingerprint.device))::BIGINT AS similar
+            FROM pending_clicks
+            WHERE project_id = \(projectId) AND address_hash = \(addressHash) AND created_at >= \(since.timeIntervalSince1970)
+            """
+        ).first
+        return AddressActivity(
+            clicks: Int(try row?.value("clicks", as: Int64.self) ?? 0), similarClicks: Int(try row?.value("similar", as: Int64.self) ?? 0))
+    }
+
+    public func claim(
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
+    ) async throws -> ClaimOutcome {
+        let logger = self.logger
+        return try await transaction { connection in
+            if let installId {
+                // Claims of one install wait for each other (a retry racing the first try); claims of different
+                // installs do not.
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext(\(projectId + "\u{1F}" + installId)))", logger: logger)
+                let existing = try await connection.query(
+                    "SELECT * FROM install_claims WHERE project_id = \(projectId) AND install_id = \(installId)", logger: logger
+                ).collect().map(PostgresRandomAccessRow.init)
+                if let row = existing.first { return .answeredBefore(try Self.installClaim(row)) }
+            }
+            if let clickId {
+                // The conditional UPDATE is the claim: of concurrent claims, one changes the row, the others see
+                // it claimed (they wait on its row lock, then re-check `claimed_at IS NULL`) and change nothing.
+                let taken = try await connection.query(
+                    """
+                    UPDATE pending_clicks SET claimed_at = \(date.timeIntervalSince1970), confidence = \(confidence?.rawValue)
+                    WHERE id = \(clickId) AND project_id = \(projectId) AND claimed_at IS NULL
+                    RETURNING id
+                    """, logger: logger
+                ).collect()
+                if taken.isEmpty { return .clickTaken }
+            }
+            if let installId {
+                try await connection.query(
+                    """
+                    INSERT INTO install_claims (project_id, install_id, response, created_at)
+                    VALUES (\(projectId), \(installId), \(response), \(date.timeIntervalSince1970))
+                    """, logger: logger)
+            }
+            return .claimed
+        }
+    }
+
+    static func installClaim(_ row: PostgresRandomAccessRow) throws -> InstallClaim {
+        InstallClaim(
+            projectId: try row.value("project_id"), installId: try row.value("install_id"), response: try row.value("response"),
+            createdAt: try row.date("created_at"))
+    }
+
+    public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
+        try await rows("SELECT * FROM install_claims WHERE project_id = \(projectId) AND install_id = \(installId)")
+            .first.map(Self.installClaim)
+    }
+
+    public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
+        let clicks = try await rows(
+            "DELETE FROM pending_clicks WHERE project_id = \(projectId) AND created_at < \(clicksBefore.timeIntervalSince1970) RETURNING 1 AS one")
+        let claims = try await rows(
+            "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one")
+        return clicks.count + claims.count
+    }
+
+    public func setting(_ key: String) async throws -> String? {
+        try await rows("SELECT value FROM settings WHERE key = \(key)").first?.value("value")
+    }
+
+    public func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String {
+        // Instances starting together race to set the secret: the first insert wins and every instance reads it.
+        try await rows("INSERT INTO settings (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO NOTHING")
+        return try await setting(key) ?? value
+    }
+}
+
+// MARK: - Link changes
+
+extension PostgresStore {
+    public func watchLinkChanges(_ onChange: @escaping @Sendable (LinkChange) -> Void) async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        // Listening now; anything before may have been missed.
+                        onChange(.all)
+                        failures = 0
+                        for try await notification in notifications {
+                            let parts = notification.payload.split(separator: "\t", maxSplits: 1)
+                            if parts.count == 2 {
+                                onChange(.link(domain: String(parts[0]), code: String(parts[1])))
+                            } else {
+                                onChange(.all)
+                            }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                failures += 1
+                if failures == 1 || failures % 60 == 0 {
+                    logger.warning("listening for link changes failed (\(Self.explain(error))); retrying every second")
+                }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}

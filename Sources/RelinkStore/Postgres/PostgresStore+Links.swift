@@ -1,0 +1,182 @@
+import Foundation
+import PostgresNIO
+import RelinkCore
+
+// MARK: - Links
+
+extension PostgresStore {
+    static let linkColumns =
+        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at"
+
+    static func link(_ row: PostgresRandomAccessRow) throws -> ShortLinkRecord {
+        ShortLinkRecord(
+            id: try row.value("id"), projectId: try row.value("project_id"), domain: try row.value("domain"),
+            code: try row.value("code"), longLink: try row.value("long_link"),
+            parameters: try SQLiteStore.decode(try row.value("parameters")),
+            suffixOption: SuffixOption(rawValue: try row.value("suffix_option")) ?? .unguessable,
+            idempotencyKey: try row.value("idempotency_key"), disabled: try row.value("disabled"),
+            expiresAt: try row.optionalDate("expires_at"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+
+    /// The payload other instances receive: domain and code, which a tab never appears in.
+    static func payload(domain: String, code: String) -> String {
+        "\(domain)\t\(code)"
+    }
+
+    public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
+        let parameters = try SQLiteStore.encode(draft.parameters)
+        let created = draft.createdAt.timeIntervalSince1970
+        let payload = Self.payload(domain: draft.domain, code: draft.code)
+        do {
+            // The NOTIFY drops other instances' "no such code" entries, so the new link works there at once.
+            let rows = try await rows(
+                """
+                WITH inserted AS (
+                    INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
+                                       created_at, updated_at)
+                    VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
+                            \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created))
+                    RETURNING id
+                )
+                SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
+                """)
+            guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
+            return ShortLinkRecord(
+                id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
+                parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
+                createdAt: Self.stored(draft.createdAt), updatedAt: Self.stored(draft.createdAt))
+        } catch where Self.sqlState(error) == "23505" {
+            if Self.constraint(error) == "links_on_idempotency_key" { throw StoreError.idempotencyKeyTaken }
+            throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
+        }
+    }
+
+    public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
+        try await rows("SELECT \(unescaped: Self.linkColumns) FROM links WHERE domain = \(domain) AND code = \(code)")
+            .first.map(Self.link)
+    }
+
+    public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {
+        try await rows("SELECT \(unescaped: Self.linkColumns) FROM links WHERE idempotency_key = \(idempotencyKey)")
+            .first.map(Self.link)
+    }
+
+    public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
+        try await rows(
+            """
+            SELECT \(unescaped: Self.linkColumns) FROM links WHERE project_id = \(projectId) AND id < \(beforeId ?? Int64.max)
+            ORDER BY id DESC LIMIT \(limit)
+            """
+        ).map(Self.link)
+    }
+
+    public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
+        var updated = link
+        updated.updatedAt = Self.stored(Date())
+        updated.expiresAt = link.expiresAt.map(Self.stored)
+        let parameters = try SQLiteStore.encode(link.parameters)
+        // One statement: the row changes and the NOTIFY goes out when it commits, never one without the other.
+        let rows = try await rows(
+            """
+            WITH changed AS (
+                UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
+                    expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970)
+                WHERE id = \(updated.id)
+                RETURNING domain, code
+            )
+            SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM changed
+            """)
+        guard rows.count == 1 else { throw StoreError.notFound }
+        return updated
+    }
+}
+
+// MARK: - API keys
+
+extension PostgresStore {
+    static func apiKey(_ row: PostgresRandomAccessRow) throws -> APIKeyRecord {
+        APIKeyRecord(
+            id: try row.value("id"), projectId: try row.value("project_id"), name: try row.value("name"),
+            keyHash: try row.value("key_hash"), keyPrefix: try row.value("key_prefix"), createdAt: try row.date("created_at"),
+            revokedAt: try row.optionalDate("revoked_at"))
+    }
+
+    public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
+        let now = Self.stored(Date())
+        let rows = try await rows(
+            """
+            INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at)
+            VALUES (\(projectId), \(name), \(keyHash), \(keyPrefix), \(now.timeIntervalSince1970)) RETURNING id
+            """)
+        guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
+        return APIKeyRecord(id: id, projectId: projectId, name: name, keyHash: keyHash, keyPrefix: keyPrefix, createdAt: now, revokedAt: nil)
+    }
+
+    public func apiKey(hash: String) async throws -> APIKeyRecord? {
+        try await rows("SELECT * FROM api_keys WHERE key_hash = \(hash)").first.map(Self.apiKey)
+    }
+
+    public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
+        if let projectId {
+            return try await rows("SELECT * FROM api_keys WHERE project_id = \(projectId) ORDER BY id").map(Self.apiKey)
+        }
+        return try await rows("SELECT * FROM api_keys ORDER BY id").map(Self.apiKey)
+    }
+
+    public func revokeAPIKey(id: Int64) async throws -> APIKeyRecord? {
+        let now = Date().timeIntervalSince1970
+        return try await rows("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING *")
+            .first.map(Self.apiKey)
+    }
+}
+
+// MARK: - Events
+
+extension PostgresStore {
+    /// Most rows per statement: PostgreSQL takes at most 65,535 bound values.
+    static let rowsPerStatement = 1000
+
+    public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
+        guard !counts.isEmpty else { return }
+        // Every instance upserts the same hot rows: a fixed order means two batches never wait on each other
+        // in a cycle (deadlock).
+        let sorted = counts.sorted { a, b in
+            (a.key.linkId, a.key.day, a.key.platform.rawValue, a.key.event.rawValue)
+                < (b.key.linkId, b.key.day, b.key.platform.rawValue, b.key.event.rawValue)
+        }
+        for start in stride(from: 0, to: sorted.count, by: Self.rowsPerStatement) {
+            let chunk = sorted[start..<min(start + Self.rowsPerStatement, sorted.count)]
+            var binds = PostgresBindings(capacity: chunk.count * 5)
+            var values: [String] = []
+            for (index, (key, count)) in chunk.enumerated() {
+                let base = index * 5
+                values.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))")
+                binds.append(key.linkId)
+                binds.append(Int64(key.day))
+                binds.append(key.platform.rawValue)
+                binds.append(key.event.rawValue)
+                binds.append(count)
+            }
+            try await rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO event_counters (link_id, day, platform, event, count) VALUES \(values.joined(separator: ", "))
+                        ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = event_counters.count + excluded.count
+                        """, binds: binds))
+        }
+    }
+
+    public func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] {
+        try await rows(
+            """
+            SELECT platform, event, SUM(count)::BIGINT AS total FROM event_counters
+            WHERE link_id = \(linkId) AND day >= \(Int64(fromDay)) GROUP BY platform, event HAVING SUM(count) > 0
+            ORDER BY platform COLLATE "C", event COLLATE "C"
+            """
+        ).compactMap { row in
+            guard let platform = StatsPlatform(rawValue: try row.value("platform")), let event = LinkEvent(rawValue: try row.value("event"))
+            else { return nil }
+            return EventCount(platform: platform, event: event, count: try row.value("total"))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    /// The schema, one migration per step; names match SQLite's so both report the same version.
+    static let migrations: [(name: String, sql: [String])] = [
+        (
+            "1-links-keys-events",
+            [
+                """
+                CREATE TABLE links (
+                    id BIGSERIAL PRIMARY KEY,
+                    project_id TEXT NOT NULL,
+                    domain TEXT NOT NULL,
+                    code TEXT NOT NULL,
+                    long_link TEXT NOT NULL,
+                    parameters TEXT NOT NULL,
+                    suffix_option TEXT NOT NULL,
+                    idempotency_key TEXT,
+                    disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                    expires_at DOUBLE PRECISION,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL,
+                    CONSTRAINT links_domain_code UNIQUE (domain, code)
+                )
+                """,
+                "CREATE UNIQUE INDEX links_on_idempotency_key ON links (idempotency_key)",
+                "CREATE INDEX links_on_project ON links (project_id, id)",
+                """
+                CREATE TABLE api_keys (
+                    id BIGSERIAL PRIMARY KEY,
+                    project_id TEXT NOT NULL,
+                    name TEXT,
+                    key_hash TEXT NOT NULL UNIQUE,
+                    key_prefix TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    revoked_at DOUBLE PRECISION
+                )
+                """,
+                """
+                CREATE TABLE event_counters (
+                    link_id BIGINT NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+                    day BIGINT NOT NULL,
+                    platform TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    count BIGINT NOT NULL,
+                    PRIMARY KEY (link_id, day, platform, event)
+                )
+                """,
+            ]
+        ),
+        (
+            "2-deferred-links",
+            [
+                """
+                CREATE TABLE pending_clicks (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    link_id BIGINT,
+                    requested_link TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    address_hash TEXT,
+                    network_hash TEXT,
+                    ip_version BIGINT,
+                    os_version TEXT,
+                    device TEXT,
+                    languages TEXT NOT NULL,
+                    screen TEXT,
+                    time_zone TEXT,
+                    claimed_at DOUBLE PRECISION,
+                    confidence TEXT
+                )
+                """,
+                "CREATE INDEX pending_clicks_by_address ON pending_clicks (project_id, address_hash, created_at)",
+                "CREATE INDEX pending_clicks_by_network ON pending_clicks (project_id, network_hash)",
+                "CREATE INDEX pending_clicks_by_device ON pending_clicks (project_id, os_version, device)",
+                "CREATE INDEX pending_clicks_by_age ON pending_clicks (project_id, created_at)",
+                """
+                CREATE TABLE install_claims (
+                    project_id TEXT NOT NULL,
+                    install_id TEXT NOT NULL,
+                    response TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, install_id)
+                )
+                """,
+                "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            ]
+        ),
+    ]
+
+    /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances
+    /// starting together apply each migration once and the others wait, then see it applied. A database with a
+    /// migration this build does not know was upgraded by a newer Relink: refuse to run against it.
+    func migrate() async throws {
+        if let schema = url.schema {
+            // Two instances may race here; IF NOT EXISTS can still fail with a unique violation, which is harmless.
+            do {
+                try await rows(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
+            } catch where Self.sqlState(error) == "23505" || Self.sqlState(error) == "42P06" {}
+        }
+        try await transaction { connection in
+            let lockName = "relink migrations " + (url.schema ?? "public")
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockName)))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS relink_migrations (
+                    name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL
+                )
+                """, logger: logger)
+            var applied: [String] = []
+            for try await name in try await connection.query("SELECT name FROM relink_migrations ORDER BY name", logger: logger)
+                .decode(String.self)
+            {
+                applied.append(name)
+            }
+            let known = Self.migrations.map(\.name)
+            if let unknown = applied.first(where: { !known.contains($0) }) {
+                throw StoreError.schemaTooNew(found: applied.last ?? unknown, known: known.last ?? "?")
+            }
+            for migration in Self.migrations where !applied.contains(migration.name) {
+                for statement in migration.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                let now = Date().timeIntervalSince1970
+                try await connection.query(
+                    "INSERT INTO relink_migrations (name, applied_at) VALUES (\(migration.name), \(now))", logger: logger)
+                logger.info("applied migration \(migration.name) to \(url)")
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import PostgresNIO
+import RelinkCore
+import Testing
+
+@testable import RelinkStore
+
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    static var serverAvailable: Bool { StoreKind.databaseURL != nil }
+
+    @Test func parsesDatabaseURLs() throws {
+        let url = try DatabaseURL("postgres://relink:p%40ss@db.internal:6432/links?sslmode=require&schema=relink_prod&pool_max_conns=40")
+        #expect(url.host == "db.internal")
+        #expect(url.port == 6432)
+        #expect(url.user == "relink")
+        #expect(url.password == "p@ss")
+        #expect(url.database == "links")
+        #expect(url.tls == .require)
+        #expect(url.schema == "relink_prod")
+        #expect(url.maximumConnections == 40)
+        #expect(url.description == "postgres://relink:***@db.internal:6432/links?schema=relink_prod")
+
+        let defaults = try DatabaseURL("postgresql://app@[::1]/")
+        #expect(defaults.host == "::1")
+        #expect(defaults.port == 5432)
+        #expect(defaults.database == "app")
+        #expect(defaults.tls == .prefer)
+        #expect(defaults.password == nil)
+    }
+
+    @Test(arguments: [
+        ("mysql://x@h/db", "scheme"), ("postgres:///db", "no host"), ("postgres://h/db?sslmode=sometimes", "sslmode"),
+        ("postgres://h/db?schema=Bad-Name", "schema"), ("postgres://h/db?colour=blue", "unknown parameter 'colour'"),
+        ("postgres://h/a/b", "just the database name"), ("not a url", "postgres"),
+    ])
+    func rejectsBadDatabaseURLs(_ text: String, _ reason: String) {
+        #expect {
+            try DatabaseURL(text)
+        } throws: { error in
+            guard case .invalidDatabaseURL(let why) = error as? StoreError else { return false }
+            return why.contains(reason) && !why.contains("secret")
+        }
+    }
+
+    @Test func anUnreachableServerIsAClearError() async throws {
+        // Port 1 on loopback: nothing listens there.
+        let url = try DatabaseURL("postgres://relink:secret@127.0.0.1:1/relink?sslmode=disable")
+        await #expect {
+            try await PostgresStore.connect(url, logger: TestStore.logger)
+        } throws: { error in
+            guard case .unavailable(let why) = error as? StoreError else { return false }
+            return why.contains("127.0.0.1:1") && !why.contains("secret")
+        }
+    }
+
+    /// Instances starting together against an empty database: each migration is applied once, every one starts.
+    @Test(.enabled(if: serverAvailable)) func instancesStartingTogetherMigrateOnce() async throws {
+        let schema = "t_start_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let url = try TestStore.url(schema: String(schema))
+        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+            for _ in 0..<8 { group.addTask { try await PostgresStore.connect(url, logger: TestStore.logger) } }
+            return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
+        }
+        let applied = try await stores[0].rows("SELECT name FROM relink_migrations ORDER BY name").map { try $0.value("name", as: String.self) }
+        #expect(applied == PostgresStore.migrations.map(\.name))
+        _ = try await stores[0].rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
+        for store in stores { store.close() }
+    }
+
+    @Test(.enabled(if: serverAvailable)) func refusesASchemaNewerThanItKnows() async throws {
+        let test = try await TestStore.make(.postgres)
+        let postgres = try #require(test.store as? PostgresStore)
+        try await postgres.rows("INSERT INTO relink_migrations (name, applied_at) VALUES ('99-from-the-future', 0)")
+        await #expect(throws: StoreError.schemaTooNew(found: "99-from-the-future", known: "2-deferred-links")) {
+            try await PostgresStore.connect(try TestStore.url(schema: test.schema!), logger: TestStore.logger)
+        }
+        await test.close()
+    }
+
+    /// A link minted or changed through one pool reaches the other pool's listener.
+    @Test(.enabled(if: serverAvailable)) func linkChangesReachOtherInstances() async throws {
+        let test = try await TestStore.make(.postgres)
+        let other = try #require(try await test.secondInstance() as? PostgresStore)
+        let (changes, continuation) = AsyncStream.makeStream(of: LinkChange.self)
+        let watcher = Task { await other.watchLinkChanges { continuation.yield($0) } }
+        var iterator = changes.makeAsyncIterator()
+        // Listening starts with a reset: whatever was cached may be stale.
+        #expect(await iterator.next() == .all)
+
+        var link = try await test.store.insertLink(StoreConformanceTests.draft("live"))
+        #expect(await iterator.next() == .link(domain: "https://pictlink.page.link", code: "live"))
+        link.disabled = true
+        _ = try await test.store.updateLink(link)
+        #expect(await iterator.next() == .link(domain: "https://pictlink.page.link", code: "live"))
+
+        watcher.cancel()
+        await watcher.value
+        other.close()
+        await test.close()
+    }
+}

@@ -1,0 +1,367 @@
+import Foundation
+import RelinkCore
+import Testing
+
+@testable import RelinkStore
+
+/// The behaviour every store must have, run against SQLite and (when a server is given) PostgreSQL.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    static func draft(_ code: String, key: String? = nil, link: String = "https://pictlink.com/a") -> ShortLinkDraft {
+        var parameters = LinkParameters()
+        parameters.link = link
+        return ShortLinkDraft(
+            projectId: "pictlink", domain: "https://pictlink.page.link", code: code, longLink: "https://pictlink.page.link/?link=\(link)",
+            parameters: parameters, suffixOption: .short, idempotencyKey: key, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test(arguments: StoreKind.available) func insertsAndFindsLinks(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let record = try await store.insertLink(Self.draft("Ab3x", key: "k1"))
+            #expect(record.id > 0)
+            #expect(record.shortLink == "https://pictlink.page.link/Ab3x")
+            #expect(try await store.link(domain: "https://pictlink.page.link", code: "Ab3x") == record)
+            #expect(try await store.link(domain: "https://pictlink.page.link", code: "ab3x") == nil)
+            #expect(try await store.link(idempotencyKey: "k1") == record)
+            #expect(try await store.link(domain: "https://other.example", code: "Ab3x") == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func aCodeIsTakenOncePerDomain(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            _ = try await store.insertLink(Self.draft("Ab3x"))
+            await #expect(throws: StoreError.codeTaken(domain: "https://pictlink.page.link", code: "Ab3x")) {
+                try await store.insertLink(Self.draft("Ab3x"))
+            }
+            var other = Self.draft("Ab3x")
+            other.domain = "https://pictlink.com/links"
+            _ = try await store.insertLink(other)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func anIdempotencyKeyIsTakenOnce(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            _ = try await store.insertLink(Self.draft("a1", key: "same"))
+            await #expect(throws: StoreError.idempotencyKeyTaken) { try await store.insertLink(Self.draft("a2", key: "same")) }
+            // Links without a key (custom suffixes) never collide on it.
+            _ = try await store.insertLink(Self.draft("c1"))
+            _ = try await store.insertLink(Self.draft("c2"))
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func concurrentInsertsOfOneCodeLeaveOneWinner(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let results = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<50 {
+                    group.addTask { (try? await store.insertLink(Self.draft("same", link: "https://pictlink.com/\(index)"))) != nil }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0 }.count == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func updatesAndPages(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            var ids: [Int64] = []
+            for index in 0..<5 { ids.append(try await store.insertLink(Self.draft("c\(index)")).id) }
+            let first = try await store.links(projectId: "pictlink", beforeId: nil, limit: 2)
+            #expect(first.map(\.id) == [ids[4], ids[3]])
+            let second = try await store.links(projectId: "pictlink", beforeId: first.last!.id, limit: 10)
+            #expect(second.map(\.id) == [ids[2], ids[1], ids[0]])
+            #expect(try await store.links(projectId: "other", beforeId: nil, limit: 10).isEmpty)
+
+            var link = try #require(try await store.link(domain: "https://pictlink.page.link", code: "c0"))
+            link.disabled = true
+            link.expiresAt = Date(timeIntervalSince1970: 1_900_000_000)
+            link.parameters.ofl = "https://pictlink.com/desk"
+            let saved = try await store.updateLink(link)
+            #expect(saved.updatedAt > link.createdAt)
+            let reread = try #require(try await store.link(domain: "https://pictlink.page.link", code: "c0"))
+            #expect(reread.disabled)
+            #expect(reread.expiresAt == Date(timeIntervalSince1970: 1_900_000_000))
+            #expect(reread.parameters.ofl == "https://pictlink.com/desk")
+            #expect(!reread.isActive(at: Date(timeIntervalSince1970: 1_800_000_000)))
+            #expect(reread == saved)
+            link.id = 999
+            await #expect(throws: StoreError.notFound) { try await store.updateLink(link) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func apiKeys(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let key = try await store.insertAPIKey(projectId: "pictlink", name: "ci", keyHash: "h1", keyPrefix: "rl_abcd")
+            _ = try await store.insertAPIKey(projectId: "fieldnotes", name: nil, keyHash: "h2", keyPrefix: "rl_efgh")
+            #expect(try await store.apiKey(hash: "h1") == key)
+            #expect(try await store.apiKey(hash: "nope") == nil)
+            #expect(try await store.apiKeys(projectId: nil).count == 2)
+            #expect(try await store.apiKeys(projectId: "pictlink").map(\.name) == ["ci"])
+            let revoked = try #require(try await store.revokeAPIKey(id: key.id))
+            #expect(revoked.isRevoked)
+            #expect(try await store.apiKey(hash: "h1")?.isRevoked == true)
+            #expect(try await store.revokeAPIKey(id: 999) == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func eventCountersAddUp(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let link = try await store.insertLink(Self.draft("e1"))
+            let today = EventCounterKey.day(of: Date())
+            func key(_ day: Int, _ platform: StatsPlatform, _ event: LinkEvent) -> EventCounterKey {
+                EventCounterKey(linkId: link.id, day: day, platform: platform, event: event)
+            }
+            try await store.addEventCounts([key(today, .ios, .click): 3, key(today, .android, .click): 2])
+            try await store.addEventCounts([key(today, .ios, .click): 4, key(today - 10, .ios, .click): 100, key(today, .desktop, .redirect): 1])
+            let recent = try await store.eventCounts(linkId: link.id, fromDay: today - 6)
+            #expect(
+                Set(recent) == [
+                    EventCount(platform: .android, event: .click, count: 2), EventCount(platform: .desktop, event: .redirect, count: 1),
+                    EventCount(platform: .ios, event: .click, count: 7),
+                ])
+            let all = try await store.eventCounts(linkId: link.id, fromDay: today - 30)
+            #expect(all.first { $0.platform == .ios && $0.event == .click }?.count == 107)
+        }
+    }
+
+    // MARK: Deferred links
+
+    static func click(
+        _ id: String, at seconds: TimeInterval = 1_700_000_000, address: String? = "a1", network: String? = "n1", os: String? = "17.2",
+        device: String? = "iPhone", platform: StatsPlatform = .ios, project: String = "pictlink"
+    ) -> PendingClick {
+        PendingClick(
+            id: id, projectId: project, platform: platform, linkId: nil, requestedLink: "https://pictlink.page.link/\(id)",
+            createdAt: Date(timeIntervalSince1970: seconds),
+            fingerprint: DeviceFingerprint(
+                addressHash: address, networkHash: network, ipVersion: .v4, osVersion: os, device: device, languages: ["en", "ja"],
+                screen: nil, timeZone: nil))
+    }
+
+    @Test(arguments: StoreKind.available) func pendingClicksRoundTripAndTakeBrowserSignals(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let click = Self.click("c1")
+            try await store.insertPendingClicks([click, Self.click("c2", address: nil, network: nil, os: nil, device: nil)])
+            // The same click written twice (a retried flush) is kept once.
+            try await store.insertPendingClicks([click])
+            #expect(try await store.pendingClick(id: "c1") == click)
+            #expect(try await store.pendingClick(id: "c2")?.fingerprint.addressHash == nil)
+            #expect(try await store.pendingClick(id: "nope") == nil)
+
+            #expect(try await store.addBrowserSignals(clickId: "c1", screen: "390x844", timeZone: "Asia/Tokyo", languages: []))
+            #expect(!(try await store.addBrowserSignals(clickId: "nope", screen: "1x1", timeZone: nil, languages: [])))
+            let signalled = try #require(try await store.pendingClick(id: "c1"))
+            #expect(signalled.fingerprint.screen == "390x844")
+            #expect(signalled.fingerprint.timeZone == "Asia/Tokyo")
+            #expect(signalled.fingerprint.languages == ["en", "ja"])
+            _ = try await store.addBrowserSignals(clickId: "c1", screen: nil, timeZone: nil, languages: ["fr"])
+            #expect(try await store.pendingClick(id: "c1")?.fingerprint.languages == ["fr"])
+            #expect(try await store.pendingClick(id: "c1")?.fingerprint.screen == "390x844")
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func candidatesAndAddressActivity(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now: TimeInterval = 1_700_000_000
+            try await store.insertPendingClicks([
+                Self.click("same-address", at: now - 60),
+                Self.click("same-network", at: now - 120, address: "a2"),
+                Self.click("same-device", at: now - 180, address: "a3", network: "n3"),
+                Self.click("stranger", at: now - 60, address: "a4", network: "n4", os: "16.0", device: "iPad"),
+                Self.click("too-old", at: now - 90_000),
+                Self.click("android", at: now - 60, platform: .android),
+                Self.click("other-project", at: now - 60, project: "fieldnotes"),
+            ])
+            let probe = Self.click("probe").fingerprint
+            let candidates = try await store.candidateClicks(
+                projectId: "pictlink", platform: .ios, since: Date(timeIntervalSince1970: now - 7200), fingerprint: probe, limit: 10)
+            #expect(candidates.map(\.id) == ["same-address", "same-network", "same-device"])
+            let limited = try await store.candidateClicks(
+                projectId: "pictlink", platform: .ios, since: Date(timeIntervalSince1970: now - 7200), fingerprint: probe, limit: 1)
+            #expect(limited.map(\.id) == ["same-address"])
+
+            let activity = try await store.addressActivity(
+                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .ios, fingerprint: probe)
+            #expect(activity == AddressActivity(clicks: 2, similarClicks: 1))
+            let none = try await store.addressActivity(
+                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .ios, fingerprint: probe)
+            #expect(none == AddressActivity(clicks: 0, similarClicks: 0))
+
+            // Claimed clicks are no longer candidates.
+            #expect(
+                try await store.claim(
+                    clickId: "same-address", confidence: .default, projectId: "pictlink", installId: "i1", response: "{}",
+                    at: Date(timeIntervalSince1970: now)) == .claimed)
+            let after = try await store.candidateClicks(
+                projectId: "pictlink", platform: .ios, since: Date(timeIntervalSince1970: now - 7200), fingerprint: probe, limit: 10)
+            #expect(after.map(\.id) == ["same-network", "same-device"])
+            let claimed = try #require(try await store.pendingClick(id: "same-address"))
+            #expect(claimed.claimedAt == Date(timeIntervalSince1970: now))
+            #expect(claimed.confidence == .default)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func aClickIsClaimedOnceAndAnInstallAnsweredOnce(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let at = Date(timeIntervalSince1970: 1_700_000_000)
+            try await store.insertPendingClicks([Self.click("k1"), Self.click("k2")])
+            #expect(try await store.claim(clickId: "k1", confidence: .unique, projectId: "pictlink", installId: "i1", response: "A", at: at) == .claimed)
+            // The same install retrying gets its first answer, whatever it asks now.
+            let again = try await store.claim(clickId: "k2", confidence: .unique, projectId: "pictlink", installId: "i1", response: "B", at: at)
+            #expect(again == .answeredBefore(InstallClaim(projectId: "pictlink", installId: "i1", response: "A", createdAt: at)))
+            // Another install cannot take the claimed click; nor can another project.
+            #expect(try await store.claim(clickId: "k1", confidence: .unique, projectId: "pictlink", installId: "i2", response: "C", at: at) == .clickTaken)
+            #expect(try await store.claim(clickId: "k2", confidence: .unique, projectId: "fieldnotes", installId: "i3", response: "D", at: at) == .clickTaken)
+            // An install with no match is remembered too.
+            #expect(try await store.claim(clickId: nil, confidence: nil, projectId: "pictlink", installId: "i4", response: "none", at: at) == .claimed)
+            #expect(try await store.installClaim(projectId: "pictlink", installId: "i4")?.response == "none")
+            #expect(try await store.installClaim(projectId: "fieldnotes", installId: "i4") == nil)
+            #expect(try await store.installClaim(projectId: "pictlink", installId: "i2") == nil)
+        }
+    }
+
+    /// 100 concurrent claims of one click by different installs (on PostgreSQL, through two connection pools as two
+    /// instances have): exactly one wins.
+    @Test(arguments: StoreKind.available) func aHundredConcurrentClaimsOfOneClickHaveOneWinner(_ kind: StoreKind) async throws {
+        let test = try await TestStore.make(kind)
+        let other = try await test.secondInstance()
+        do {
+            try await test.store.insertPendingClicks([Self.click("hot")])
+            let stores = [test.store, other]
+            let outcomes = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        try await stores[index % 2].claim(
+                            clickId: "hot", confidence: .unique, projectId: "pictlink", installId: "install-\(index)", response: "\(index)",
+                            at: Date())
+                    }
+                }
+                return try await group.reduce(into: [ClaimOutcome]()) { $0.append($1) }
+            }
+            #expect(outcomes.count == 100)
+            #expect(outcomes.filter { $0 == .claimed }.count == 1)
+            #expect(outcomes.filter { $0 == .clickTaken }.count == 99)
+            // The same install retrying concurrently gets one answer.
+            try await test.store.insertPendingClicks([Self.click("retry")])
+            let retries = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        try await stores[index % 2].claim(
+                            clickId: "retry", confidence: .unique, projectId: "pictlink", installId: "one-install", response: "R", at: Date())
+                    }
+                }
+                return try await group.reduce(into: [ClaimOutcome]()) { $0.append($1) }
+            }
+            #expect(retries.filter { $0 == .claimed }.count == 1)
+            #expect(retries.filter { if case .answeredBefore(let claim) = $0 { claim.response == "R" } else { false } }.count == 19)
+        } catch {
+            (other as? PostgresStore)?.close()
+            await test.close()
+            throw error
+        }
+        (other as? PostgresStore)?.close()
+        await test.close()
+    }
+
+    @Test(arguments: StoreKind.available) func purgeRemovesOnlyExpiredDataOfTheProject(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now: TimeInterval = 1_700_000_000
+            try await store.insertPendingClicks([
+                Self.click("old", at: now - 100_000), Self.click("new", at: now - 10),
+                Self.click("other-old", at: now - 100_000, project: "fieldnotes"),
+            ])
+            _ = try await store.claim(
+                clickId: nil, confidence: nil, projectId: "pictlink", installId: "old-install", response: "x",
+                at: Date(timeIntervalSince1970: now - 40 * 86_400))
+            _ = try await store.claim(
+                clickId: nil, confidence: nil, projectId: "pictlink", installId: "new-install", response: "x", at: Date(timeIntervalSince1970: now))
+            let removed = try await store.purgeDeferredData(
+                projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 86_400),
+                claimsBefore: Date(timeIntervalSince1970: now - 30 * 86_400))
+            #expect(removed == 2)
+            #expect(try await store.pendingClick(id: "old") == nil)
+            #expect(try await store.pendingClick(id: "new") != nil)
+            #expect(try await store.pendingClick(id: "other-old") != nil)
+            #expect(try await store.installClaim(projectId: "pictlink", installId: "old-install") == nil)
+            #expect(try await store.installClaim(projectId: "pictlink", installId: "new-install") != nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func settingsKeepTheFirstValue(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            #expect(try await store.setting("secret") == nil)
+            let values = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<20 { group.addTask { try await store.settingInsertingIfAbsent("secret", value: "v\(index)") } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(values.count == 1)
+            #expect(try await store.setting("secret") == values.first)
+        }
+    }
+
+    // MARK: Several instances
+
+    /// Two instances (two pools on PostgreSQL) minting the same request concurrently: one link, both get it.
+    @Test(arguments: StoreKind.available) func idempotentMintingHoldsAcrossInstances(_ kind: StoreKind) async throws {
+        let test = try await TestStore.make(kind)
+        let other = try await test.secondInstance()
+        defer { (other as? PostgresStore)?.close() }
+        let stores = [test.store, other]
+        let results = await withTaskGroup(of: Result<ShortLinkRecord, any Error>.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    do {
+                        return .success(try await stores[index % 2].insertLink(Self.draft("code\(index)", key: "same-request")))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: [Result<ShortLinkRecord, any Error>]()) { $0.append($1) }
+        }
+        let inserted = results.compactMap { try? $0.get() }
+        #expect(inserted.count == 1)
+        let failures = results.compactMap { if case .failure(let error) = $0 { error as? StoreError } else { nil } }
+        #expect(failures.count == 39)
+        #expect(failures.allSatisfy { $0 == .idempotencyKeyTaken })
+        #expect(try await other.link(idempotencyKey: "same-request") == inserted.first)
+        await test.close()
+    }
+
+    /// Counters written by two instances at once, over and over: nothing is lost (upserts, no deadlock).
+    @Test(arguments: StoreKind.available) func eventCountersFromTwoInstancesAddUp(_ kind: StoreKind) async throws {
+        let test = try await TestStore.make(kind)
+        let other = try await test.secondInstance()
+        defer { (other as? PostgresStore)?.close() }
+        let links = try await (0..<5).asyncMap { try await test.store.insertLink(Self.draft("ev\($0)")).id }
+        let day = EventCounterKey.day(of: Date())
+        let stores = [test.store, other]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for batch in 0..<40 {
+                group.addTask {
+                    var counts: [EventCounterKey: Int64] = [:]
+                    for link in links {
+                        for platform in [StatsPlatform.ios, .android, .desktop] {
+                            counts[EventCounterKey(linkId: link, day: day, platform: platform, event: .click)] = 1
+                        }
+                    }
+                    try await stores[batch % 2].addEventCounts(counts)
+                }
+            }
+            try await group.waitForAll()
+        }
+        for link in links {
+            let counts = try await other.eventCounts(linkId: link, fromDay: day)
+            #expect(counts.count == 3)
+            #expect(counts.allSatisfy { $0.count == 40 })
+        }
+        await test.close()
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
