@@ -5,6 +5,9 @@
 #   postgres_start [PORT]   # installs PostgreSQL if missing; exports RELINK_TEST_DATABASE_URL
 #   postgres_stop           # stops the cluster and removes its folder (also registered on EXIT)
 #
+# POSTGRES_SERVER_OPTIONS replaces the default server settings, which trade durability for speed (a throwaway
+# cluster for tests); benchmarks pass "" for PostgreSQL's durable defaults.
+#
 # initdb refuses to run as root, so as root the cluster runs as the `postgres` user (created by the package).
 
 postgres_bin() {
@@ -45,7 +48,7 @@ postgres_start() {
     postgres_as_owner "$PG_BIN/initdb" -D "$PG_DIR/data" -U relink --auth=trust --encoding=UTF8 --locale=C > "$PG_DIR/initdb.log" 2>&1 \
         || { cat "$PG_DIR/initdb.log" >&2; return 1; }
     postgres_as_owner "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_DIR -c max_connections=300 ${POSTGRES_SERVER_OPTIONS-"-c fsync=off -c synchronous_commit=off -c full_page_writes=off"}" \
         start > /dev/null || { cat "$PG_DIR/server.log" >&2; return 1; }
     trap postgres_stop EXIT
     postgres_as_owner "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U relink relink

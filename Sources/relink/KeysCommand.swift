@@ -32,7 +32,8 @@ struct KeysCommand: AsyncParsableCommand {
                 let known = configuration.projects.map(\.id).joined(separator: ", ")
                 throw CLIError(message: "no project '\(project)' in \(config) (projects: \(known))")
             }
-            let database = try store.open()
+            let database = try await store.open()
+            defer { StoreOptions.close(database) }
             let (key, record) = try await APIKeys.create(projectId: project, name: name, in: database)
             Console.print(key)
             Console.error("created key \(record.id) (\(record.keyPrefix)…) for project \(project) in \(store.path); it is not shown again")
@@ -48,7 +49,9 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let keys = try await store.open().apiKeys(projectId: project)
+            let database = try await store.open()
+            defer { StoreOptions.close(database) }
+            let keys = try await database.apiKeys(projectId: project)
             guard !keys.isEmpty else {
                 Console.error("no keys\(project.map { " for project \($0)" } ?? "") in \(store.path)")
                 return
@@ -73,7 +76,9 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            guard let key = try await store.open().revokeAPIKey(id: id) else {
+            let database = try await store.open()
+            defer { StoreOptions.close(database) }
+            guard let key = try await database.revokeAPIKey(id: id) else {
                 throw CLIError(message: "no key with id \(id) in \(store.path)")
             }
             Console.print("revoked key \(key.id) (\(key.keyPrefix)…) of project \(key.projectId)")

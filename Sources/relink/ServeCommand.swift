@@ -11,8 +11,8 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the Relink service.",
         discussion: """
             Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
-            127.0.0.1:8080. Flags override the \
-            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DB, RELINK_SECRET, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
+            127.0.0.1:8080. Several instances share one PostgreSQL database with --database postgres://…. Flags override the \
+            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
             which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
             """
     )
@@ -50,9 +50,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError.usage("unknown log level '\(levelText)'")
         }
         let trust = trustForwardedHeaders || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
+        let database = try await store.open(logLevel: level)
+        defer { StoreOptions.close(database) }
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
-            trustForwardedHeaders: trust, logLevel: level, store: try store.open(),
+            trustForwardedHeaders: trust, logLevel: level, store: database,
             addressHashSecret: secret ?? environment["RELINK_SECRET"])
         let app = try buildApplication(configuration: server)
         do {

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import RelinkCore
 import RelinkStore
+import ServiceLifecycle
 
 /// Builds the Relink service: the same application `relink serve` runs and the tests drive.
 public func buildApplication(configuration: ServerConfiguration) throws -> some ApplicationProtocol {
@@ -20,8 +21,9 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
         // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
-        services: [parts.recorder, parts.deferredRecorder],
+        services: parts.services,
         onServerRunning: { channel in
+            if let port = channel.localAddress?.port { await configuration.onServerRunning?(port) }
             let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.host):\($0.port ?? configuration.port)" }
             logger.info(
                 "Relink listening on http://\(address ?? "\(configuration.host):\(configuration.port)"); \(configuration.store.description); serving \(summary)"
@@ -36,6 +38,11 @@ struct ApplicationParts {
     let router: Router<RelinkRequestContext>
     let recorder: EventRecorder
     let deferredRecorder: DeferredClickRecorder
+    let linkChanges: LinkChangeWatcher?
+
+    var services: [any Service] {
+        [recorder, deferredRecorder] + (linkChanges.map { [$0] } ?? [])
+    }
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
         let relink = configuration.relink
@@ -79,5 +86,6 @@ struct ApplicationParts {
         self.router = router
         self.recorder = recorder
         self.deferredRecorder = deferredRecorder
+        self.linkChanges = (store as? any LinkChangeFeed).map { LinkChangeWatcher(feed: $0, cache: cache) }
     }
 }

@@ -17,12 +17,15 @@ public struct ServerConfiguration: Sendable {
     public var eventFlushInterval: Duration
     /// The key for hashing client addresses; nil keeps one generated on first start in the database.
     public var addressHashSecret: String?
+    /// Called with the port once the server listens (tests that pick port 0 learn it here).
+    public var onServerRunning: (@Sendable (Int) async -> Void)?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, trustForwardedHeaders: Bool = false,
         logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1),
-        addressHashSecret: String? = nil
+        addressHashSecret: String? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) {
+        self.onServerRunning = onServerRunning
         self.host = host
         self.port = port
         self.relink = relink

@@ -3,9 +3,9 @@ import NIOConcurrencyHelpers
 import RelinkStore
 
 /// Short links by domain and code, in memory, so a click does not query the database: a hit costs one locked
-/// dictionary lookup. Edits made through this instance replace their entry at once; entries are also re-read
-/// after `maximumAge` (the bound on staleness for changes made elsewhere), and unknown codes are remembered
-/// for `missingAge` only, so a code minted elsewhere starts working within that time.
+/// dictionary lookup. Edits made through this instance replace their entry at once; with a shared store
+/// (PostgreSQL), other instances' edits arrive through `apply(_:)` within milliseconds. As a backstop, entries are
+/// re-read after `maximumAge`, and unknown codes are remembered for `missingAge` only.
 public final class LinkCache: Sendable {
     struct Key: Hashable {
         let domain: String
@@ -39,7 +39,9 @@ public final class LinkCache: Sendable {
         }
     }
 
-    private let entries = NIOLockedValueBox<[Key: Entry]>([:])
+    /// The entries, and a count of invalidations: a load that started before an invalidation may have read the
+    /// old row, so its result is used once but not kept.
+    private let entries = NIOLockedValueBox<(entries: [Key: Entry], generation: UInt64)>(([:], 0))
     private let clock = ContinuousClock()
     let capacity: Int
     let maximumAge: Duration
@@ -59,13 +61,12 @@ public final class LinkCache: Sendable {
     func entry(domain: String, code: String, load: () async throws -> ShortLinkRecord?) async throws -> Entry {
         let key = Key(domain: domain, code: code)
         let now = clock.now
-        if let entry = entries.withLockedValue({ $0[key] }),
-            now - entry.loaded < (entry.link == nil ? missingAge : maximumAge)
-        {
-            return entry
+        let (cached, generation) = entries.withLockedValue { ($0.entries[key], $0.generation) }
+        if let cached, now - cached.loaded < (cached.link == nil ? missingAge : maximumAge) {
+            return cached
         }
         let entry = Entry(link: try await load(), loaded: clock.now)
-        put(key, entry)
+        put(key, entry, ifGeneration: generation)
         return entry
     }
 
@@ -76,18 +77,35 @@ public final class LinkCache: Sendable {
 
     /// Forgets a link, so the next click reads it again.
     public func invalidate(domain: String, code: String) {
-        _ = entries.withLockedValue { $0.removeValue(forKey: Key(domain: domain, code: code)) }
+        entries.withLockedValue { state in
+            state.entries.removeValue(forKey: Key(domain: domain, code: code))
+            state.generation &+= 1
+        }
     }
 
     public func removeAll() {
-        entries.withLockedValue { $0.removeAll() }
+        entries.withLockedValue { state in
+            state.entries.removeAll()
+            state.generation &+= 1
+        }
     }
 
-    private func put(_ key: Key, _ entry: Entry) {
-        entries.withLockedValue { entries in
+    /// A change another instance made (or a reset of the change feed).
+    public func apply(_ change: LinkChange) {
+        switch change {
+        case .link(let domain, let code): invalidate(domain: domain, code: code)
+        case .all: removeAll()
+        }
+    }
+
+    var count: Int { entries.withLockedValue { $0.entries.count } }
+
+    private func put(_ key: Key, _ entry: Entry, ifGeneration generation: UInt64? = nil) {
+        entries.withLockedValue { state in
+            if let generation, state.generation != generation { return }
             // Past capacity, start over rather than track recency on every hit: the hot links return at once.
-            if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[key] = entry
+            if state.entries.count >= capacity, state.entries[key] == nil { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[key] = entry
         }
     }
 }

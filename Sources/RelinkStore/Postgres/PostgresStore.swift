@@ -119,6 +119,11 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
         }
     }
 
+    /// Runs SQL without parameters (maintenance, tests).
+    func execute(_ sql: String) async throws {
+        try await rows(PostgresQuery(unsafeSQL: sql))
+    }
+
     /// Runs a query and collects its rows.
     @discardableResult
     func rows(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
