@@ -82,10 +82,14 @@ wait_for "http://127.0.0.1:$BALANCER_PORT/healthz" pictlink.page.link
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
 measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/$SQLITE_CODE" "User-Agent: $DESKTOP"
 measure "sqlite: desktop (+events)" "http://127.0.0.1:$SQLITE_PORT/$SQLITE_CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+served() { awk '/requests in/ {print $1}' "$(ls -t "$WORK"/wrk-*.txt | head -1)"; }
 measure "postgres: desktop (+events)" "http://127.0.0.1:$PG_PORT/$PG_CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+PG_SERVED=$(served)
 measure "sqlite: Android (+deferred)" "http://127.0.0.1:$SQLITE_PORT/$SQLITE_CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
 measure "postgres: Android (+deferred)" "http://127.0.0.1:$PG_PORT/$PG_CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+PG_SERVED=$((PG_SERVED + $(served)))
 measure "postgres x2 behind nginx: desktop" "http://127.0.0.1:$BALANCER_PORT/$PG_CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+PG_SERVED=$((PG_SERVED + $(served)))
 
 report "nginx static 302"
 ratio() {
@@ -99,5 +103,6 @@ for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 sleep 2
 PG_CLICKS=$(psql -At "postgres://relink@127.0.0.1:54391/relink" -c "SELECT COALESCE(SUM(count), 0) FROM event_counters WHERE event = 'CLICK'")
 PG_PENDING=$(psql -At "postgres://relink@127.0.0.1:54391/relink" -c "SELECT COUNT(*) FROM pending_clicks")
-echo "PostgreSQL: $PG_CLICKS CLICK events stored, $PG_PENDING pending clicks kept; servers' logs:"
+echo "PostgreSQL: wrk completed $PG_SERVED clicks on the PostgreSQL-backed instances; $PG_CLICKS CLICK events stored (1 more per check before a run); $PG_PENDING pending clicks kept"
+echo "servers' logs:"
 grep -ho "events written: [0-9]* of [0-9]* recorded" "$WORK"/relink-*.log | sed 's/^/  /'

@@ -20,38 +20,30 @@ extension PostgresStore {
     }
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
-        let columns = 14
-        for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement) {
-            let chunk = clicks[start..<min(start + Self.rowsPerStatement, clicks.count)]
-            var binds = PostgresBindings(capacity: chunk.count * columns)
-            var values: [String] = []
-            for (index, click) in chunk.enumerated() {
-                let base = index * columns
-                values.append("(" + (1...columns).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
-                let f = click.fingerprint
-                binds.append(click.id)
-                binds.append(click.projectId)
-                binds.append(click.platform.rawValue)
-                binds.append(click.linkId)
-                binds.append(click.requestedLink)
-                binds.append(click.createdAt.timeIntervalSince1970)
-                binds.append(f.addressHash)
-                binds.append(f.networkHash)
-                binds.append(f.ipVersion.map { Int64($0.rawValue) })
-                binds.append(f.osVersion)
-                binds.append(f.device)
-                binds.append(f.languages.joined(separator: ","))
-                binds.append(f.screen)
-                binds.append(f.timeZone)
-            }
+        // One array per column and UNNEST: 14 parameters per statement whatever the batch size, which PostgreSQL
+        // parses and plans far faster than a VALUES list of 14 parameters per row. Arrays carry no NULLs here, so
+        // nullable columns travel as '' (text) or 0 (numbers) and NULLIF turns them back.
+        for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement * 5) {
+            let chunk = clicks[start..<min(start + Self.rowsPerStatement * 5, clicks.count)]
+            let f = chunk.map(\.fingerprint)
             try await rows(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO pending_clicks (id, project_id, platform, link_id, requested_link, created_at,
-                            address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
-                        VALUES \(values.joined(separator: ", "))
-                        ON CONFLICT (id) DO NOTHING
-                        """, binds: binds))
+                """
+                INSERT INTO pending_clicks (id, project_id, platform, link_id, requested_link, created_at,
+                    address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
+                SELECT id, project_id, platform, NULLIF(link_id, 0), requested_link, created_at,
+                    NULLIF(address_hash, ''), NULLIF(network_hash, ''), NULLIF(ip_version, 0), NULLIF(os_version, ''),
+                    NULLIF(device, ''), languages, NULLIF(screen, ''), NULLIF(time_zone, '')
+                FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.projectId)), \(chunk.map(\.platform.rawValue)),
+                            \(chunk.map { $0.linkId ?? 0 }), \(chunk.map(\.requestedLink)),
+                            \(chunk.map(\.createdAt.timeIntervalSince1970)), \(f.map { $0.addressHash ?? "" }),
+                            \(f.map { $0.networkHash ?? "" }), \(f.map { Int64($0.ipVersion?.rawValue ?? 0) }),
+                            \(f.map { $0.osVersion ?? "" }), \(f.map { $0.device ?? "" }),
+                            \(f.map { $0.languages.joined(separator: ",") }), \(f.map { $0.screen ?? "" }),
+                            \(f.map { $0.timeZone ?? "" }))
+                    AS c (id, project_id, platform, link_id, requested_link, created_at, address_hash, network_hash,
+                          ip_version, os_version, device, languages, screen, time_zone)
+                ON CONFLICT (id) DO NOTHING
+                """)
         }
     }
 

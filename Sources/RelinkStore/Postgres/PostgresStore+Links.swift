@@ -133,7 +133,7 @@ extension PostgresStore {
 // MARK: - Events
 
 extension PostgresStore {
-    /// Most rows per statement: PostgreSQL takes at most 65,535 bound values.
+    /// Rows per batch statement, to keep each statement's memory bounded.
     static let rowsPerStatement = 1000
 
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
@@ -144,26 +144,13 @@ extension PostgresStore {
             (a.key.linkId, a.key.day, a.key.platform.rawValue, a.key.event.rawValue)
                 < (b.key.linkId, b.key.day, b.key.platform.rawValue, b.key.event.rawValue)
         }
-        for start in stride(from: 0, to: sorted.count, by: Self.rowsPerStatement) {
-            let chunk = sorted[start..<min(start + Self.rowsPerStatement, sorted.count)]
-            var binds = PostgresBindings(capacity: chunk.count * 5)
-            var values: [String] = []
-            for (index, (key, count)) in chunk.enumerated() {
-                let base = index * 5
-                values.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))")
-                binds.append(key.linkId)
-                binds.append(Int64(key.day))
-                binds.append(key.platform.rawValue)
-                binds.append(key.event.rawValue)
-                binds.append(count)
-            }
-            try await rows(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO event_counters (link_id, day, platform, event, count) VALUES \(values.joined(separator: ", "))
-                        ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = event_counters.count + excluded.count
-                        """, binds: binds))
-        }
+        try await rows(
+            """
+            INSERT INTO event_counters (link_id, day, platform, event, count)
+            SELECT * FROM UNNEST(\(sorted.map(\.key.linkId)), \(sorted.map { Int64($0.key.day) }),
+                                 \(sorted.map(\.key.platform.rawValue)), \(sorted.map(\.key.event.rawValue)), \(sorted.map(\.value)))
+            ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = event_counters.count + excluded.count
+            """)
     }
 
     public func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] {
