@@ -103,6 +103,6 @@ for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 sleep 2
 PG_CLICKS=$(psql -At "postgres://relink@127.0.0.1:54391/relink" -c "SELECT COALESCE(SUM(count), 0) FROM event_counters WHERE event = 'CLICK'")
 PG_PENDING=$(psql -At "postgres://relink@127.0.0.1:54391/relink" -c "SELECT COUNT(*) FROM pending_clicks")
-echo "PostgreSQL: wrk completed $PG_SERVED clicks on the PostgreSQL-backed instances; $PG_CLICKS CLICK events stored (1 more per check before a run); $PG_PENDING pending clicks kept"
+echo "PostgreSQL: wrk completed $PG_SERVED clicks on the PostgreSQL-backed instances; $PG_CLICKS CLICK events stored (wrk does not count the requests in flight when it stops, at most one per connection per run); $PG_PENDING pending clicks kept"
 echo "servers' logs:"
 grep -ho "events written: [0-9]* of [0-9]* recorded" "$WORK"/relink-*.log | sed 's/^/  /'

@@ -97,20 +97,12 @@ final class DeferredLinkService: Sendable {
                 now.timeIntervalSince(click.createdAt) <= TimeInterval(project.deferred.tokenWindowHours) * 3600
             {
                 let answer = await answer(click, android: android, confidence: .unique, message: "Matched by the click's own link.", ipVersion: ipVersion)
-                switch try await store.claim(
-                    clickId: click.id, confidence: .unique, projectId: project.id, installId: request.installId,
-                    response: try Self.encode(answer), at: now)
-                {
-                case .claimed:
-                    recordInstall(click, android: android)
-                    return answer
-                case .answeredBefore(let previous):
-                    return try Self.decode(previous.response)
-                case .clickTaken:
-                    return try await answerNone(
-                        "This link was already claimed by another install.", project: project, installId: request.installId,
-                        ipVersion: ipVersion, now: now)
+                if let result = try await claim(click, answer: answer, installId: request.installId, android: android, now: now) {
+                    return result
                 }
+                return try await answerNone(
+                    "This link was already claimed by another install.", project: project, installId: request.installId,
+                    ipVersion: ipVersion, now: now)
             }
         }
 
@@ -139,21 +131,32 @@ final class DeferredLinkService: Sendable {
                 break
             }
             let answer = await answer(click, android: android, confidence: confidence, message: message, ipVersion: ipVersion)
-            switch try await store.claim(
-                clickId: click.id, confidence: confidence, projectId: project.id, installId: request.installId,
-                response: try Self.encode(answer), at: now)
-            {
-            case .claimed:
-                recordInstall(click, android: android)
-                return answer
-            case .answeredBefore(let previous):
-                return try Self.decode(previous.response)
-            case .clickTaken:
-                excluded.insert(click.id)  // another install was faster: look again without it
+            if let result = try await claim(click, answer: answer, installId: request.installId, android: android, now: now) {
+                return result
             }
+            excluded.insert(click.id)  // another install was faster: look again without it
         }
         return try await answerNone(
             AttributionMatcher.noMatchMessage, project: project, installId: request.installId, ipVersion: ipVersion, now: now)
+    }
+
+    /// Claims `click` for this install with `answer`: that answer when this install won the click, the earlier
+    /// answer when this install asked before, nil when another install took the click.
+    private func claim(
+        _ click: PendingClick, answer: InstallAttributionResponse, installId: String?, android: Bool, now: Date
+    ) async throws -> InstallAttributionResponse? {
+        switch try await store.claim(
+            clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: installId,
+            response: try Self.encode(answer), at: now)
+        {
+        case .claimed:
+            recordInstall(click, android: android)
+            return answer
+        case .answeredBefore(let previous):
+            return try Self.decode(previous.response)
+        case .clickTaken:
+            return nil
+        }
     }
 
     private func answerNone(
