@@ -1,4 +1,5 @@
 import Hummingbird
+import RelinkStore
 import Logging
 
 /// Turns every failure under `/v1` into Google's JSON error body: Hummingbird's own errors (an unknown path, an
@@ -32,6 +33,9 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         } catch is DecodingError {
             return APIError.invalidArgument("Invalid JSON payload received.")
+        } catch StoreError.unavailable(let why) {
+            context.logger.error("API request failed: \(request.method) \(request.uri.path): \(why)")
+            return APIError(status: .serviceUnavailable, message: "The database is unavailable. Try again shortly.")
         } catch {
             context.logger.error("API request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
             return APIError.internalError

@@ -115,8 +115,18 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            throw Self.unavailable(error.closureError ?? error.beginError ?? error.commitError ?? error)
         }
+    }
+
+    /// A lost or refused connection (the server is down, restarting or unreachable) as `StoreError.unavailable`,
+    /// which the API answers with 503; anything else unchanged.
+    static func unavailable(_ error: any Error) -> any Error {
+        guard let psql = error as? PSQLError else { return error }
+        let lost: [PSQLError.Code] = [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed]
+        let state = psql.serverInfo?[.sqlState] ?? ""
+        guard lost.contains(psql.code) || state.hasPrefix("08") || state.hasPrefix("57P") else { return error }
+        return StoreError.unavailable("the database is unavailable: \(explain(error))")
     }
 
     /// Runs SQL without parameters (maintenance, tests).
@@ -127,7 +137,11 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
     /// Runs a query and collects its rows.
     @discardableResult
     func rows(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
-        try await client.query(query, logger: logger).collect().map(PostgresRandomAccessRow.init)
+        do {
+            return try await client.query(query, logger: logger).collect().map(PostgresRandomAccessRow.init)
+        } catch {
+            throw Self.unavailable(error)
+        }
     }
 
     static func sqlState(_ error: any Error) -> String? {
