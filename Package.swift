@@ -31,6 +31,8 @@ let package = Package(
     targets: [
         // Pure domain logic: Foundation only, no I/O.
         .target(name: "RelinkCore", swiftSettings: swiftSettings),
+        // libxml2 (Debian's libxml2-dev, found through pkg-config); .ci/run installs it when missing.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(
             name: "RelinkStore",
             dependencies: [
@@ -90,6 +92,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The page property test parses every rendered page with libxml2's HTML parser.
+                "CLibXML2", .product(name: "PropertyBased", package: "swift-property-based"),
                 // The two-instance tests: real sockets to two servers on one PostgreSQL.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

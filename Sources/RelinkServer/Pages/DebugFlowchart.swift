@@ -47,20 +47,8 @@ enum DebugFlowchart {
         text.count <= length ? text : String(text.prefix(length - 1)) + "…"
     }
 
-    /// XML text escaping; the flowchart is inserted into the page unescaped, so everything goes through here.
+    /// The flowchart is inserted into the page unescaped, so all of its text goes through the pages' escaper.
     static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
+        HTMLEscaper.escape(text)
     }
 }

@@ -27,9 +27,11 @@ struct PageRenderer: Sendable {
     let contentSecurityPolicy: String
 
     init() throws {
+        HTMLEscaper.ContentType.registered
         var templates: [String: MustacheTemplate] = [:]
         for page in Page.allCases {
-            templates[page.rawValue] = try MustacheTemplate(string: page.source)
+            // Every page escapes by UTF-8 byte (see `HTMLEscaper`), never with Mustache's own escaping.
+            templates[page.rawValue] = try MustacheTemplate(string: HTMLEscaper.ContentType.pragma + page.source)
         }
         library = MustacheLibrary(templates: templates)
         let styleHash = Data(SHA256.hash(data: Data(PageTemplates.style.utf8))).base64EncodedString()

@@ -1,6 +1,7 @@
 /// The HTML of Relink's pages, compiled into the binary so that one file is the whole service.
-/// Every `{{value}}` is HTML-escaped by Mustache; the only raw insertion is the debug page's SVG, which
-/// `DebugFlowchart` builds from escaped text.
+/// Every `{{value}}` is escaped by `HTMLEscaper` (the renderer prefixes each template with its content-type
+/// pragma); the only raw insertions are the style, the script and the debug page's SVG, which `DebugFlowchart`
+/// builds from escaped text.
 enum PageTemplates {
     /// Shared by every page; allowed by its hash in the Content-Security-Policy.
     static let style = """
