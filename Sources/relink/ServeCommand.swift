@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
             127.0.0.1:8080. Several instances share one PostgreSQL database with --database postgres://…. Flags override the \
-            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
+            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_SECRET_FILE, RELINK_PREVIOUS_SECRET, RELINK_PREVIOUS_SECRET_FILE, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
             which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
             """
     )
@@ -34,8 +34,17 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "The secret for hashing client addresses (default: $RELINK_SECRET, else one kept in the database).")
-    var secret: String?
+    @Option(
+        help: ArgumentHelp(
+            "The file holding the secret client addresses are hashed with, created (mode 0600) when absent (default: $RELINK_SECRET_FILE, else ~/.config/relink/secret). $RELINK_SECRET, when set, is the secret itself.",
+            valueName: "file"))
+    var secretFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The secret before a rotation: clicks hashed with it still match until they expire (default: $RELINK_PREVIOUS_SECRET_FILE, else <secret file>.previous when it exists; or $RELINK_PREVIOUS_SECRET).",
+            valueName: "file"))
+    var previousSecretFile: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -52,10 +61,27 @@ struct ServeCommand: AsyncParsableCommand {
         let trust = trustForwardedHeaders || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
         let database = try await store.open(logLevel: level)
         defer { StoreOptions.close(database) }
+        let secrets: AddressHashSecrets
+        do {
+            let notes: [String]
+            (secrets, notes) = try await AddressHashSecrets.load(
+                .init(
+                    secret: environment["RELINK_SECRET"], secretFile: secretFile ?? environment["RELINK_SECRET_FILE"],
+                    previousSecret: environment["RELINK_PREVIOUS_SECRET"],
+                    previousSecretFile: previousSecretFile ?? environment["RELINK_PREVIOUS_SECRET_FILE"]),
+                store: database)
+            var logger = Logger(label: "relink")
+            logger.logLevel = level
+            for note in notes { logger.notice("\(note)") }
+        } catch let failure as SecretFile.Failure {
+            throw CLIError(message: failure.description)
+        } catch {
+            throw CLIError(message: "cannot read the secrets from \(store.path): \(error)")
+        }
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
             trustForwardedHeaders: trust, logLevel: level, store: database,
-            addressHashSecret: secret ?? environment["RELINK_SECRET"])
+            addressHashSecrets: secrets)
         let app = try buildApplication(configuration: server)
         do {
             try await app.runService()

@@ -113,18 +113,45 @@ struct AttributionMatcherTests {
 
     @Test func withoutAddressAgreementAtMostWeak() {
         let network = Self.decide([Self.click("c1", address: "Z")])
-        guard case .matched("c1", .weak, _) = network else {
+        guard case .matched("c1", .weak, let message) = network else {
             Issue.record("same network: expected WEAK, got \(network)")
             return
         }
+        #expect(message.contains("network"))
+    }
+
+    /// The drain attack: a claim from an unrelated address that names the victim's OS version and device model.
+    @Test func neitherAddressNorNetworkMeansNoMatchWhateverElseAgrees() {
         var relayed = Self.install
         relayed.ipVersion = .v6
-        let other = Self.decide(relayed, [Self.click("c1", address: "Z", network: "NZ")])
-        guard case .matched("c1", .weak, let message) = other else {
-            Issue.record("same OS and device only: expected WEAK, got \(other)")
+        #expect(Self.decide(relayed, [Self.click("c1", address: "Z", network: "NZ")]) == .none(message: AttributionMatcher.noMatchMessage))
+        var stranger = Self.install
+        (stranger.addressHash, stranger.networkHash) = ("X", "NX")
+        let victims = (0..<20).map { Self.click("v\($0)", minutesAgo: Double($0 + 1), address: "V\($0)", network: "NV\($0)") }
+        #expect(Self.decide(stranger, victims) == .none(message: AttributionMatcher.noMatchMessage))
+        var unknown = Self.install
+        (unknown.addressHash, unknown.networkHash) = (nil, nil)
+        #expect(Self.decide(unknown, victims) == .none(message: AttributionMatcher.noMatchMessage))
+    }
+
+    /// A click taken as WEAK can go to a DEFAULT match, never to another WEAK one.
+    @Test func aWeaklyClaimedClickGoesOnlyToABetterMatch() {
+        var taken = Self.click("c1")
+        taken.weaklyClaimed = true
+        guard case .matched("c1", .default, _) = Self.decide([taken]) else {
+            Issue.record("the owner's DEFAULT match should still get the click")
             return
         }
-        #expect(message.contains("different IP versions"))
+        var other = taken
+        other.fingerprint.addressHash = "Z"  // same network only: a weak match at best
+        #expect(Self.decide([other]) == .none(message: AttributionMatcher.noMatchMessage))
+        // Two fitting clicks from the address, the better one taken weakly: the other is the weak answer.
+        var newer = Self.click("newer", minutesAgo: 1)
+        newer.weaklyClaimed = true
+        guard case .matched("older", .weak, _) = Self.decide([newer, Self.click("older", minutesAgo: 5)]) else {
+            Issue.record("expected WEAK on the click nobody took")
+            return
+        }
     }
 
     @Test func noMatchWhenNothingFits() {

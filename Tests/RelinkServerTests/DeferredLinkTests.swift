@@ -284,13 +284,16 @@ struct DeferredLinkTests {
         let path = FileManager.default.temporaryDirectory.appending(path: "relink-privacy-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try SQLiteStore(path: path)
-        try await T.application(trustForwardedHeaders: true, store: store).test(.router) { client in
+        let secrets = AddressHashSecrets(current: "a test secret of some length")
+        try await T.application(trustForwardedHeaders: true, store: store, addressHashSecrets: secrets).test(.router) { client in
             _ = try await Self.click(client, "/p/1", from: "203.0.113.123")
             _ = try await Self.click(client, "/p/1", agent: T.Agent.android, from: "2001:db8:1234:5678::abcd")
             _ = try await Self.claim(client, #"{\#(Self.iPhoneClaim), "installId": "p-1"}"#, from: "203.0.113.124")
         }
+        let hashes = try #require(AddressHasher(secrets: secrets).hashes(of: "2001:db8:1234:5678::abcd"))
+        let probe = DeviceFingerprint(addressHash: hashes.address, networkHash: hashes.network, languages: [])
         let clicks = try await store.candidateClicks(
-            projectId: "pictlink", platform: .android, since: .distantPast, fingerprint: DeviceFingerprint(osVersion: "14", device: "pixel 7", languages: []), limit: 10)
+            projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, fingerprint: probe, limit: 10)
         let click = try #require(clicks.first)
         #expect(click.fingerprint.addressHash?.count == 32)
         #expect(click.fingerprint.ipVersion == .v6)
@@ -303,7 +306,7 @@ struct DeferredLinkTests {
         let recorder = DeferredClickRecorder(store: store, configuration: T.configuration, logger: .init(label: "test"))
         await recorder.purge(now: Date().addingTimeInterval(25 * 3600))
         #expect(try await store.candidateClicks(
-            projectId: "pictlink", platform: .android, since: .distantPast, fingerprint: DeviceFingerprint(osVersion: "14", device: "pixel 7", languages: []), limit: 10
+            projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, fingerprint: probe, limit: 10
         ).isEmpty)
     }
 }

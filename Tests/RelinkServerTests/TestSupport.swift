@@ -17,12 +17,13 @@ enum TestSupport {
 
     static func application(
         _ configuration: RelinkConfiguration = TestSupport.configuration, trustForwardedHeaders: Bool = false,
-        store: (any RelinkStore)? = nil, eventFlushInterval: Duration = .seconds(1)
+        store: (any RelinkStore)? = nil, eventFlushInterval: Duration = .seconds(1), addressHashSecrets: AddressHashSecrets? = nil
     ) throws -> some ApplicationProtocol {
         try buildApplication(
             configuration: ServerConfiguration(
                 host: "127.0.0.1", port: 0, relink: configuration, trustForwardedHeaders: trustForwardedHeaders,
-                logLevel: .error, store: try store ?? SQLiteStore(), eventFlushInterval: eventFlushInterval))
+                logLevel: .error, store: try store ?? SQLiteStore(), eventFlushInterval: eventFlushInterval,
+                addressHashSecrets: addressHashSecrets))
     }
 
     /// A new in-memory store with a key for `project`.

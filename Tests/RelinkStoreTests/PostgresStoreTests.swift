@@ -72,7 +72,7 @@ struct PostgresStoreTests {
         let test = try await TestStore.make(.postgres)
         let postgres = try #require(test.store as? PostgresStore)
         try await postgres.rows("INSERT INTO relink_migrations (name, applied_at) VALUES ('99-from-the-future', 0)")
-        await #expect(throws: StoreError.schemaTooNew(found: "99-from-the-future", known: "2-deferred-links")) {
+        await #expect(throws: StoreError.schemaTooNew(found: "99-from-the-future", known: PostgresStore.migrations.last!.name)) {
             try await PostgresStore.connect(try TestStore.url(schema: test.schema!), logger: TestStore.logger)
         }
         await test.close()

@@ -127,10 +127,10 @@ struct StoreConformanceTests {
 
     static func click(
         _ id: String, at seconds: TimeInterval = 1_700_000_000, address: String? = "a1", network: String? = "n1", os: String? = "17.2",
-        device: String? = "iPhone", platform: StatsPlatform = .ios, project: String = "pictlink"
+        device: String? = "iPhone", platform: StatsPlatform = .ios, project: String = "pictlink", app: String = "jp.furyu.pictlink.ios"
     ) -> PendingClick {
         PendingClick(
-            id: id, projectId: project, platform: platform, linkId: nil, requestedLink: "https://pictlink.page.link/\(id)",
+            id: id, projectId: project, platform: platform, linkId: nil, appId: app, requestedLink: "https://pictlink.page.link/\(id)",
             createdAt: Date(timeIntervalSince1970: seconds),
             fingerprint: DeviceFingerprint(
                 addressHash: address, networkHash: network, ipVersion: .v4, osVersion: os, device: device, languages: ["en", "ja"],
@@ -170,33 +170,52 @@ struct StoreConformanceTests {
                 Self.click("too-old", at: now - 90_000),
                 Self.click("android", at: now - 60, platform: .android),
                 Self.click("other-project", at: now - 60, project: "fieldnotes"),
+                Self.click("other-app", at: now - 60, app: "jp.furyu.other"),
             ])
             let probe = Self.click("probe").fingerprint
+            let since = Date(timeIntervalSince1970: now - 7200)
+            // Only clicks of the claiming app that share the address or the network: never by OS and device alone.
             let candidates = try await store.candidateClicks(
-                projectId: "pictlink", platform: .ios, since: Date(timeIntervalSince1970: now - 7200), fingerprint: probe, limit: 10)
-            #expect(candidates.map(\.id) == ["same-address", "same-network", "same-device"])
+                projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
+            #expect(candidates.map(\.id) == ["same-address", "same-network"])
             let limited = try await store.candidateClicks(
-                projectId: "pictlink", platform: .ios, since: Date(timeIntervalSince1970: now - 7200), fingerprint: probe, limit: 1)
+                projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 1)
             #expect(limited.map(\.id) == ["same-address"])
+            #expect(
+                try await store.candidateClicks(
+                    projectId: "pictlink", platform: .ios, appId: "jp.furyu.other", since: since, fingerprint: probe, limit: 10
+                ).map(\.id) == ["other-app"])
+            var anywhere = probe
+            (anywhere.addressHash, anywhere.networkHash) = (nil, nil)
+            #expect(
+                try await store.candidateClicks(
+                    projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: anywhere, limit: 10
+                ).isEmpty)
 
             let activity = try await store.addressActivity(
                 projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .ios, fingerprint: probe)
-            #expect(activity == AddressActivity(clicks: 2, similarClicks: 1))
+            #expect(activity == AddressActivity(clicks: 3, similarClicks: 2))
             let none = try await store.addressActivity(
                 projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .ios, fingerprint: probe)
             #expect(none == AddressActivity(clicks: 0, similarClicks: 0))
 
-            // Claimed clicks are no longer candidates.
+            // Claimed clicks are no longer candidates; weakly claimed ones still are (a better match may take them).
             #expect(
                 try await store.claim(
                     clickId: "same-address", confidence: .default, projectId: "pictlink", installId: "i1", response: "{}",
                     at: Date(timeIntervalSince1970: now)) == .claimed)
+            #expect(
+                try await store.claim(
+                    clickId: "same-network", confidence: .weak, projectId: "pictlink", installId: "i2", response: "{}",
+                    at: Date(timeIntervalSince1970: now)) == .claimed)
             let after = try await store.candidateClicks(
-                projectId: "pictlink", platform: .ios, since: Date(timeIntervalSince1970: now - 7200), fingerprint: probe, limit: 10)
-            #expect(after.map(\.id) == ["same-network", "same-device"])
+                projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
+            #expect(after.map(\.id) == ["same-network"])
+            #expect(after.first?.isWeaklyClaimed == true)
             let claimed = try #require(try await store.pendingClick(id: "same-address"))
             #expect(claimed.claimedAt == Date(timeIntervalSince1970: now))
             #expect(claimed.confidence == .default)
+            #expect(!claimed.isWeaklyClaimed)
         }
     }
 
@@ -216,6 +235,31 @@ struct StoreConformanceTests {
             #expect(try await store.installClaim(projectId: "pictlink", installId: "i4")?.response == "none")
             #expect(try await store.installClaim(projectId: "fieldnotes", installId: "i4") == nil)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "i2") == nil)
+        }
+    }
+
+    /// A weak claim never deprives the click's owner: a DEFAULT or UNIQUE claim takes it back, another weak one cannot.
+    @Test(arguments: StoreKind.available) func aWeakClaimYieldsToABetterOneOnly(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let at = Date(timeIntervalSince1970: 1_700_000_000)
+            try await store.insertPendingClicks([Self.click("w1"), Self.click("w2")])
+            #expect(try await store.claim(clickId: "w1", confidence: .weak, projectId: "pictlink", installId: "guess", response: "G", at: at) == .claimed)
+            #expect(try await store.claim(clickId: "w1", confidence: .weak, projectId: "pictlink", installId: "guess-2", response: "H", at: at) == .clickTaken)
+            #expect(try await store.claim(clickId: "w1", confidence: .default, projectId: "pictlink", installId: "owner", response: "O", at: at) == .claimed)
+            #expect(try await store.pendingClick(id: "w1")?.confidence == .default)
+            #expect(try await store.claim(clickId: "w1", confidence: .unique, projectId: "pictlink", installId: "late", response: "L", at: at) == .clickTaken)
+            #expect(try await store.claim(clickId: "w2", confidence: .weak, projectId: "pictlink", installId: "guess-3", response: "G", at: at) == .claimed)
+            #expect(try await store.claim(clickId: "w2", confidence: .unique, projectId: "pictlink", installId: "token", response: "T", at: at) == .claimed)
+            #expect(try await store.pendingClick(id: "w2")?.confidence == .unique)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func settingsCanBeRemoved(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            _ = try await store.settingInsertingIfAbsent("old", value: "v")
+            #expect(try await store.removeSetting("old"))
+            #expect(try await store.setting("old") == nil)
+            #expect(!(try await store.removeSetting("old")))
         }
     }
 

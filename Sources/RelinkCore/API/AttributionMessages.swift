@@ -150,16 +150,19 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
     public var requestedLink: String?
     public var bundleId: String?
     public var sdkVersion: String?
+    /// The app install's own id (Relink's addition): a re-open is counted once per install, link and hour.
+    public var installId: String?
 
     enum CodingKeys: String, CodingKey {
-        case requestedLink, bundleId, sdkVersion
+        case requestedLink, bundleId, sdkVersion, installId
         case bundle_id, sdk_version
     }
 
-    public init(requestedLink: String?, bundleId: String? = nil, sdkVersion: String? = nil) {
+    public init(requestedLink: String?, bundleId: String? = nil, sdkVersion: String? = nil, installId: String? = nil) {
         self.requestedLink = requestedLink
         self.bundleId = bundleId
         self.sdkVersion = sdkVersion
+        self.installId = installId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -167,6 +170,7 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
         requestedLink = try container.decodeIfPresent(String.self, forKey: .requestedLink)
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId) ?? container.decodeIfPresent(String.self, forKey: .bundle_id)
         sdkVersion = try container.decodeIfPresent(String.self, forKey: .sdkVersion) ?? container.decodeIfPresent(String.self, forKey: .sdk_version)
+        installId = try container.decodeIfPresent(String.self, forKey: .installId)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -174,6 +178,7 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
         try container.encodeIfPresent(requestedLink, forKey: .requestedLink)
         try container.encodeIfPresent(bundleId, forKey: .bundleId)
         try container.encodeIfPresent(sdkVersion, forKey: .sdkVersion)
+        try container.encodeIfPresent(installId, forKey: .installId)
     }
 }
 

@@ -6,12 +6,16 @@ public struct DeferredLinkSettings: Hashable, Sendable {
     public var tokenWindowHours: Int
     /// Whether the iOS preview page copies a claim link to the clipboard (iOS 16+ asks the user before an app reads it).
     public var clipboard: Bool
+    /// The least confidence a claim is answered with a link at: `WEAK` (FDL's behaviour, the default), or
+    /// `DEFAULT` for links that carry secrets (invitations, sign-in links), so that a guess never hands them out.
+    public var minimumConfidence: AttributionConfidence
 
     public static let `default` = DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: false)
 
-    public init(fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool) {
+    public init(fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool, minimumConfidence: AttributionConfidence = .weak) {
         self.fingerprintWindowMinutes = fingerprintWindowMinutes
         self.tokenWindowHours = tokenWindowHours
         self.clipboard = clipboard
+        self.minimumConfidence = minimumConfidence
     }
 }

@@ -318,7 +318,7 @@ extension RelinkConfiguration {
     private static func readDeferred(_ value: JSONValue, at path: String, reader: inout ConfigurationReader)
         -> DeferredLinkSettings?
     {
-        let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard"]
+        let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence"]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let defaults = DeferredLinkSettings.default
         let fingerprint = reader.integer(fields, "fingerprintWindowMinutes", in: 1...1440) ?? defaults.fingerprintWindowMinutes
@@ -328,7 +328,11 @@ extension RelinkConfiguration {
                 fields.path("fingerprintWindowMinutes"),
                 "must not exceed tokenWindowHours (\(token) h), after which clicks are purged")
         }
+        let minimum = reader.string(fields, "minimumConfidence") { value in
+            AttributionConfidence(rawValue: value) == nil ? "must be WEAK, DEFAULT or UNIQUE, not '\(value)'" : nil
+        }
         return DeferredLinkSettings(
-            fingerprintWindowMinutes: fingerprint, tokenWindowHours: token, clipboard: reader.bool(fields, "clipboard") ?? defaults.clipboard)
+            fingerprintWindowMinutes: fingerprint, tokenWindowHours: token, clipboard: reader.bool(fields, "clipboard") ?? defaults.clipboard,
+            minimumConfidence: minimum.flatMap(AttributionConfidence.init(rawValue:)) ?? defaults.minimumConfidence)
     }
 }

@@ -10,3 +10,18 @@ public enum AttributionConfidence: String, Sendable, Codable, CaseIterable {
     /// The `match_type` of FDL's callback URL.
     public var matchType: String { rawValue.lowercased() }
 }
+
+extension AttributionConfidence: Comparable {
+    /// `WEAK` < `DEFAULT` < `UNIQUE`.
+    public static func < (lhs: AttributionConfidence, rhs: AttributionConfidence) -> Bool {
+        lhs.rank < rhs.rank
+    }
+
+    private var rank: Int {
+        switch self {
+        case .weak: 0
+        case .default: 1
+        case .unique: 2
+        }
+    }
+}

@@ -13,18 +13,25 @@ import Foundation
 ///   also needs the screen and time zone the preview page measured to agree. The same holds when several clicks
 ///   from the address today came from devices like this one, even if some were claimed already: an earlier weak
 ///   match may have taken the wrong one, so what is left is no surer.
-/// - `WEAK` is the best remaining candidate when it is ambiguous, or when only the network (not the address), or
-///   only the OS and device, agree. Without any of that, there is no match.
+/// - `WEAK` is the best remaining candidate when it is ambiguous, or when only the network (not the address)
+///   agrees. A click whose address and network both differ from the install's is never matched, whatever else
+///   agrees (as FDL's weak matches still needed the network): otherwise anyone could claim, from anywhere, the
+///   clicks of every device like theirs.
+/// - A click that an earlier install took only as `WEAK` can still go to a `DEFAULT` match (its real owner), never
+///   to another `WEAK` one: a guess must not deprive the owner, nor be handed out again and again.
 public enum AttributionMatcher {
     public struct Candidate: Sendable, Equatable {
         public var id: String
         public var createdAt: Date
         public var fingerprint: DeviceFingerprint
+        /// An earlier install took this click as a `WEAK` match: only a `DEFAULT` match may take it again.
+        public var weaklyClaimed: Bool
 
-        public init(id: String, createdAt: Date, fingerprint: DeviceFingerprint) {
+        public init(id: String, createdAt: Date, fingerprint: DeviceFingerprint, weaklyClaimed: Bool = false) {
             self.id = id
             self.createdAt = createdAt
             self.fingerprint = fingerprint
+            self.weaklyClaimed = weaklyClaimed
         }
     }
 
@@ -84,7 +91,7 @@ public enum AttributionMatcher {
         return comparison
     }
 
-    /// Chooses among `candidates` (unclaimed clicks of the install's project and platform) those made in the
+    /// Chooses among `candidates` (clicks of the install's app, unclaimed or only weakly claimed) those made in the
     /// `window` before `now`. `addressActivity` is how many clicks of the project came from the install's address
     /// in the last `crowdPeriod`, on any platform, claimed or not; `similarActivity` how many of those came from
     /// the install's platform, OS version and device.
@@ -97,12 +104,21 @@ public enum AttributionMatcher {
             let age = now.timeIntervalSince(candidate.createdAt)
             guard age >= -60, age <= window else { return nil }  // a minute of clock skew between instances
             let comparison = compare(install, candidate.fingerprint, ageFraction: max(0, age) / window)
-            return comparison.ruledOut ? nil : (candidate, comparison)
+            // No agreement on the address or its network: another person's click, whatever else agrees.
+            guard !comparison.ruledOut, comparison.sameAddress || comparison.sameNetwork else { return nil }
+            return (candidate, comparison)
         }
         crowd = max(crowd, candidates.filter { $0.fingerprint.addressHash != nil && $0.fingerprint.addressHash == install.addressHash }.count)
-        guard let best = compared.max(by: { $0.1.score < $1.1.score }) else { return .none(message: noMatchMessage) }
+        // A weakly claimed click stays in `compared` (it still makes the address ambiguous) but can only be
+        // given as DEFAULT; `weak` answers with the best of the others.
         let sameAddress = compared.filter { $0.1.sameAddress }
         let confident = sameAddress.filter { $0.1.sameOS == true && $0.1.sameDevice == true && $0.1.sameLanguage != false }
+        func weak(_ pool: [(Candidate, Comparison)], _ message: String) -> Decision {
+            guard let chosen = pool.filter({ !$0.0.weaklyClaimed }).max(by: { $0.1.score < $1.1.score }) else {
+                return .none(message: noMatchMessage)
+            }
+            return .matched(id: chosen.0.id, confidence: .weak, message: message)
+        }
         if sameAddress.count == 1, let only = confident.first {
             let measured = only.1.sameScreen == true && only.1.sameTimeZone == true
             if (crowd < crowdedAddress && similarActivity < 2) || measured {
@@ -110,29 +126,19 @@ public enum AttributionMatcher {
                     id: only.0.id, confidence: .default,
                     message: "Matched the only recent click from this address with the same OS, device and language.")
             }
-            return .matched(
-                id: only.0.id, confidence: .weak,
-                message: "\(crowd) clicks came from this shared address today; the one that fits this device is given as a weak match.")
+            return weak(
+                sameAddress,
+                "\(crowd) clicks came from this shared address today; the one that fits this device is given as a weak match.")
         }
         if sameAddress.count > 1 {
-            let chosen = sameAddress.max(by: { $0.1.score < $1.1.score })!
-            return .matched(
-                id: chosen.0.id, confidence: .weak,
-                message: "\(sameAddress.count) recent clicks from this address fit this device; the most likely is given as a weak match.")
+            return weak(
+                sameAddress,
+                "\(sameAddress.count) recent clicks from this address fit this device; the most likely is given as a weak match.")
         }
-        if let only = sameAddress.first {
-            return .matched(
-                id: only.0.id, confidence: .weak,
-                message: "A recent click from this address, but the OS, device or language could not be confirmed.")
+        if !sameAddress.isEmpty {
+            return weak(sameAddress, "A recent click from this address, but the OS, device or language could not be confirmed.")
         }
-        if best.1.sameNetwork || (best.1.sameOS == true && best.1.sameDevice == true) {
-            let reason =
-                install.ipVersion != nil && install.ipVersion != best.0.fingerprint.ipVersion
-                ? "the click and the app used different IP versions" : "the click came from another address"
-            return .matched(
-                id: best.0.id, confidence: .weak,
-                message: "Matched without address agreement (\(reason), as with iCloud Private Relay or a network change).")
-        }
-        return .none(message: noMatchMessage)
+        // Only the network agrees (an address change on one network, or another device behind it).
+        return weak(compared, "Matched a recent click from this network, not from this address, as a weak match.")
     }
 }

@@ -39,10 +39,11 @@ struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     static let invalidKey = APIError(status: .unauthorized, message: "API key not valid. Please pass a valid API key.")
     static let internalError = APIError(status: .internalServerError, message: "Internal error. It has been logged.")
 
-    static func rateLimited(retryAfter seconds: Int) -> APIError {
+    /// 429 with `Retry-After`; `limiting` says what was limited ("minting with this API key").
+    static func rateLimited(retryAfter seconds: Int, limiting: String) -> APIError {
         APIError(
             status: .tooManyRequests,
-            message: "Quota exceeded for minting with this API key; retry in \(seconds) s.",
+            message: "Quota exceeded for \(limiting); retry in \(seconds) s.",
             headers: [.retryAfter: String(seconds)])
     }
 

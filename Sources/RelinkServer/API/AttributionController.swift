@@ -12,15 +12,22 @@ struct AttributionController: Sendable {
 
     /// Per client address: an app claims once per install, so this allows busy carrier NATs, not scanning.
     static let limit = RateLimit(requestsPerSecond: 20, burst: 100)
+    /// Per client address, apart from claims: re-opens are counted, so a script may not report many.
+    static let reopenLimit = RateLimit(requestsPerSecond: 2, burst: 60)
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
         group.post("installAttribution") { request, context in try await install(request, context) }
         group.post("reopenAttribution") { request, context in try await reopen(request, context) }
     }
 
-    private func origin(_ request: Request, _ context: RelinkRequestContext) throws -> RequestOrigin {
+    private func origin(_ request: Request, _ context: RelinkRequestContext, reopen: Bool = false) throws -> RequestOrigin {
         let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
-        if case .failure(let error) = rateLimiter.acquire(keyId: origin.clientAddress ?? "unknown", limit: Self.limit) { throw error }
+        let address = origin.clientAddress ?? "unknown"
+        let outcome =
+            reopen
+            ? rateLimiter.acquire(keyId: "reopen " + address, limit: Self.reopenLimit, limiting: "re-open reports from this address")
+            : rateLimiter.acquire(keyId: address, limit: Self.limit, limiting: "deferred-link claims from this address")
+        if case .failure(let error) = outcome { throw error }
         return origin
     }
 
@@ -32,9 +39,9 @@ struct AttributionController: Sendable {
     }
 
     func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        _ = try origin(request, context)
+        let origin = try origin(request, context, reopen: true)
         let caller = try await authenticator.authenticateIfPresent(request)
         let body = try await JSONResponse.decode(ReopenAttributionRequest.self, from: request, context: context)
-        return try JSONResponse.make(try await service.reopen(body, keyProject: caller?.project))
+        return try JSONResponse.make(try await service.reopen(body, clientAddress: origin.clientAddress, keyProject: caller?.project))
     }
 }

@@ -14,8 +14,22 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Buckets untouched this long are full again and can go, so the table does not grow without bound.
     private let idle: Duration = .seconds(600)
 
-    /// Takes a token for `keyId`, or says how many whole seconds until one is free.
-    func acquire(keyId: Key, limit: RateLimit) -> Result<Void, APIError> {
+    /// Takes a token for `keyId`, or answers 429 saying what was limited (`limiting`, such as "minting with this
+    /// API key") and how many whole seconds until a token is free.
+    func acquire(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
+        take(keyId: keyId, limit: limit, consume: true).mapError { .rateLimited(retryAfter: $0.seconds, limiting: limiting) }
+    }
+
+    /// Whether `keyId` has a token left, without taking it: for limits on failures, which only failures spend.
+    func check(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
+        take(keyId: keyId, limit: limit, consume: false).mapError { .rateLimited(retryAfter: $0.seconds, limiting: limiting) }
+    }
+
+    struct RetryAfter: Error {
+        var seconds: Int
+    }
+
+    private func take(keyId: Key, limit: RateLimit, consume: Bool) -> Result<Void, RetryAfter> {
         let now = clock.now
         return buckets.withLockedValue { buckets in
             if buckets.count > 100_000 { buckets = buckets.filter { now - $0.value.updated < idle } }
@@ -26,9 +40,9 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
             bucket.updated = now
             defer { buckets[keyId] = bucket }
             guard bucket.tokens >= 1 else {
-                return .failure(.rateLimited(retryAfter: max(1, Int(((1 - bucket.tokens) / limit.requestsPerSecond).rounded(.up)))))
+                return .failure(RetryAfter(seconds: max(1, Int(((1 - bucket.tokens) / limit.requestsPerSecond).rounded(.up)))))
             }
-            bucket.tokens -= 1
+            if consume { bucket.tokens -= 1 }
             return .success(())
         }
     }

@@ -57,7 +57,7 @@ struct ApplicationParts {
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger)
         let deferred = DeferredLinkService(
             store: store, configuration: relink, recorder: deferredRecorder, events: recorder,
-            hasher: AddressHasher(store: store, secret: configuration.addressHashSecret), cache: cache)
+            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()), cache: cache)
         let clientLimiter = RateLimiter<String>()
 
         HealthController(projects: relink.projects.count).addRoutes(to: router)

@@ -15,15 +15,16 @@ public struct ServerConfiguration: Sendable {
     public var store: any RelinkStore
     /// How often buffered click events are written.
     public var eventFlushInterval: Duration
-    /// The key for hashing client addresses; nil keeps one generated on first start in the database.
-    public var addressHashSecret: String?
+    /// The secrets for hashing client addresses (never kept in the database); nil makes a random one that lives
+    /// as long as the process, for tests and throwaway servers.
+    public var addressHashSecrets: AddressHashSecrets?
     /// Called with the port once the server listens (tests that pick port 0 learn it here).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, trustForwardedHeaders: Bool = false,
         logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1),
-        addressHashSecret: String? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
+        addressHashSecrets: AddressHashSecrets? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) {
         self.onServerRunning = onServerRunning
         self.host = host
@@ -33,6 +34,6 @@ public struct ServerConfiguration: Sendable {
         self.logLevel = logLevel
         self.store = store
         self.eventFlushInterval = eventFlushInterval
-        self.addressHashSecret = addressHashSecret
+        self.addressHashSecrets = addressHashSecrets
     }
 }

@@ -12,6 +12,7 @@ final class DeferredLinkService: Sendable {
     let events: EventRecorder
     let hasher: AddressHasher
     let cache: LinkCache
+    let reopens = ReopenDeduplicator()
 
     init(
         store: any RelinkStore, configuration: RelinkConfiguration, recorder: DeferredClickRecorder, events: EventRecorder,
@@ -41,7 +42,7 @@ final class DeferredLinkService: Sendable {
 
     func fingerprint(client: DetectedClient, clientAddress: String?, userAgent: String, acceptLanguage: String?) async -> DeviceFingerprint {
         let client = PlatformDetector.addingDeviceDetails(to: client, userAgent: userAgent)
-        let hashes = try? await hasher.hashes(of: clientAddress)
+        let hashes = hasher.hashes(of: clientAddress)
         return DeviceFingerprint(
             addressHash: hashes?.address, networkHash: hashes?.network, ipVersion: hashes?.version,
             osVersion: DeviceFingerprint.majorMinor(client.osVersion), device: client.deviceModel?.lowercased(),
@@ -54,7 +55,17 @@ final class DeferredLinkService: Sendable {
         recorder.record(
             PendingClick(
                 id: clickID, projectId: project.id, platform: platform == .android ? .android : .ios, linkId: linkId,
-                requestedLink: link.url, createdAt: Date(), fingerprint: fingerprint))
+                appId: Self.appId(link.parameters, platform: platform), requestedLink: link.url, createdAt: Date(),
+                fingerprint: fingerprint))
+    }
+
+    /// The app a store-bound click was sent to install, as the planner picks it: only claims from that app match it.
+    static func appId(_ parameters: LinkParameters, platform: Platform) -> String? {
+        switch platform {
+        case .android: parameters.apn
+        case .iPad: parameters.ipbi ?? parameters.ibi
+        default: parameters.ibi
+        }
     }
 
     // MARK: Claims
@@ -78,22 +89,20 @@ final class DeferredLinkService: Sendable {
             throw APIError.permissionDenied("The app '\(bundle)' belongs to another project than this API key.")
         }
         if let installId = request.installId {
-            guard (1...128).contains(installId.count),
-                installId.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
-            else { throw APIError.invalidArgument("installId must be 1 to 128 characters A-Z, a-z, 0-9, '-', '_' and '.'.") }
+            guard Self.isValidInstallId(installId) else { throw APIError.invalidArgument(Self.installIdRule) }
             if let previous = try await store.installClaim(projectId: project.id, installId: installId) {
                 return try Self.decode(previous.response)
             }
         }
         // Clicks made a moment ago may still be in memory.
         await recorder.flush()
-        let hashes = try await hasher.hashes(of: clientAddress)
+        let hashes = hasher.hashes(of: clientAddress)
         let ipVersion = hashes?.version
         let now = Date()
 
         if let token = Self.token(request, android: android) {
             if let click = try await store.pendingClick(id: token), click.projectId == project.id,
-                click.platform == (android ? .android : .ios),
+                click.platform == (android ? .android : .ios), click.appId == nil || click.appId == bundle,
                 now.timeIntervalSince(click.createdAt) <= TimeInterval(project.deferred.tokenWindowHours) * 3600
             {
                 let answer = await answer(click, android: android, confidence: .unique, message: "Matched by the click's own link.", ipVersion: ipVersion)
@@ -108,27 +117,55 @@ final class DeferredLinkService: Sendable {
 
         let fingerprint = Self.fingerprint(request, android: android, hashes: hashes)
         let window = TimeInterval(project.deferred.fingerprintWindowMinutes) * 60
+        // Clicks kept before a secret rotation carry hashes under the previous secret: those are looked up too, and
+        // translated to the current secret's hashes, so the matcher sees one address as one.
+        let previous = hasher.previousHashes(of: clientAddress)
+        let platform: StatsPlatform = android ? .android : .ios
         var activity = AddressActivity(clicks: 0, similarClicks: 0)
-        if let hashes {
-            activity = try await store.addressActivity(
+        for hashes in [hashes].compactMap({ $0 }) + previous {
+            var keyed = fingerprint
+            keyed.addressHash = hashes.address
+            let more = try await store.addressActivity(
                 projectId: project.id, addressHash: hashes.address, since: now.addingTimeInterval(-AttributionMatcher.crowdPeriod),
-                platform: android ? .android : .ios, fingerprint: fingerprint)
+                platform: platform, fingerprint: keyed)
+            activity.clicks += more.clicks
+            activity.similarClicks += more.similarClicks
         }
         var excluded: Set<String> = []
         for _ in 0..<3 {
-            let candidates = try await store.candidateClicks(
-                projectId: project.id, platform: android ? .android : .ios, since: now.addingTimeInterval(-window),
-                fingerprint: fingerprint, limit: 500
-            ).filter { !excluded.contains($0.id) }
+            var candidates = try await store.candidateClicks(
+                projectId: project.id, platform: platform, appId: bundle, since: now.addingTimeInterval(-window),
+                fingerprint: fingerprint, limit: 500)
+            if let hashes {
+                for old in previous {
+                    var keyed = fingerprint
+                    (keyed.addressHash, keyed.networkHash) = (old.address, old.network)
+                    for var click in try await store.candidateClicks(
+                        projectId: project.id, platform: platform, appId: bundle, since: now.addingTimeInterval(-window),
+                        fingerprint: keyed, limit: 500)
+                    {
+                        if click.fingerprint.addressHash == old.address { click.fingerprint.addressHash = hashes.address }
+                        if click.fingerprint.networkHash == old.network { click.fingerprint.networkHash = hashes.network }
+                        candidates.append(click)
+                    }
+                }
+            }
+            candidates.removeAll { excluded.contains($0.id) }
             let decision = AttributionMatcher.match(
                 install: fingerprint,
-                candidates: candidates.map { .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint) }, now: now,
-                window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
+                candidates: candidates.map {
+                    .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.isWeaklyClaimed)
+                }, now: now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
             guard case .matched(let id, let confidence, let message) = decision, let click = candidates.first(where: { $0.id == id }) else {
                 if case .none(let message) = decision {
                     return try await answerNone(message, project: project, installId: request.installId, ipVersion: ipVersion, now: now)
                 }
                 break
+            }
+            // Below the project's minimum the guess is not given, and the click stays for its owner.
+            guard confidence >= project.deferred.minimumConfidence else {
+                return try await answerNone(
+                    AttributionMatcher.noMatchMessage, project: project, installId: request.installId, ipVersion: ipVersion, now: now)
             }
             let answer = await answer(click, android: android, confidence: confidence, message: message, ipVersion: ipVersion)
             if let result = try await claim(click, answer: answer, installId: request.installId, android: android, now: now) {
@@ -150,7 +187,8 @@ final class DeferredLinkService: Sendable {
             response: try Self.encode(answer), at: now)
         {
         case .claimed:
-            recordInstall(click, android: android)
+            // A click taken back from a weak claim was counted as an install then.
+            if !click.isWeaklyClaimed { recordInstall(click, android: android) }
             return answer
         case .answeredBefore(let previous):
             return try Self.decode(previous.response)
@@ -214,7 +252,7 @@ final class DeferredLinkService: Sendable {
     }
 
     static func fingerprint(
-        _ request: InstallAttributionRequest, android: Bool, hashes: (address: String, network: String, version: IPAddress.Version)?
+        _ request: InstallAttributionRequest, android: Bool, hashes: AddressHasher.Hashes?
     ) -> DeviceFingerprint {
         let device = request.device
         var languages: [String] = []
@@ -229,6 +267,17 @@ final class DeferredLinkService: Sendable {
             languages: languages,
             screen: DeviceFingerprint.screen(width: device?.screenResolutionWidth?.int, height: device?.screenResolutionHeight?.int),
             timeZone: device?.timezone.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    static let installIdRule = "installId must be 1 to 128 characters A-Z, a-z, 0-9, '-', '_' and '.'."
+
+    static func isValidInstallId(_ installId: String) -> Bool {
+        (1...128).contains(installId.utf8.count)
+            && installId.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: ".")
+            }
     }
 
     static func encode(_ answer: InstallAttributionResponse) throws -> String {
@@ -288,10 +337,14 @@ final class DeferredLinkService: Sendable {
         return ResolvedRequest(project: project, link: link, linkId: linkId, longLink: longLink)
     }
 
-    /// A link opened inside the installed app, resolved to its deep link; counts `APP_RE_OPEN` for short links.
-    func reopen(_ request: ReopenAttributionRequest, keyProject: Project?) async throws -> ReopenAttributionResponse {
+    /// A link opened inside the installed app, resolved to its deep link; counts `APP_RE_OPEN` for short links,
+    /// once per install (else client address), link and hour.
+    func reopen(_ request: ReopenAttributionRequest, clientAddress: String?, keyProject: Project?) async throws -> ReopenAttributionResponse {
         guard let text = request.requestedLink?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw APIError.invalidArgument("requestedLink is required.")
+        }
+        if let installId = request.installId, !Self.isValidInstallId(installId) {
+            throw APIError.invalidArgument(Self.installIdRule)
         }
         let resolved = try await resolve(text)
         let project = resolved.project
@@ -310,7 +363,12 @@ final class DeferredLinkService: Sendable {
         guard let deepLink = android ? (parameters.al ?? parameters.link) : parameters.link else {
             throw APIError.invalidArgument("The link has no deep link.")
         }
-        if let linkId = resolved.linkId { events.record(linkId: linkId, platform: android ? .android : .iPhone, event: .appReOpen) }
+        if let linkId = resolved.linkId {
+            let who = request.installId.map { "install:" + $0 } ?? "address:" + (hasher.hashes(of: clientAddress)?.address ?? "unknown")
+            if reopens.shouldCount(linkId: linkId, who: who) {
+                events.record(linkId: linkId, platform: android ? .android : .iPhone, event: .appReOpen)
+            }
+        }
         return ReopenAttributionResponse(deepLink: deepLink, resolvedLink: resolved.longLink, parameters: parameters)
     }
 }

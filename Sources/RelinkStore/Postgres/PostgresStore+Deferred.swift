@@ -8,6 +8,7 @@ extension PostgresStore {
         return PendingClick(
             id: try row.value("id"), projectId: try row.value("project_id"),
             platform: StatsPlatform(rawValue: try row.value("platform")) ?? .other, linkId: try row.value("link_id"),
+            appId: try row.value("app_id"),
             requestedLink: try row.value("requested_link"), createdAt: try row.date("created_at"),
             fingerprint: DeviceFingerprint(
                 addressHash: try row.value("address_hash"), networkHash: try row.value("network_hash"),
@@ -20,27 +21,27 @@ extension PostgresStore {
     }
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
-        // One array per column and UNNEST: 14 parameters per statement whatever the batch size, which PostgreSQL
-        // parses and plans far faster than a VALUES list of 14 parameters per row. Arrays carry no NULLs here, so
+        // One array per column and UNNEST: 15 parameters per statement whatever the batch size, which PostgreSQL
+        // parses and plans far faster than a VALUES list of 15 parameters per row. Arrays carry no NULLs here, so
         // nullable columns travel as '' (text) or 0 (numbers) and NULLIF turns them back.
         for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement * 5) {
             let chunk = clicks[start..<min(start + Self.rowsPerStatement * 5, clicks.count)]
             let f = chunk.map(\.fingerprint)
             try await rows(
                 """
-                INSERT INTO pending_clicks (id, project_id, platform, link_id, requested_link, created_at,
+                INSERT INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, created_at,
                     address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
-                SELECT id, project_id, platform, NULLIF(link_id, 0), requested_link, created_at,
+                SELECT id, project_id, platform, NULLIF(link_id, 0), NULLIF(app_id, ''), requested_link, created_at,
                     NULLIF(address_hash, ''), NULLIF(network_hash, ''), NULLIF(ip_version, 0), NULLIF(os_version, ''),
                     NULLIF(device, ''), languages, NULLIF(screen, ''), NULLIF(time_zone, '')
                 FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.projectId)), \(chunk.map(\.platform.rawValue)),
-                            \(chunk.map { $0.linkId ?? 0 }), \(chunk.map(\.requestedLink)),
+                            \(chunk.map { $0.linkId ?? 0 }), \(chunk.map { $0.appId ?? "" }), \(chunk.map(\.requestedLink)),
                             \(chunk.map(\.createdAt.timeIntervalSince1970)), \(f.map { $0.addressHash ?? "" }),
                             \(f.map { $0.networkHash ?? "" }), \(f.map { Int64($0.ipVersion?.rawValue ?? 0) }),
                             \(f.map { $0.osVersion ?? "" }), \(f.map { $0.device ?? "" }),
                             \(f.map { $0.languages.joined(separator: ",") }), \(f.map { $0.screen ?? "" }),
                             \(f.map { $0.timeZone ?? "" }))
-                    AS c (id, project_id, platform, link_id, requested_link, created_at, address_hash, network_hash,
+                    AS c (id, project_id, platform, link_id, app_id, requested_link, created_at, address_hash, network_hash,
                           ip_version, os_version, device, languages, screen, time_zone)
                 ON CONFLICT (id) DO NOTHING
                 """)
@@ -64,15 +65,15 @@ extension PostgresStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: StatsPlatform, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: StatsPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick] {
-        try await rows(
+        guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
+        return try await rows(
             """
             SELECT * FROM pending_clicks
-            WHERE project_id = \(projectId) AND platform = \(platform.rawValue) AND claimed_at IS NULL
-              AND created_at >= \(since.timeIntervalSince1970)
-              AND (address_hash = \(fingerprint.addressHash) OR network_hash = \(fingerprint.networkHash)
-                   OR (os_version = \(fingerprint.osVersion) AND device = \(fingerprint.device)))
+            WHERE project_id = \(projectId) AND platform = \(platform.rawValue) AND app_id = \(appId)
+              AND created_at >= \(since.timeIntervalSince1970) AND (claimed_at IS NULL OR confidence = 'WEAK')
+              AND (address_hash = \(fingerprint.addressHash) OR network_hash = \(fingerprint.networkHash))
             ORDER BY created_at DESC LIMIT \(limit)
             """
         ).map(Self.pendingClick)
@@ -115,7 +116,8 @@ extension PostgresStore {
                 let taken = try await connection.query(
                     """
                     UPDATE pending_clicks SET claimed_at = \(date.timeIntervalSince1970), confidence = \(confidence?.rawValue)
-                    WHERE id = \(clickId) AND project_id = \(projectId) AND claimed_at IS NULL
+                    WHERE id = \(clickId) AND project_id = \(projectId)
+                      AND (claimed_at IS NULL OR (confidence = 'WEAK' AND \(confidence?.rawValue ?? "WEAK") <> 'WEAK'))
                     RETURNING id
                     """, logger: logger
                 ).collect()
@@ -159,6 +161,10 @@ extension PostgresStore {
         // Instances starting together race to set the secret: the first insert wins and every instance reads it.
         try await rows("INSERT INTO settings (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO NOTHING")
         return try await setting(key) ?? value
+    }
+
+    public func removeSetting(_ key: String) async throws -> Bool {
+        try await !rows("DELETE FROM settings WHERE key = \(key) RETURNING key").isEmpty
     }
 }
 

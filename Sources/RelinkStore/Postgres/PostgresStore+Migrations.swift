@@ -88,6 +88,15 @@ extension PostgresStore {
                 "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             ]
         ),
+        (
+            "3-click-app",
+            [
+                // Which app a click was sent to install: claims match only clicks of their own app.
+                "ALTER TABLE pending_clicks ADD COLUMN app_id TEXT",
+                // Candidates are found by address or network only now (never by OS and device alone).
+                "DROP INDEX pending_clicks_by_device",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -10,6 +10,9 @@ public struct PendingClick: Sendable, Equatable {
     public var platform: StatsPlatform
     /// The short link clicked, when it was one (its statistics get the install).
     public var linkId: Int64?
+    /// The app the click was sent to install: its bundle ID (`ibi`, or `ipbi` on an iPad) or package name (`apn`).
+    /// Only claims from that app can match the click; nil for clicks kept before Relink recorded it.
+    public var appId: String?
     /// The link as clicked: resolved again when the click is claimed (so a short link edited meanwhile hands the
     /// install its new destination), which keeps each click's row small and cheap to write.
     public var requestedLink: String
@@ -18,14 +21,18 @@ public struct PendingClick: Sendable, Equatable {
     public var claimedAt: Date?
     public var confidence: AttributionConfidence?
 
+    /// Claimed, but only as a `WEAK` match: a `DEFAULT` or `UNIQUE` claim may still take it.
+    public var isWeaklyClaimed: Bool { claimedAt != nil && confidence == .weak }
+
     public init(
-        id: String, projectId: String, platform: StatsPlatform, linkId: Int64?, requestedLink: String, createdAt: Date,
-        fingerprint: DeviceFingerprint, claimedAt: Date? = nil, confidence: AttributionConfidence? = nil
+        id: String, projectId: String, platform: StatsPlatform, linkId: Int64?, appId: String? = nil, requestedLink: String,
+        createdAt: Date, fingerprint: DeviceFingerprint, claimedAt: Date? = nil, confidence: AttributionConfidence? = nil
     ) {
         self.id = id
         self.projectId = projectId
         self.platform = platform
         self.linkId = linkId
+        self.appId = appId
         self.requestedLink = requestedLink
         self.createdAt = createdAt
         self.fingerprint = fingerprint

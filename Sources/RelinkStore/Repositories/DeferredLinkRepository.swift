@@ -7,10 +7,10 @@ public protocol DeferredLinkRepository: Sendable {
     /// Adds what the preview page's script measured in the browser; false when there is no such unclaimed click.
     func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool
     func pendingClick(id: String) async throws -> PendingClick?
-    /// Unclaimed clicks of a project and platform since `since` that share the address or network, or the OS and
-    /// device, of `fingerprint`: the candidates worth scoring, newest first.
+    /// Clicks of a project, platform and app (`appId`) since `since` that share the address or the network of
+    /// `fingerprint`, unclaimed or claimed only as `WEAK`: the candidates worth scoring, newest first.
     func candidateClicks(
-        projectId: String, platform: StatsPlatform, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: StatsPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick]
     /// How many clicks of a project came from an address since `since`, claimed or not: all of them (a busy address
     /// is a shared one: carrier NAT, public Wi-Fi), and those of `platform` with the OS version and device of
@@ -19,7 +19,8 @@ public protocol DeferredLinkRepository: Sendable {
         projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
     ) async throws -> AddressActivity
     /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
-    /// the click if nobody has; then keeps `response` for the install's retries.
+    /// the click if nobody has, or if an earlier claim took it only as `WEAK` and this one is `DEFAULT` or `UNIQUE`;
+    /// then keeps `response` for the install's retries.
     func claim(
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
     ) async throws -> ClaimOutcome
@@ -43,4 +44,6 @@ public protocol SettingsRepository: Sendable {
     func setting(_ key: String) async throws -> String?
     /// Stores `value` unless the key has one, and returns the value that is stored (so concurrent starts agree).
     func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String
+    /// Deletes a setting; false when there was none.
+    func removeSetting(_ key: String) async throws -> Bool
 }

@@ -39,13 +39,19 @@ extension SQLiteStore {
                     CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     """)
         }
+        migrator.registerMigration("3-click-app") { db in
+            // Which app a click was sent to install: claims match only clicks of their own app.
+            try db.execute(sql: "ALTER TABLE pending_clicks ADD COLUMN app_id TEXT")
+            // Candidates are found by address or network only now (never by OS and device alone).
+            try db.execute(sql: "DROP INDEX pending_clicks_by_device")
+        }
     }
 
     static func pendingClick(_ row: Row) throws -> PendingClick {
         let languages: String = row["languages"]
         return PendingClick(
             id: row["id"], projectId: row["project_id"], platform: StatsPlatform(rawValue: row["platform"]) ?? .other,
-            linkId: row["link_id"], requestedLink: row["requested_link"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            linkId: row["link_id"], appId: row["app_id"], requestedLink: row["requested_link"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
             fingerprint: DeviceFingerprint(
                 addressHash: row["address_hash"], networkHash: row["network_hash"],
                 ipVersion: (row["ip_version"] as Int?).flatMap(IPAddress.Version.init(rawValue:)), osVersion: row["os_version"],
@@ -60,7 +66,7 @@ extension SQLiteStore {
         let rows = clicks.map { click -> StatementArguments in
             let f = click.fingerprint
             return [
-                click.id, click.projectId, click.platform.rawValue, click.linkId, click.requestedLink,
+                click.id, click.projectId, click.platform.rawValue, click.linkId, click.appId, click.requestedLink,
                 click.createdAt.timeIntervalSince1970, f.addressHash, f.networkHash, f.ipVersion?.rawValue, f.osVersion, f.device,
                 f.languages.joined(separator: ","), f.screen, f.timeZone,
             ]
@@ -68,9 +74,9 @@ extension SQLiteStore {
         try await writer.write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, requested_link, created_at,
-                        address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link,
+                        created_at, address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for arguments in rows { try statement.execute(arguments: arguments) }
         }
@@ -96,20 +102,22 @@ extension SQLiteStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: StatsPlatform, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: StatsPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick] {
-        try await writer.read { db in
+        guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
+        return try await writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT * FROM pending_clicks
-                    WHERE project_id = ? AND platform = ? AND claimed_at IS NULL AND created_at >= ?
-                      AND (address_hash = ? OR network_hash = ? OR (os_version = ? AND device = ?))
+                    WHERE project_id = ? AND platform = ? AND app_id = ? AND created_at >= ?
+                      AND (claimed_at IS NULL OR confidence = 'WEAK')
+                      AND (address_hash = ? OR network_hash = ?)
                     ORDER BY created_at DESC LIMIT ?
                     """,
                 arguments: [
-                    projectId, platform.rawValue, since.timeIntervalSince1970, fingerprint.addressHash, fingerprint.networkHash,
-                    fingerprint.osVersion, fingerprint.device, limit,
+                    projectId, platform.rawValue, appId, since.timeIntervalSince1970, fingerprint.addressHash, fingerprint.networkHash,
+                    limit,
                 ]
             ).map(Self.pendingClick)
         }
@@ -145,8 +153,11 @@ extension SQLiteStore {
             }
             if let clickId {
                 try db.execute(
-                    sql: "UPDATE pending_clicks SET claimed_at = ?, confidence = ? WHERE id = ? AND project_id = ? AND claimed_at IS NULL",
-                    arguments: [date.timeIntervalSince1970, confidence?.rawValue, clickId, projectId])
+                    sql: """
+                        UPDATE pending_clicks SET claimed_at = ?, confidence = ?
+                        WHERE id = ? AND project_id = ? AND (claimed_at IS NULL OR (confidence = 'WEAK' AND ? <> 'WEAK'))
+                        """,
+                    arguments: [date.timeIntervalSince1970, confidence?.rawValue, clickId, projectId, confidence?.rawValue ?? "WEAK"])
                 if db.changesCount == 0 { return .clickTaken }
             }
             if let installId {
@@ -194,6 +205,13 @@ extension SQLiteStore {
         try await writer.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
             return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? value
+        }
+    }
+
+    public func removeSetting(_ key: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
+            return db.changesCount > 0
         }
     }
 }

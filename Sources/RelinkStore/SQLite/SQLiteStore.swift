@@ -9,6 +9,13 @@ public final class SQLiteStore: RelinkStore, Sendable {
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String) throws {
+        // Created 0600: the database holds hashed addresses and link data, for this user only. SQLite gives its
+        // -wal and -shm files the database file's mode.
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw StoreError.unavailable("cannot create the database file \(path)")
+            }
+        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "relink"

@@ -1,0 +1,157 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+/// Deferred links under attack: claims that try to take other people's clicks.
+@Suite("Deferred deep links under attack")
+struct DeferredLinkAttackTests {
+    typealias T = TestSupport
+    typealias D = DeferredLinkTests
+
+    static let secretLink = "/?link=https%3A%2F%2Fpictlink.com%2Finvite%2FSECRET-TOKEN-42&ibi=jp.furyu.pictlink.ios&isi=000000001"
+    /// What an attacker knows of a victim: the iOS version and the device model, nothing else.
+    static let attackerClaim = #""bundleId": "jp.furyu.pictlink.ios", "iosVersion": "17.2", "device": {"deviceModelName": "iPhone15,2"}"#
+
+    /// The issue's attack: from an unrelated address, 18 claims naming the victims' iOS version and device model
+    /// get nothing, and each victim then gets their own link.
+    @Test func theDrainAttackGetsNothingAndVictimsKeepTheirLinks() async throws {
+        let app = try T.application(trustForwardedHeaders: true)
+        try await app.test(.router) { client in
+            _ = try await D.click(client, Self.secretLink, from: "203.0.113.7")
+            for index in 1...5 {
+                _ = try await D.click(client, "/p/\(index)", from: "198.51.100.\(index)")
+            }
+            for index in 0..<18 {
+                let stolen = try D.answer(
+                    try await D.claim(client, #"{\#(Self.attackerClaim), "installId": "attacker-\#(index)"}"#, from: "192.0.2.66"))
+                #expect(stolen.deepLink == nil, "claim \(index) got \(stolen.deepLink ?? "")")
+                #expect(stolen.attributionConfidence == nil)
+            }
+            let victim = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "victim"}"#, from: "203.0.113.7"))
+            #expect(victim.deepLink == "https://pictlink.com/invite/SECRET-TOKEN-42")
+            #expect(victim.attributionConfidence == .default)
+            for index in 1...5 {
+                let other = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "other-\#(index)"}"#, from: "198.51.100.\(index)"))
+                #expect(other.deepLink == "https://pictlink.com/product/\(index)")
+            }
+        }
+    }
+
+    /// A neighbour on the victim's network may be given the click as a guess (as FDL did), but the victim's own
+    /// better claim still takes it, and no second guess gets it.
+    @Test func aWeakGuessDoesNotTakeTheClickFromItsOwner() async throws {
+        let app = try T.application(trustForwardedHeaders: true)
+        try await app.test(.router) { client in
+            _ = try await D.click(client, Self.secretLink, from: "203.0.113.7")
+            let guess = try D.answer(try await D.claim(client, #"{\#(Self.attackerClaim), "installId": "neighbour"}"#, from: "203.0.113.99"))
+            #expect(guess.attributionConfidence == .weak)
+            let again = try D.answer(try await D.claim(client, #"{\#(Self.attackerClaim), "installId": "neighbour-2"}"#, from: "203.0.113.98"))
+            #expect(again.deepLink == nil)
+            let victim = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "victim"}"#, from: "203.0.113.7"))
+            #expect(victim.deepLink == "https://pictlink.com/invite/SECRET-TOKEN-42")
+            #expect(victim.attributionConfidence == .default)
+        }
+    }
+
+    /// `deferred.minimumConfidence: DEFAULT`: a guess is never answered with the link.
+    @Test func aMinimumConfidenceOfDefaultAnswersNoGuess() async throws {
+        var configuration = T.configuration
+        configuration.projects[0].deferred.minimumConfidence = .default
+        let app = try T.application(configuration, trustForwardedHeaders: true)
+        try await app.test(.router) { client in
+            _ = try await D.click(client, Self.secretLink, from: "203.0.113.7")
+            let guess = try D.answer(try await D.claim(client, #"{\#(Self.attackerClaim), "installId": "neighbour"}"#, from: "203.0.113.99"))
+            #expect(guess.deepLink == nil)
+            #expect(guess.attributionConfidence == nil)
+            let victim = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "victim"}"#, from: "203.0.113.7"))
+            #expect(victim.attributionConfidence == .default)
+        }
+    }
+
+    /// A click is claimed only by the app its link sends the user to install, even within one project.
+    @Test func anotherAppOfTheProjectCannotClaimTheClick() async throws {
+        let app = try T.application(trustForwardedHeaders: true)
+        try await app.test(.router) { client in
+            _ = try await D.click(client, Self.secretLink, from: "203.0.113.7")
+            let studio = #""bundleId": "jp.furyu.pictlink.studio", "iosVersion": "17.2", "device": {"deviceModelName": "iPhone15,2", "languageCode": "en-US"}"#
+            let other = try D.answer(try await D.claim(client, #"{\#(studio), "installId": "studio"}"#, from: "203.0.113.7"))
+            #expect(other.deepLink == nil)
+            let victim = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "victim"}"#, from: "203.0.113.7"))
+            #expect(victim.deepLink == "https://pictlink.com/invite/SECRET-TOKEN-42")
+        }
+    }
+
+    /// After a rotation, clicks hashed with the previous secret still match; without it they do not.
+    @Test func clicksKeptBeforeASecretRotationStillMatch() async throws {
+        let store = try SQLiteStore()
+        let old = AddressHashSecrets(current: "the secret before the rotation")
+        try await T.application(trustForwardedHeaders: true, store: store, addressHashSecrets: old).test(.router) { client in
+            _ = try await D.click(client, Self.secretLink, from: "203.0.113.7")
+            _ = try await D.click(client, "/p/7", from: "198.51.100.7")
+        }
+        let rotated = AddressHashSecrets(current: "the secret after the rotation", previous: [old.current])
+        try await T.application(trustForwardedHeaders: true, store: store, addressHashSecrets: rotated).test(.router) { client in
+            let victim = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "victim"}"#, from: "203.0.113.7"))
+            #expect(victim.deepLink == "https://pictlink.com/invite/SECRET-TOKEN-42")
+            #expect(victim.attributionConfidence == .default)
+        }
+        let forgotten = AddressHashSecrets(current: "the secret after the rotation")
+        try await T.application(trustForwardedHeaders: true, store: store, addressHashSecrets: forgotten).test(.router) { client in
+            let other = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "other"}"#, from: "198.51.100.7"))
+            #expect(other.deepLink == nil)
+        }
+    }
+
+    /// The issue's count inflation: 50 re-opens of one link from one address count once; 50 made-up install ids
+    /// are cut off by the per-address limit, whose 429 says what was limited.
+    @Test func reopensCannotInflateTheirCount() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(trustForwardedHeaders: true, store: store)
+        try await app.test(.router) { client in
+            let minted = try JSONDecoder().decode(
+                CreateShortLinkResponse.self,
+                from: try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post,
+                    body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx"}"#)
+                ).data)
+            func reopen(_ extra: String, from address: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/v1/reopenAttribution", method: .post, headers: [D.forwardedFor: address],
+                    body: ByteBuffer(string: #"{"requestedLink": "\#(minted.shortLink)", "bundleId": "jp.furyu.pictlink.ios"\#(extra)}"#))
+            }
+            func reopenCount() async throws -> Int {
+                let stats = try JSONDecoder().decode(
+                    LinkStatsResponse.self,
+                    from: try await client.execute(
+                        uri: "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/linkStats?durationDays=1&key=\(key)", method: .get
+                    ).data)
+                return stats.linkEventStats.filter { $0.event == .appReOpen }.reduce(0) { $0 + (Int($1.count) ?? 0) }
+            }
+            for _ in 0..<50 { #expect(try await reopen("", from: "192.0.2.10").status == .ok) }
+            #expect(try await reopenCount() == 1)
+            // One install, many times: once.
+            for _ in 0..<5 { #expect(try await reopen(#", "installId": "install-1""#, from: "192.0.2.11").status == .ok) }
+            #expect(try await reopenCount() == 2)
+            // Made-up install ids from one address: the per-address limit stops them.
+            var statuses: [HTTPResponse.Status] = []
+            for index in 0..<(AttributionController.reopenLimit.burst * 2) {
+                statuses.append(try await reopen(#", "installId": "fake-\#(index)""#, from: "192.0.2.12").status)
+            }
+            let counted = statuses.filter { $0 == .ok }.count
+            #expect(counted < AttributionController.reopenLimit.burst + 10)
+            #expect(try await reopenCount() == 2 + counted)
+            let limited = try await reopen(#", "installId": "one-more""#, from: "192.0.2.12")
+            try ShortLinkAPITests.expectError(limited, .tooManyRequests, "RESOURCE_EXHAUSTED", "Quota exceeded for re-open reports from this address")
+            #expect(limited.headers[.retryAfter] != nil)
+            try ShortLinkAPITests.expectError(
+                try await reopen(#", "installId": "bad id!""#, from: "192.0.2.13"), .badRequest, "INVALID_ARGUMENT", "installId")
+        }
+    }
+}
