@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
             127.0.0.1:8080. Several instances share one PostgreSQL database with --database postgres://…. Flags override the \
-            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_SECRET_FILE, RELINK_PREVIOUS_SECRET, RELINK_PREVIOUS_SECRET_FILE, RELINK_TRUST_FORWARDED_HEADERS, RELINK_LOG_LEVEL), \
+            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_SECRET_FILE, RELINK_PREVIOUS_SECRET, RELINK_PREVIOUS_SECRET_FILE, RELINK_TRUST_FORWARDED_HEADERS, RELINK_TRUSTED_PROXIES, RELINK_FORWARDED_HEADER, RELINK_LOG_LEVEL), \
             which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
             """
     )
@@ -26,8 +26,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on, 0 for any free one (default: $RELINK_PORT, else 8080).")
     var port: Int?
 
-    @Flag(help: "Trust Forwarded and X-Forwarded-* headers: only behind a proxy that sets them (or $RELINK_TRUST_FORWARDED_HEADERS=1).")
+    @Flag(help: "Read the client's address, host and scheme from the header a proxy sets: only behind one (or $RELINK_TRUST_FORWARDED_HEADERS=1).")
     var trustForwardedHeaders = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The proxies whose forwarded headers count, as comma-separated CIDR networks (default: $RELINK_TRUSTED_PROXIES, else loopback and private networks). Needs --trust-forwarded-headers.",
+            valueName: "cidr,…"))
+    var trustedProxies: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The header the proxy sets: forwarded, x-forwarded-for or x-real-ip (default: $RELINK_FORWARDED_HEADER, else x-forwarded-for). Needs --trust-forwarded-headers.",
+            valueName: "header"))
+    var forwardedHeader: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (default: $RELINK_LOG_LEVEL, else info).")
     var logLevel: String?
@@ -58,7 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw CLIError.usage("unknown log level '\(levelText)'")
         }
-        let trust = trustForwardedHeaders || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
+        let forwardedHeaders = try Self.forwardedHeaderPolicy(
+            trust: trustForwardedHeaders, trustedProxies: trustedProxies, forwardedHeader: forwardedHeader, environment: environment)
         let database = try await store.open(logLevel: level)
         defer { StoreOptions.close(database) }
         let secrets: AddressHashSecrets
@@ -80,7 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
-            trustForwardedHeaders: trust, logLevel: level, store: database,
+            forwardedHeaders: forwardedHeaders, logLevel: level, store: database,
             addressHashSecrets: secrets)
         let app = try buildApplication(configuration: server)
         do {
@@ -88,5 +101,40 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
         }
+    }
+
+    /// The forwarded-header options and their variables as one policy, parsed once at startup. The proxy list and
+    /// header kind without trust are usage errors, as is a network or header name that does not parse.
+    static func forwardedHeaderPolicy(
+        trust flag: Bool, trustedProxies: String?, forwardedHeader: String?, environment: [String: String]
+    ) throws -> ForwardedHeaderPolicy {
+        let trust = flag || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
+        // Each setting with where it came from, for the error messages.
+        typealias Setting = (name: String, text: String)
+        let proxies: Setting? =
+            trustedProxies.map { ("--trusted-proxies", $0) } ?? environment["RELINK_TRUSTED_PROXIES"].map { ("RELINK_TRUSTED_PROXIES", $0) }
+        let header: Setting? =
+            forwardedHeader.map { ("--forwarded-header", $0) } ?? environment["RELINK_FORWARDED_HEADER"].map { ("RELINK_FORWARDED_HEADER", $0) }
+        guard trust else {
+            if let setting = proxies ?? header {
+                throw CLIError.usage("\(setting.name) has no effect without --trust-forwarded-headers (or RELINK_TRUST_FORWARDED_HEADERS=1)")
+            }
+            return .none
+        }
+        var networks = IPNetwork.loopbackAndPrivate
+        if let proxies {
+            switch IPNetwork.parseList(proxies.text) {
+            case .success(let parsed): networks = parsed
+            case .failure(let entry): throw CLIError.usage("\(proxies.name): \(entry)")
+            }
+        }
+        var kind = ForwardedHeaderKind.xForwardedFor
+        if let header {
+            guard let parsed = ForwardedHeaderKind(rawValue: header.text.lowercased()) else {
+                throw CLIError.usage("\(header.name) must be forwarded, x-forwarded-for or x-real-ip, got '\(header.text)'")
+            }
+            kind = parsed
+        }
+        return .trusting(TrustedProxies(networks), header: kind)
     }
 }

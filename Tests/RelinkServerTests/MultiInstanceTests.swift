@@ -34,7 +34,7 @@ struct MultiInstanceTests {
             let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
             let app = try buildApplication(
                 configuration: ServerConfiguration(
-                    host: "127.0.0.1", port: 0, relink: TestSupport.configuration, trustForwardedHeaders: true, logLevel: .error,
+                    host: "127.0.0.1", port: 0, relink: TestSupport.configuration, forwardedHeaders: .defaultTrusting, logLevel: .error,
                     store: store, eventFlushInterval: .milliseconds(100), onServerRunning: { continuation.yield($0) }))
             let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
             let task = Task { try await group.run() }

@@ -15,13 +15,19 @@ enum TestSupport {
         return try! RelinkConfiguration(json: try! Data(contentsOf: url))
     }()
 
+    /// Forwarded headers trusted from the loopback and private networks and from `app.test(.router)`'s in-memory
+    /// client, which has no address.
+    static let trustingTestClient = ForwardedHeaderPolicy.trusting(
+        TrustedProxies(trustsPeerWithoutAddress: true), header: .xForwardedFor)
+
     static func application(
         _ configuration: RelinkConfiguration = TestSupport.configuration, trustForwardedHeaders: Bool = false,
         store: (any RelinkStore)? = nil, eventFlushInterval: Duration = .seconds(1), addressHashSecrets: AddressHashSecrets? = nil
     ) throws -> some ApplicationProtocol {
         try buildApplication(
             configuration: ServerConfiguration(
-                host: "127.0.0.1", port: 0, relink: configuration, trustForwardedHeaders: trustForwardedHeaders,
+                host: "127.0.0.1", port: 0, relink: configuration,
+                forwardedHeaders: trustForwardedHeaders ? TestSupport.trustingTestClient : .none,
                 logLevel: .error, store: try store ?? SQLiteStore(), eventFlushInterval: eventFlushInterval,
                 addressHashSecrets: addressHashSecrets))
     }

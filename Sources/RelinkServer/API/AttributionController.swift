@@ -8,7 +8,7 @@ struct AttributionController: Sendable {
     let service: DeferredLinkService
     let authenticator: APIKeyAuthenticator
     let rateLimiter: RateLimiter<String>
-    let trustForwardedHeaders: Bool
+    let forwardedHeaders: ForwardedHeaderPolicy
 
     /// Per client address: an app claims once per install, so this allows busy carrier NATs, not scanning.
     static let limit = RateLimit(requestsPerSecond: 20, burst: 100)
@@ -21,7 +21,7 @@ struct AttributionController: Sendable {
     }
 
     private func origin(_ request: Request, _ context: RelinkRequestContext, reopen: Bool = false) throws -> RequestOrigin {
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
+        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
         let address = origin.clientAddress ?? "unknown"
         let outcome =
             reopen
@@ -33,14 +33,14 @@ struct AttributionController: Sendable {
 
     func install(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         let origin = try origin(request, context)
-        let caller = try await authenticator.authenticateIfPresent(request)
+        let caller = try await authenticator.authenticateIfPresent(request, context: context)
         let body = try await JSONResponse.decode(InstallAttributionRequest.self, from: request, context: context)
         return try JSONResponse.make(try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project))
     }
 
     func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         let origin = try origin(request, context, reopen: true)
-        let caller = try await authenticator.authenticateIfPresent(request)
+        let caller = try await authenticator.authenticateIfPresent(request, context: context)
         let body = try await JSONResponse.decode(ReopenAttributionRequest.self, from: request, context: context)
         return try JSONResponse.make(try await service.reopen(body, clientAddress: origin.clientAddress, keyProject: caller?.project))
     }

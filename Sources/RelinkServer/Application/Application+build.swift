@@ -51,7 +51,8 @@ struct ApplicationParts {
         let pages = try PageRenderer()
         let cache = LinkCache()
         let recorder = EventRecorder(store: store, interval: configuration.eventFlushInterval, logger: logger)
-        let authenticator = APIKeyAuthenticator(store: store, configuration: relink)
+        let authenticator = APIKeyAuthenticator(
+            store: store, configuration: relink, failures: RateLimiter(), forwardedHeaders: configuration.forwardedHeaders)
         let service = ShortLinkService(store: store, configuration: relink, cache: cache)
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger)
@@ -61,7 +62,7 @@ struct ApplicationParts {
         let clientLimiter = RateLimiter<String>()
 
         HealthController(projects: relink.projects.count).addRoutes(to: router)
-        AssociationController(configuration: relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders)
+        AssociationController(configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders)
             .addRoutes(to: router)
         // Router-wide, so that unknown paths under /v1 (which no route matches) get the API's JSON error too.
         router.add(middleware: APIErrorMiddleware())
@@ -71,16 +72,16 @@ struct ApplicationParts {
         StatsController(service: service, authenticator: authenticator, recorder: recorder).addRoutes(to: api)
         AttributionController(
             service: deferred, authenticator: authenticator, rateLimiter: clientLimiter,
-            trustForwardedHeaders: configuration.trustForwardedHeaders
+            forwardedHeaders: configuration.forwardedHeaders
         ).addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
         BeaconController(
             directory: DomainDirectory(relink), recorder: deferredRecorder, rateLimiter: clientLimiter,
-            trustForwardedHeaders: configuration.trustForwardedHeaders
+            forwardedHeaders: configuration.forwardedHeaders
         ).addRoutes(to: router)
         // Last: everything else on a link domain is a click.
         RedirectController(
-            configuration: relink, pages: pages, trustForwardedHeaders: configuration.trustForwardedHeaders, store: store,
+            configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders, store: store,
             cache: cache, recorder: recorder, deferred: deferred
         ).addRoutes(to: router)
         self.router = router

@@ -8,8 +8,8 @@ public struct ServerConfiguration: Sendable {
     /// 0 picks a free port (tests).
     public var port: Int
     public var relink: RelinkConfiguration
-    /// Read `Forwarded` / `X-Forwarded-*` headers: only behind a proxy that sets them.
-    public var trustForwardedHeaders: Bool
+    /// Which forwarded headers to read, and from which proxies: `.none` unless behind a proxy that sets them.
+    public var forwardedHeaders: ForwardedHeaderPolicy
     public var logLevel: Logger.Level
     /// Where links, keys and events are kept.
     public var store: any RelinkStore
@@ -22,7 +22,7 @@ public struct ServerConfiguration: Sendable {
     public var onServerRunning: (@Sendable (Int) async -> Void)?
 
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, trustForwardedHeaders: Bool = false,
+        host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,
         logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1),
         addressHashSecrets: AddressHashSecrets? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) {
@@ -30,7 +30,7 @@ public struct ServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.relink = relink
-        self.trustForwardedHeaders = trustForwardedHeaders
+        self.forwardedHeaders = forwardedHeaders
         self.logLevel = logLevel
         self.store = store
         self.eventFlushInterval = eventFlushInterval

@@ -19,14 +19,14 @@ struct AssociationController: Sendable {
     let appleFiles: [String: ServedFile]
     let assetLinks: [String: ServedFile]
     let pages: PageRenderer
-    let trustForwardedHeaders: Bool
+    let forwardedHeaders: ForwardedHeaderPolicy
 
-    init(configuration: RelinkConfiguration, pages: PageRenderer, trustForwardedHeaders: Bool) {
+    init(configuration: RelinkConfiguration, pages: PageRenderer, forwardedHeaders: ForwardedHeaderPolicy) {
         let files = AssociationFiles.generate(for: configuration)
         appleFiles = Dictionary(uniqueKeysWithValues: files.map { ($0.host, ServedFile($0.appleAppSiteAssociation)) })
         assetLinks = Dictionary(uniqueKeysWithValues: files.map { ($0.host, ServedFile($0.assetLinks)) })
         self.pages = pages
-        self.trustForwardedHeaders = trustForwardedHeaders
+        self.forwardedHeaders = forwardedHeaders
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
@@ -42,7 +42,7 @@ struct AssociationController: Sendable {
     }
 
     private func serve(_ files: [String: ServedFile], _ request: Request, _ context: RelinkRequestContext) -> Response {
-        let host = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
+        let host = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
             .host.lowercased()
         let withoutPort = host.lastIndex(of: ":").map { String(host[..<$0]) }
         guard let file = files[host] ?? withoutPort.flatMap({ files[$0] }) else {

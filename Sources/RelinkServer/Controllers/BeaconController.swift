@@ -8,7 +8,7 @@ struct BeaconController: Sendable {
     let directory: DomainDirectory
     let recorder: DeferredClickRecorder
     let rateLimiter: RateLimiter<String>
-    let trustForwardedHeaders: Bool
+    let forwardedHeaders: ForwardedHeaderPolicy
 
     struct Beacon: Decodable {
         var c: String
@@ -23,7 +23,7 @@ struct BeaconController: Sendable {
     }
 
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
+        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
         guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == "/_/beacon" else {
             return Response(status: .notFound)
         }

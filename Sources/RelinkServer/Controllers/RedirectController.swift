@@ -10,14 +10,14 @@ struct RedirectController: Sendable {
     /// Per project: the validation context (every link domain, and the project itself), built once.
     let contexts: [String: LinkValidationContext]
     let pages: PageRenderer
-    let trustForwardedHeaders: Bool
+    let forwardedHeaders: ForwardedHeaderPolicy
     let store: any RelinkStore
     let cache: LinkCache
     let recorder: EventRecorder
     let deferred: DeferredLinkService
 
     init(
-        configuration: RelinkConfiguration, pages: PageRenderer, trustForwardedHeaders: Bool, store: any RelinkStore,
+        configuration: RelinkConfiguration, pages: PageRenderer, forwardedHeaders: ForwardedHeaderPolicy, store: any RelinkStore,
         cache: LinkCache, recorder: EventRecorder, deferred: DeferredLinkService
     ) {
         directory = DomainDirectory(configuration)
@@ -25,7 +25,7 @@ struct RedirectController: Sendable {
         contexts = Dictionary(
             uniqueKeysWithValues: configuration.projects.map { ($0.id, LinkValidationContext(linkDomains: domains, project: $0)) })
         self.pages = pages
-        self.trustForwardedHeaders = trustForwardedHeaders
+        self.forwardedHeaders = forwardedHeaders
         self.store = store
         self.cache = cache
         self.recorder = recorder
@@ -43,7 +43,7 @@ struct RedirectController: Sendable {
         let path = Substring(request.uri.path)
         // The API lives under /v1 on every host; a path there that no API route took is an unknown method.
         if path.hasPrefix("/v1/") || path == "/v1" { throw APIError.notFound("No such API method: \(request.method) \(path).") }
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, trustForwardedHeaders: trustForwardedHeaders)
+        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
         guard let match = directory.match(host: origin.host, path: path) else {
             if directory.servesHost(origin.host) {
                 return pages.message("Link not found", ["There is no link at \(origin.host)\(path)."], status: .notFound)
