@@ -16,10 +16,10 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
     private let runTask: Task<Void, Never>
     public let description: String
 
-    private init(url: DatabaseURL, logger: Logger) {
+    private init(url: DatabaseURL, tls: DatabaseURL.TLSSettings, logger: Logger) {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-            tls: Self.tls(url.tls))
+            tls: Self.tls(tls))
         configuration.options.maximumConnections = url.maximumConnections
         configuration.options.minimumConnections = 2
         configuration.options.connectTimeout = .seconds(5)
@@ -40,14 +40,16 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
 
     /// Connects, brings the schema up to date (or refuses a schema newer than this build) and returns the store.
     public static func connect(_ url: DatabaseURL, logger: Logger = Logger(label: "relink.postgres")) async throws -> PostgresStore {
+        // The certificate files first: a missing or unusable one is StoreError.invalidDatabaseURL, naming the file.
+        let tls = try url.tlsSettings()
         // One direct connection first: the pool would keep retrying an unreachable server or a wrong password
         // for a minute, where the user wants the reason at once.
         do {
-            try await probe(url, logger: logger)
+            try await probe(url, tls: tls, logger: logger)
         } catch {
-            throw StoreError.unavailable("cannot connect to \(url): \(Self.explain(error))")
+            throw StoreError.unavailable("cannot connect to \(url): \(Self.explain(error, url: url, tls: tls))")
         }
-        let store = PostgresStore(url: url, logger: logger)
+        let store = PostgresStore(url: url, tls: tls, logger: logger)
         do {
             try await store.migrate()
         } catch {
@@ -67,15 +69,12 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
         runTask.cancel()
     }
 
-    static func probe(_ url: DatabaseURL, logger: Logger) async throws {
-        var unverified = TLSConfiguration.makeClientConfiguration()
-        unverified.certificateVerification = .none
+    static func probe(_ url: DatabaseURL, tls settings: DatabaseURL.TLSSettings, logger: Logger) async throws {
         let tls: PostgresConnection.Configuration.TLS =
-            switch url.tls {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: unverified))
-            case .require: .require(try NIOSSLContext(configuration: unverified))
-            case .verifyFull: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            switch settings.use {
+            case .never: .disable
+            case .ifOffered: .prefer(try NIOSSLContext(configuration: settings.configuration))
+            case .always: .require(try NIOSSLContext(configuration: settings.configuration))
             }
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
@@ -86,28 +85,84 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
         try await connection.close()
     }
 
-    static func tls(_ mode: DatabaseURL.TLSMode) -> PostgresClient.Configuration.TLS {
-        var unverified = TLSConfiguration.makeClientConfiguration()
-        unverified.certificateVerification = .none
-        switch mode {
-        case .disable: return .disable
-        case .prefer: return .prefer(unverified)
-        case .require: return .require(unverified)
-        case .verifyFull: return .require(.makeClientConfiguration())
+    /// The pool's TLS: the same settings as the probe's, which `DatabaseURL.tlsSettings()` has checked.
+    static func tls(_ settings: DatabaseURL.TLSSettings) -> PostgresClient.Configuration.TLS {
+        switch settings.use {
+        case .never: .disable
+        case .ifOffered: .prefer(settings.configuration)
+        case .always: .require(settings.configuration)
         }
     }
 
-    /// A readable reason: PSQLError's own description hides the server's message on purpose.
-    static func explain(_ error: any Error) -> String {
+    /// A readable reason: PSQLError's own description hides the server's message on purpose. With the URL and its
+    /// TLS settings (when connecting), TLS failures name the host, the sslmode and the trusted CAs.
+    static func explain(_ error: any Error, url: DatabaseURL? = nil, tls: DatabaseURL.TLSSettings? = nil) -> String {
         if let error = error as? PostgresTransactionError {
             return explain(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? StoreError.unavailable("the transaction failed"))
         }
+        if let problem = tlsProblem(error, url: url, tls: tls) { return problem }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         }
-        if let underlying = error.underlying { return "\(underlying)" }
+        if error.code == .sslUnsupported {
+            return "the server does not accept TLS connections" + (url.map { " (sslmode=\($0.tls.rawValue) needs TLS)" } ?? "")
+        }
+        if let underlying = error.underlying { return tlsProblem(underlying, url: url, tls: tls) ?? "\(underlying)" }
+        if error.code == .serverClosedConnection { return "the server closed the connection" }
         return "\(error.code)"
+    }
+
+    /// One line for a failed TLS handshake or certificate check (NIOSSL's errors, as a PSQLError's underlying
+    /// error); nil for other errors.
+    static func tlsProblem(_ error: any Error, url: DatabaseURL?, tls: DatabaseURL.TLSSettings?) -> String? {
+        let mode = url.map { " (sslmode=\($0.tls.rawValue)" + ($0.tls == .require && $0.rootCertificates != nil ? " with sslrootcert)" : ")") } ?? ""
+        let host = url?.host ?? "the server"
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return "the server's TLS certificate is not valid for host \(host)\(mode): it is signed by a trusted CA "
+                + "but does not name \(host); connect with a host name (or IP address) the certificate lists"
+        }
+        let stack: NIOBoringSSLErrorStack
+        switch error {
+        case NIOSSLError.handshakeFailed(.sslError(let errors)), NIOSSLError.handshakeFailed(.unknownError(let errors)),
+            BoringSSLError.sslError(let errors), BoringSSLError.unknownError(let errors):
+            stack = errors
+        case NIOSSLError.handshakeFailed(let error):
+            return "the TLS handshake with the server failed\(mode): \(error)"
+        case NIOSSLError.uncleanShutdown:
+            return "the server closed the TLS connection without a TLS close (unclean shutdown)"
+        case let error as NIOSSLError:
+            return "TLS failed\(mode): \(error)"
+        default:
+            return nil
+        }
+        let reasons = stack.map(readableReason)
+        if reasons.contains("certificate verify failed") {
+            let roots = tls?.roots ?? "the trusted CAs"
+            return "the server's TLS certificate is not trusted\(mode): its chain does not lead to \(roots) "
+                + "(it is signed by another CA, or a certificate in it has expired or is not yet valid)"
+        }
+        if reasons.contains("tlsv1 alert certificate required") {
+            return "the server asks for a client certificate\(mode): pass sslcert=PATH&sslkey=PATH"
+        }
+        if url?.clientCertificate != nil,
+            reasons.contains(where: { ["tlsv1 alert unknown ca", "sslv3 alert bad certificate", "sslv3 alert certificate expired"].contains($0) })
+        {
+            return "the server refused the client certificate in sslcert\(mode): \(reasons.joined(separator: "; "))"
+        }
+        let text = reasons.isEmpty ? "an unknown error" : reasons.joined(separator: "; ")
+        return "the TLS handshake with the server failed\(mode): \(text)"
+    }
+
+    /// BoringSSL's `error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at file:line` as
+    /// `certificate verify failed`.
+    private static func readableReason(_ error: BoringSSLInternalError) -> String {
+        var text = error.description
+        if let at = text.range(of: " at ", options: .backwards) { text = String(text[..<at.lowerBound]) }
+        guard text.contains("error:"), let reason = text.split(separator: ":").last else {
+            return text.hasPrefix("Error: ") ? String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces) : text
+        }
+        return reason.lowercased().replacingOccurrences(of: "_", with: " ")
     }
 
     /// Runs `body` in a transaction, rethrowing the error that caused a rollback rather than postgres-nio's wrapper.
