@@ -34,7 +34,7 @@ struct SecretsTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let open = folder + "/open"
-        FileManager.default.createFile(atPath: open, contents: Data("a long enough secret value".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: open, contents: Data("a long enough secret value".utf8), attributes: [.posixPermissions: 0o644])
         #expect(throws: SecretFile.Failure.self) { try SecretFile.read(open, create: false) }
         #expect((try? SecretFile.read(open, create: false)) == nil)
         do {
@@ -43,7 +43,7 @@ struct SecretsTests {
             #expect(error.description.contains("chmod 600"))
         }
         let short = folder + "/short"
-        FileManager.default.createFile(atPath: short, contents: Data("short".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: short, contents: Data("short".utf8), attributes: [.posixPermissions: 0o600])
         #expect(throws: SecretFile.Failure.self) { try SecretFile.read(short, create: false) }
         #expect(throws: SecretFile.Failure.self) { try SecretFile.read(folder + "/missing", create: false) }
     }

@@ -203,6 +203,48 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// The 300 bogus keys: after 20 failures from one address the rest are 429s that say so, before the
+    /// store is asked; another address (and a good key from it) is not affected.
+    @Test func failedKeysFromOneAddressAreLimited() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(trustForwardedHeaders: true, store: store)
+        let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+        try await app.test(.router) { client in
+            var statuses: [HTTPResponse.Status: Int] = [:]
+            for attempt in 0..<300 {
+                let response = try await client.execute(
+                    uri: "/v1/shortLinks?key=rl_guess\(attempt)", method: .post, headers: [forwardedFor: "203.0.113.7"],
+                    body: Self.mintBody())
+                statuses[response.status, default: 0] += 1
+                if attempt == 299 {
+                    try Self.expectError(response, .tooManyRequests, "RESOURCE_EXHAUSTED", "failed API key attempts from this address")
+                    #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 >= 1)
+                }
+            }
+            #expect(statuses == [.unauthorized: 20, .tooManyRequests: 280])
+            // Bearer keys count the same.
+            let bearer = try await client.execute(
+                uri: "/v1/shortLinks", method: .post, headers: [forwardedFor: "203.0.113.7", .authorization: "Bearer rl_guess"],
+                body: Self.mintBody())
+            #expect(bearer.status == .tooManyRequests)
+            let elsewhere = try await client.execute(
+                uri: "/v1/shortLinks?key=rl_guess", method: .post, headers: [forwardedFor: "198.51.100.9"], body: Self.mintBody())
+            #expect(elsewhere.status == .unauthorized)
+            let good = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [forwardedFor: "198.51.100.9"], body: Self.mintBody())
+            #expect(good.status == .ok)
+            // Good keys spend nothing: a busy client is never limited by this.
+            for _ in 0..<40 {
+                let stats = try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [forwardedFor: "198.51.100.10"], body: Self.mintBody())
+                #expect(stats.status != .unauthorized)
+            }
+            #expect(try await client.execute(
+                uri: "/v1/shortLinks?key=rl_guess", method: .post, headers: [forwardedFor: "198.51.100.10"], body: Self.mintBody()
+            ).status == .unauthorized)
+        }
+    }
+
     @Test func badInputIsA4xxJSONError() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)

@@ -1,13 +1,23 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import RelinkCore
 import RelinkStore
 
 /// Who is calling the API: the key from `?key=` (as FDL clients send it) or `Authorization: Bearer`.
+///
+/// Failed keys are limited per client address: guessing keys costs a 429 long before it could find one (a key has
+/// 256 random bits, so this is about log noise and store load more than odds). Only failures spend the budget, so a
+/// busy client with a good key is never slowed by it.
 struct APIKeyAuthenticator: Sendable {
     let store: any RelinkStore
     let configuration: RelinkConfiguration
+    let failures: RateLimiter<String>
+    let forwardedHeaders: ForwardedHeaderPolicy
+
+    /// Failed keys per client address: a mistyped key or a rotation gone wrong still gets its 401s, a scan does not.
+    static let failureLimit = RateLimit(requestsPerSecond: 0.1, burst: 20)
 
     struct Caller: Sendable {
         let key: APIKeyRecord
@@ -16,11 +26,22 @@ struct APIKeyAuthenticator: Sendable {
 
     static let iOSBundleHeader = HTTPField.Name("X-Ios-Bundle-Identifier")!
 
-    func authenticate(_ request: Request) async throws -> Caller {
+    func authenticate(_ request: Request, context: RelinkRequestContext) async throws -> Caller {
         guard let key = Self.key(in: request) else { throw APIError.missingKey }
+        let address = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
+            .clientAddress ?? "unknown"
+        let bucket = "failed-key " + address
+        let limiting = "failed API key attempts from this address"
+        if case .failure(let error) = failures.check(keyId: bucket, limit: Self.failureLimit, limiting: limiting) { throw error }
         guard let record = try await store.apiKey(hash: APIKeys.hash(key)), !record.isRevoked,
             let project = configuration.project(id: record.projectId)
-        else { throw APIError.invalidKey }
+        else {
+            _ = failures.acquire(keyId: bucket, limit: Self.failureLimit, limiting: limiting)
+            // Never the key itself: logs are read by more people than keys are given to.
+            context.logger.notice(
+                "API key not valid", metadata: ["client": "\(address)", "path": "\(request.uri.path)"])
+            throw APIError.invalidKey
+        }
         // iOS clients name their app; an app outside the key's project may not use it.
         if let bundle = request.headers[Self.iOSBundleHeader], project.iOSApp(bundleId: bundle) == nil {
             throw APIError.permissionDenied("Requests from this iOS client application \(bundle) are blocked for this API key.")
@@ -29,8 +50,8 @@ struct APIKeyAuthenticator: Sendable {
     }
 
     /// The caller when the request names a key (which must then be valid); nil for a request without one.
-    func authenticateIfPresent(_ request: Request) async throws -> Caller? {
-        Self.key(in: request) == nil ? nil : try await authenticate(request)
+    func authenticateIfPresent(_ request: Request, context: RelinkRequestContext) async throws -> Caller? {
+        Self.key(in: request) == nil ? nil : try await authenticate(request, context: context)
     }
 
     static func key(in request: Request) -> String? {

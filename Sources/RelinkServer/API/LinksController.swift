@@ -17,7 +17,7 @@ struct LinksController: Sendable {
     }
 
     func list(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request)
+        let caller = try await authenticator.authenticate(request, context: context)
         let parameters = request.uri.queryParameters
         let pageSize = try Self.integer(parameters.get("pageSize"), name: "pageSize", default: 100, in: 1...Self.maximumPageSize)
         let before: Int64?
@@ -36,13 +36,13 @@ struct LinksController: Sendable {
     }
 
     func show(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request)
+        let caller = try await authenticator.authenticate(request, context: context)
         let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
         return try JSONResponse.make(service.managed(record))
     }
 
     func update(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request)
+        let caller = try await authenticator.authenticate(request, context: context)
         let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
         let body = try await JSONResponse.decode(UpdateLinkRequest.self, from: request, context: context)
         return try JSONResponse.make(service.managed(try await service.update(record, with: body, caller: caller)))

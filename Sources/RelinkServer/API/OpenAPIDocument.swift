@@ -41,7 +41,8 @@ enum OpenAPIDocument {
                 "responses": {
                   "200": {"description": "One page.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LinkListResponse"}}}},
                   "400": {"$ref": "#/components/responses/InvalidArgument"},
-                  "401": {"$ref": "#/components/responses/Unauthenticated"}
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
                 }
               }
             },
@@ -55,7 +56,8 @@ enum OpenAPIDocument {
                   "400": {"$ref": "#/components/responses/InvalidArgument"},
                   "401": {"$ref": "#/components/responses/Unauthenticated"},
                   "403": {"$ref": "#/components/responses/PermissionDenied"},
-                  "404": {"$ref": "#/components/responses/NotFound"}
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
                 }
               },
               "patch": {
@@ -68,7 +70,8 @@ enum OpenAPIDocument {
                   "401": {"$ref": "#/components/responses/Unauthenticated"},
                   "403": {"$ref": "#/components/responses/PermissionDenied"},
                   "404": {"$ref": "#/components/responses/NotFound"},
-                  "413": {"$ref": "#/components/responses/TooLarge"}
+                  "413": {"$ref": "#/components/responses/TooLarge"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
                 }
               }
             },
@@ -86,7 +89,8 @@ enum OpenAPIDocument {
                   "400": {"$ref": "#/components/responses/InvalidArgument"},
                   "401": {"$ref": "#/components/responses/Unauthenticated"},
                   "403": {"$ref": "#/components/responses/PermissionDenied"},
-                  "404": {"$ref": "#/components/responses/NotFound"}
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
                 }
               }
             },
@@ -146,7 +150,7 @@ enum OpenAPIDocument {
               "NotFound": {"description": "No such short link (status NOT_FOUND).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
               "TooLarge": {"description": "The body is over 64 KiB.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
               "RateLimited": {
-                "description": "Too many mints with this key (status RESOURCE_EXHAUSTED).",
+                "description": "A rate limit (status RESOURCE_EXHAUSTED); the message says which: mints with this key, claims or re-open reports from this address, or failed API keys from this address.",
                 "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds until a request is allowed."}},
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
               }

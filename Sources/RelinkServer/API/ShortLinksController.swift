@@ -13,7 +13,7 @@ struct ShortLinksController: Sendable {
     }
 
     func create(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request)
+        let caller = try await authenticator.authenticate(request, context: context)
         if case .failure(let error) = rateLimiter.acquire(keyId: caller.key.id, limit: caller.project.rateLimit, limiting: "minting with this API key") { throw error }
         let body = try await JSONResponse.decode(CreateShortLinkRequest.self, from: request, context: context)
         let (record, warnings) = try await service.mint(body, caller: caller)

@@ -14,7 +14,7 @@ struct StatsController: Sendable {
     }
 
     func stats(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request)
+        let caller = try await authenticator.authenticate(request, context: context)
         let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
         guard let text = request.uri.queryParameters.get("durationDays") else {
             throw APIError.invalidArgument("durationDays is required: the number of days, up to today, to count.")
