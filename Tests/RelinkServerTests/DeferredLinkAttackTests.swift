@@ -115,12 +115,7 @@ struct DeferredLinkAttackTests {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(trustForwardedHeaders: true, store: store)
         try await app.test(.router) { client in
-            let minted = try JSONDecoder().decode(
-                CreateShortLinkResponse.self,
-                from: try await client.execute(
-                    uri: "/v1/shortLinks?key=\(key)", method: .post,
-                    body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx"}"#)
-                ).data)
+            let minted = try await T.mint("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx", key: key, with: client)
             func reopen(_ extra: String, from address: String) async throws -> TestResponse {
                 try await client.execute(
                     uri: "/v1/reopenAttribution", method: .post, headers: [D.forwardedFor: address],

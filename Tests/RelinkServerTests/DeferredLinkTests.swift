@@ -127,12 +127,10 @@ struct DeferredLinkTests {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(trustForwardedHeaders: true, store: store)
         try await app.test(.router) { client in
-            let minted = try JSONDecoder().decode(
-                CreateShortLinkResponse.self,
-                from: try await client.execute(
-                    uri: "/v1/shortLinks?key=\(key)", method: .post,
-                    body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fsale&apn=jp.furyu.pictlink.android&al=https%3A%2F%2Fpictlink.com%2Fapp%2Fsale&amv=42&utm_source=push"}"#)
-                ).data)
+            let minted = try await T.mint(
+                "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fsale&apn=jp.furyu.pictlink.android"
+                    + "&al=https%3A%2F%2Fpictlink.com%2Fapp%2Fsale&amv=42&utm_source=push",
+                key: key, with: client)
             let code = minted.shortLink.split(separator: "/").last!
             let redirect = try await Self.click(client, "/\(code)", agent: T.Agent.android, from: "203.0.113.80")
             let location = try #require(redirect.location)
@@ -193,12 +191,7 @@ struct DeferredLinkTests {
             func reopen(_ json: String) async throws -> TestResponse {
                 try await client.execute(uri: "/v1/reopenAttribution", method: .post, body: ByteBuffer(string: json))
             }
-            let minted = try JSONDecoder().decode(
-                CreateShortLinkResponse.self,
-                from: try await client.execute(
-                    uri: "/v1/shortLinks?key=\(key)", method: .post,
-                    body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx&imv=2.1&utm_campaign=c"}"#)
-                ).data)
+            let minted = try await T.mint("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx&imv=2.1&utm_campaign=c", key: key, with: client)
             let short = try JSONDecoder().decode(
                 ReopenAttributionResponse.self,
                 from: try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "bundle_id": "jp.furyu.pictlink.ios", "sdk_version": "1"}"#).data)

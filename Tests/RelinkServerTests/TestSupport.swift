@@ -39,6 +39,14 @@ enum TestSupport {
         return (store, key)
     }
 
+    /// Mints `longLink` through the API with `key`; the short link.
+    static func mint(_ longLink: String, key: String, with client: some TestClientProtocol) async throws -> CreateShortLinkResponse {
+        let body = try JSONEncoder().encode(["longDynamicLink": longLink])
+        let response = try await client.execute(
+            uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [:], body: ByteBuffer(bytes: body))
+        return try JSONDecoder().decode(CreateShortLinkResponse.self, from: response.data)
+    }
+
     enum Agent {
         static let iPhone =
             "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
