@@ -177,6 +177,11 @@ struct AttributionMatcherTests {
         #expect(v6.version == .v6)
         #expect(v6.networkPrefix == [0x20, 0x01, 0x0d, 0xb8, 0x85, 0xa3, 0, 0])
         #expect(IPAddress("fe80::1%eth0")?.version == .v6)
+        // The well-known NAT64 prefix carries an IPv4 client: its own /24, not one /64 for every such client.
+        #expect(IPAddress("64:ff9b::203.0.113.7") == v4)
+        #expect(IPAddress("64:ff9b::cb00:7107") == v4)
+        #expect(IPAddress("64:ff9b::198.51.100.7")?.networkPrefix == [198, 51, 100])
+        #expect(IPAddress("64:ff9b:1::203.0.113.7")?.version == .v6)
         for bad in ["", "1.2.3", "256.1.1.1", "1.2.3.4.5", "::1::", "2001:db8::g", "example.com"] {
             #expect(IPAddress(bad) == nil, "\(bad)")
         }

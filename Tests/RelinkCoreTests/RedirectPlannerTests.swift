@@ -172,6 +172,23 @@ struct RedirectPlannerTests {
         #expect(rejection.description.contains("^https://pictlink\\.com(/.*)?$"))
     }
 
+    /// Apps receive `al` as their deep link (claims, re-opens): any scheme but http(s) is refused, not ignored as
+    /// an unusable fallback would be.
+    @Test(arguments: ["javascript%3Aalert(1)", "intent%3A%2F%2Fevil.com%2F%23Intent%3Bscheme%3Dhttps%3Bend", "otherbank%3A%2F%2Fpay", "file%3A%2F%2F%2Fdata"])
+    func anAndroidDeepLinkThatIsNotHTTPIsRejected(value: String) {
+        guard case .rejected(let rejection) = F.plan(F.sampleQuery + "&al=" + value, F.desktop) else {
+            Issue.record("expected a rejection")
+            return
+        }
+        #expect(rejection.violations.map(\.parameter) == [.al])
+        #expect(rejection.description.contains("a deep link must be an http(s) URL"))
+        // A fallback that is not http(s) is only warned about: the redirect never uses it.
+        guard case .redirect = F.plan(F.sampleQuery + "&ofl=" + value, F.desktop) else {
+            Issue.record("expected a redirect")
+            return
+        }
+    }
+
     @Test func aProjectWithoutPatternsAllowsItsDomainsAndTheStores() {
         let bare = Project(id: "bare", domains: [try! DomainURIPrefix("https://bare.example/go")])
         let prefix = bare.domains[0]

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import ServiceLifecycle
 import RelinkStore
 import Testing
 
@@ -19,6 +21,77 @@ struct APIErrorMiddlewareTests {
             let body = String(buffer: response.body)
             #expect(body.contains(#""status":"UNAVAILABLE""#) || body.contains(#""status" : "UNAVAILABLE""#))
             #expect(!body.contains("connection refused"))
+        }
+    }
+}
+
+/// Requests that break off: the client's fault, answered 400, never a 500 or an error in the log.
+@Suite("Broken requests") struct BrokenRequestTests {
+    /// Sends `bytes` on a new connection to `port`, closes the sending side, and reads the answer.
+    static func exchange(_ bytes: String, port: Int) throws -> String {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(.EBADF) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        // At most 10 s for the answer: a server that neither answers nor closes fails the test instead of hanging it.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let data = Array(bytes.utf8)
+        guard send(descriptor, data, data.count, 0) == data.count else { throw POSIXError(.EIO) }
+        shutdown(descriptor, Int32(SHUT_WR))
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// `exchange` on a thread of its own: blocking the concurrency pool's few threads would starve the server.
+    static func exchangeOffThePool(_ bytes: String, port: Int) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try exchange(bytes, port: port) }) }
+        }
+    }
+
+    /// On a server started as `relink serve` starts it (the test framework's own server keeps half-closed
+    /// connections open, so it never sees the body end).
+    @Test(arguments: ["/v1/installAttribution", "/v1/reopenAttribution", "/v1/shortLinks?key=rl_any"])
+    func aBodyThatBreaksOffIsA400(_ path: String) async throws {
+        var logger = Logger(label: "relink.test")
+        logger.logLevel = .error
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try buildApplication(
+            configuration: ServerConfiguration(
+                port: 0, relink: TestSupport.configuration, logLevel: .error, store: try SQLiteStore(),
+                onServerRunning: { continuation.yield($0) }))
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let lengthCut = try await Self.exchangeOffThePool(
+            "POST \(path) HTTP/1.1\r\nHost: pictlink.page.link\r\nContent-Length: 100\r\n\r\n{\"long", port: port)
+        let chunkCut = try await Self.exchangeOffThePool(
+            "POST \(path) HTTP/1.1\r\nHost: pictlink.page.link\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n{\"long", port: port)
+        await group.triggerGracefulShutdown()
+        try await task.value
+        for answer in [lengthCut, chunkCut] {
+            // A 4xx with the API's JSON error, never a 500.
+            #expect(answer.hasPrefix("HTTP/1.1 4"), "\(answer)")
+            #expect(answer.contains("application/json"), "\(answer)")
         }
     }
 }

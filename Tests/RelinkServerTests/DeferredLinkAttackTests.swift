@@ -109,8 +109,8 @@ struct DeferredLinkAttackTests {
         }
     }
 
-    /// The issue's count inflation: 50 re-opens of one link from one address count once; 50 made-up install ids
-    /// are cut off by the per-address limit, whose 429 says what was limited.
+    /// The issue's count inflation: 50 re-opens of one link from one address count once; made-up install ids
+    /// count 20 per network and hour, and are then cut off by the per-address limit, whose 429 says what was limited.
     @Test func reopensCannotInflateTheirCount() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(trustForwardedHeaders: true, store: store)
@@ -134,19 +134,39 @@ struct DeferredLinkAttackTests {
             // One install, many times: once.
             for _ in 0..<5 { #expect(try await reopen(#", "installId": "install-1""#, from: "192.0.2.11").status == .ok) }
             #expect(try await reopenCount() == 2)
-            // Made-up install ids from one address: the per-address limit stops them.
+            // Made-up install ids from one address: 20 count, then the per-address limit stops the requests.
             var statuses: [HTTPResponse.Status] = []
             for index in 0..<(AttributionController.reopenLimit.burst * 2) {
                 statuses.append(try await reopen(#", "installId": "fake-\#(index)""#, from: "192.0.2.12").status)
             }
-            let counted = statuses.filter { $0 == .ok }.count
-            #expect(counted < AttributionController.reopenLimit.burst + 10)
-            #expect(try await reopenCount() == 2 + counted)
+            #expect(statuses.filter { $0 == .ok }.count >= 40)
+            #expect(try await reopenCount() == 2 + 20)
+            // Nor do the addresses of one IPv6 /64: they share a budget and a count.
+            for index in 0..<30 {
+                _ = try await reopen(#", "installId": "v6-\#(index)""#, from: "2001:db8:1:2::\(index + 1)")
+            }
+            #expect(try await reopenCount() == 2 + 20 + 20)
             let limited = try await reopen(#", "installId": "one-more""#, from: "192.0.2.12")
             try ShortLinkAPITests.expectError(limited, .tooManyRequests, "RESOURCE_EXHAUSTED", "Quota exceeded for re-open reports from this address")
             #expect(limited.headers[.retryAfter] != nil)
             try ShortLinkAPITests.expectError(
                 try await reopen(#", "installId": "bad id!""#, from: "192.0.2.13"), .badRequest, "INVALID_ARGUMENT", "installId")
+        }
+    }
+    /// An `al` apps would receive as their deep link must be http(s) and allowed: a `javascript:` or `intent:` one
+    /// is refused when resolving a re-open and when minting.
+    @Test func aDeepLinkThatIsNotHTTPIsNeverHandedToAnApp() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        let link = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2F&apn=jp.furyu.pictlink.android&al=javascript%3Aalert(1)"
+        try await app.test(.router) { client in
+            let reopened = try await client.execute(
+                uri: "/v1/reopenAttribution", method: .post,
+                body: ByteBuffer(string: #"{"requestedLink": "\#(link)", "bundleId": "jp.furyu.pictlink.android"}"#))
+            try ShortLinkAPITests.expectError(reopened, .badRequest, "INVALID_ARGUMENT", "a deep link must be an http(s) URL")
+            let minted = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, body: ByteBuffer(string: #"{"longDynamicLink": "\#(link)"}"#))
+            try ShortLinkAPITests.expectError(minted, .badRequest, "INVALID_ARGUMENT", "a deep link must be an http(s) URL")
         }
     }
 }

@@ -12,17 +12,22 @@ public struct AllowlistViolation: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Allowlist {
-    /// The destinations among `parameters` that this project may not send a click to. Values that are not
-    /// http(s) URLs are left to the warnings: the redirect never uses them.
+    /// The destinations among `parameters` that this project may not send a click to. Fallbacks (`afl`, `ifl`,
+    /// `ipfl`, `ofl`) that are not http(s) URLs are left to the warnings: the redirect never uses them. `link` and
+    /// `al` are different: apps receive them as their deep link (claims, re-opens), so they must be http(s) and
+    /// allowed, or an app would be handed `javascript:`, `intent:` or another app's scheme.
     /// `checked` is a value already known to pass (the project's desktop fallback, checked when the configuration
     /// loaded), so clicks do not check it again.
     public func violations(
         in parameters: LinkParameters, projectDomains: [DomainURIPrefix], checked: String? = nil
     ) -> [AllowlistViolation] {
         LinkParameter.destinations.compactMap { parameter in
-            guard let value = parameters[parameter], value != checked, let uri = AbsoluteURI(value), uri.isHTTP,
-                !allows(uri, projectDomains: projectDomains)
-            else { return nil }
+            guard let value = parameters[parameter], value != checked else { return nil }
+            guard let uri = AbsoluteURI(value), uri.isHTTP else {
+                guard LinkParameter.deepLinks.contains(parameter) else { return nil }
+                return AllowlistViolation(parameter: parameter, value: value, rule: "a deep link must be an http(s) URL")
+            }
+            guard !allows(uri, projectDomains: projectDomains) else { return nil }
             return AllowlistViolation(parameter: parameter, value: value, rule: ruleDescription(projectDomains))
         }
     }

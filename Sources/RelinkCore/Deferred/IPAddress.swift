@@ -1,7 +1,9 @@
 import Foundation
 
 /// An IPv4 or IPv6 address, parsed from text, with the network prefix deferred-link matching compares
-/// (/24 for IPv4, /64 for IPv6). IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`) count as IPv4.
+/// (/24 for IPv4, /64 for IPv6). IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`) and addresses of the well-known
+/// NAT64 prefix (`64:ff9b::192.0.2.1`, RFC 6052, which a translator in front of an IPv6-only server gives IPv4
+/// clients) count as the IPv4 address they carry: otherwise every such client would share one /64.
 public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     public enum Version: Int, Sendable, Codable {
         case v4 = 4
@@ -22,7 +24,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             version = .v4
             bytes = v4
         } else if let v6 = Self.parseV6(text) {
-            if v6[0..<10].allSatisfy({ $0 == 0 }) && v6[10] == 0xFF && v6[11] == 0xFF {
+            if v6[0..<10].allSatisfy({ $0 == 0 }) && v6[10] == 0xFF && v6[11] == 0xFF || v6[0..<12].elementsEqual(Self.nat64Prefix) {
                 version = .v4
                 bytes = Array(v6[12...])
             } else {
@@ -33,6 +35,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
     }
+
+    /// `64:ff9b::/96`.
+    static let nat64Prefix: [UInt8] = [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
 
     /// The network part matched for "same network": the first 3 bytes of IPv4, the first 8 of IPv6.
     public var networkPrefix: [UInt8] { Array(bytes.prefix(version == .v4 ? 3 : 8)) }

@@ -58,6 +58,8 @@ public enum LinkParameter: String, CaseIterable, Sendable, Codable, Hashable {
 
     /// The parameters whose values are destinations a click may be sent to; each must pass the allowlist.
     public static let destinations: [LinkParameter] = [.link, .al, .afl, .ifl, .ipfl, .ofl]
+    /// The parameters apps receive as their deep link: `link`, and `al` on Android.
+    public static let deepLinks: Set<LinkParameter> = [.link, .al]
 
     /// The five campaign parameters, in FDL's order.
     public static let utm: [LinkParameter] = [.utmSource, .utmMedium, .utmCampaign, .utmTerm, .utmContent]

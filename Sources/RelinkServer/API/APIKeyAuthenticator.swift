@@ -7,9 +7,10 @@ import RelinkStore
 
 /// Who is calling the API: the key from `?key=` (as FDL clients send it) or `Authorization: Bearer`.
 ///
-/// Failed keys are limited per client address: guessing keys costs a 429 long before it could find one (a key has
-/// 256 random bits, so this is about log noise and store load more than odds). Only failures spend the budget, so a
-/// busy client with a good key is never slowed by it.
+/// Failed keys are limited per client network (an IPv4 address, an IPv6 /64): past the budget a wrong key gets
+/// 429 instead of 401, so a scan is slowed and says so. Good keys are always looked up and always pass, so
+/// someone sharing a carrier NAT with a scanner cannot lock its good clients out. (A key has 256 random bits: the
+/// limit is about log noise and load, not odds.)
 struct APIKeyAuthenticator: Sendable {
     let store: any RelinkStore
     let configuration: RelinkConfiguration
@@ -28,18 +29,17 @@ struct APIKeyAuthenticator: Sendable {
 
     func authenticate(_ request: Request, context: RelinkRequestContext) async throws -> Caller {
         guard let key = Self.key(in: request) else { throw APIError.missingKey }
-        let address = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-            .clientAddress ?? "unknown"
-        let bucket = "failed-key " + address
-        let limiting = "failed API key attempts from this address"
-        if case .failure(let error) = failures.check(keyId: bucket, limit: Self.failureLimit, limiting: limiting) { throw error }
         guard let record = try await store.apiKey(hash: APIKeys.hash(key)), !record.isRevoked,
             let project = configuration.project(id: record.projectId)
         else {
-            _ = failures.acquire(keyId: bucket, limit: Self.failureLimit, limiting: limiting)
+            let address = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
+                .clientAddress
             // Never the key itself: logs are read by more people than keys are given to.
-            context.logger.notice(
-                "API key not valid", metadata: ["client": "\(address)", "path": "\(request.uri.path)"])
+            context.logger.notice("API key not valid", metadata: ["client": "\(address ?? "unknown")", "path": "\(request.uri.path)"])
+            let outcome = failures.acquire(
+                keyId: "failed-key " + ClientNetwork.key(address), limit: Self.failureLimit,
+                limiting: "failed API key attempts from this address")
+            if case .failure(let error) = outcome { throw error }
             throw APIError.invalidKey
         }
         // iOS clients name their app; an app outside the key's project may not use it.

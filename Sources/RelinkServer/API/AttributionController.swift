@@ -22,7 +22,7 @@ struct AttributionController: Sendable {
 
     private func origin(_ request: Request, _ context: RelinkRequestContext, reopen: Bool = false) throws -> RequestOrigin {
         let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        let address = origin.clientAddress ?? "unknown"
+        let address = ClientNetwork.key(origin.clientAddress)
         let outcome =
             reopen
             ? rateLimiter.acquire(keyId: "reopen " + address, limit: Self.reopenLimit, limiting: "re-open reports from this address")

@@ -19,7 +19,15 @@ enum JSONResponse {
     /// Decodes a JSON body, with FDL's message for anything that is not the expected JSON.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: RelinkRequestContext) async throws -> T {
         var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: context.maxUploadSize)
+        } catch let error as any HTTPResponseError {
+            throw error  // 413 for a body over the limit
+        } catch {
+            // The client closed the connection, or a chunked body broke off: the client's fault, not ours.
+            throw APIError.invalidArgument("The request body ended before it was complete.")
+        }
         guard body.readableBytes > 0 else { throw APIError.invalidArgument("The request needs a JSON body.") }
         do {
             return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))

@@ -27,7 +27,7 @@ struct BeaconController: Sendable {
         guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == "/_/beacon" else {
             return Response(status: .notFound)
         }
-        guard case .success = rateLimiter.acquire(keyId: origin.clientAddress ?? "unknown", limit: AttributionController.limit, limiting: "beacons from this address") else {
+        guard case .success = rateLimiter.acquire(keyId: "beacon " + ClientNetwork.key(origin.clientAddress), limit: AttributionController.limit, limiting: "beacons from this address") else {
             return Response(status: .tooManyRequests)
         }
         var request = request

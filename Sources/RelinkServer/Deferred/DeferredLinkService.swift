@@ -364,8 +364,10 @@ final class DeferredLinkService: Sendable {
             throw APIError.invalidArgument("The link has no deep link.")
         }
         if let linkId = resolved.linkId {
-            let who = request.installId.map { "install:" + $0 } ?? "address:" + (hasher.hashes(of: clientAddress)?.address ?? "unknown")
-            if reopens.shouldCount(linkId: linkId, who: who) {
+            // The network as per-address limits count it: an IPv4 address, an IPv6 /64.
+            let hashes = hasher.hashes(of: clientAddress)
+            let network = hashes.map { $0.version == .v4 ? $0.address : $0.network } ?? "unknown"
+            if reopens.shouldCount(linkId: linkId, installId: request.installId, network: network) {
                 events.record(linkId: linkId, platform: android ? .android : .iPhone, event: .appReOpen)
             }
         }
