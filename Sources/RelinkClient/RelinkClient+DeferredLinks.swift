@@ -8,10 +8,8 @@ import FoundationNetworking
 extension RelinkClient {
     /// What the app knows about its device, for matching its first launch to the click before the install.
     public struct DeviceInfo: Sendable, Equatable {
-        public enum Platform: String, Sendable {
-            case iOS = "IOS"
-            case android = "ANDROID"
-        }
+        /// Core's `AppPlatform`, the one app-platform type server and client share.
+        public typealias Platform = AppPlatform
 
         public var platform: Platform
         /// The app's bundle ID (iOS) or package name (Android).
@@ -72,7 +70,7 @@ extension RelinkClient {
                 languageCodeRaw: device.languageCode, timezone: device.timeZone, deviceModelName: device.deviceModelName),
             platform: device.platform.rawValue, installReferrer: installReferrer, installId: installId,
             osVersion: device.osVersion)
-        return try await send("POST", path: "/v1/installAttribution", body: request)
+        return try await send("POST", path: APIPath.absolute(APIPath.installAttribution), body: request)
     }
 
     /// `POST /v1/reopenAttribution`: the deep link of a Relink link that opened the installed app (a universal
@@ -82,7 +80,7 @@ extension RelinkClient {
         -> ReopenAttributionResponse
     {
         try await send(
-            "POST", path: "/v1/reopenAttribution",
+            "POST", path: APIPath.absolute(APIPath.reopenAttribution),
             body: ReopenAttributionRequest(requestedLink: link, bundleId: bundleId, sdkVersion: "relink-swift-1", installId: installId))
     }
 }

@@ -24,7 +24,7 @@ public struct RelinkClient: Sendable {
 
     /// `POST /v1/shortLinks`.
     public func createShortLink(_ request: CreateShortLinkRequest) async throws(RelinkClientError) -> CreateShortLinkResponse {
-        try await send("POST", path: "/v1/shortLinks", body: request)
+        try await send("POST", path: APIPath.absolute(APIPath.shortLinks), body: request)
     }
 
     /// Mints a short link for a long link.
@@ -42,7 +42,7 @@ public struct RelinkClient: Sendable {
     {
         var query = [URLQueryItem(name: "durationDays", value: String(durationDays))]
         if includeCrawlers { query.append(URLQueryItem(name: "includeCrawlers", value: "true")) }
-        return try await send("GET", path: "/v1/\(Self.pathSegment(shortLink))/linkStats", query: query)
+        return try await send("GET", path: APIPath.absolute("\(Self.pathSegment(shortLink))/\(APIPath.linkStats)"), query: query)
     }
 
     /// `GET /v1/links`: one page of the key's project's links, newest first.
@@ -50,17 +50,17 @@ public struct RelinkClient: Sendable {
         var query: [URLQueryItem] = []
         if let pageSize { query.append(URLQueryItem(name: "pageSize", value: String(pageSize))) }
         if let pageToken { query.append(URLQueryItem(name: "pageToken", value: pageToken)) }
-        return try await send("GET", path: "/v1/links", query: query)
+        return try await send("GET", path: APIPath.absolute(APIPath.links), query: query)
     }
 
     /// `GET /v1/links/{shortLink}`.
     public func link(_ shortLink: String) async throws(RelinkClientError) -> ManagedLink {
-        try await send("GET", path: "/v1/links/\(Self.pathSegment(shortLink))")
+        try await send("GET", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))"))
     }
 
     /// `PATCH /v1/links/{shortLink}`.
     public func updateLink(_ shortLink: String, _ update: UpdateLinkRequest) async throws(RelinkClientError) -> ManagedLink {
-        try await send("PATCH", path: "/v1/links/\(Self.pathSegment(shortLink))", body: update)
+        try await send("PATCH", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))"), body: update)
     }
 
     // MARK: Transport

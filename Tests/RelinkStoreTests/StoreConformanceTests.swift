@@ -127,7 +127,7 @@ struct StoreConformanceTests {
 
     static func click(
         _ id: String, at seconds: TimeInterval = 1_700_000_000, address: String? = "a1", network: String? = "n1", os: String? = "17.2",
-        device: String? = "iPhone", platform: StatsPlatform = .ios, project: String = "pictlink", app: String = "jp.furyu.pictlink.ios"
+        device: String? = "iPhone", platform: AppPlatform = .iOS, project: String = "pictlink", app: String = "jp.furyu.pictlink.ios"
     ) -> PendingClick {
         PendingClick(
             id: id, projectId: project, platform: platform, linkId: nil, appId: app, requestedLink: "https://pictlink.page.link/\(id)",
@@ -176,27 +176,27 @@ struct StoreConformanceTests {
             let since = Date(timeIntervalSince1970: now - 7200)
             // Only clicks of the claiming app that share the address or the network: never by OS and device alone.
             let candidates = try await store.candidateClicks(
-                projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
             #expect(candidates.map(\.id) == ["same-address", "same-network"])
             let limited = try await store.candidateClicks(
-                projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 1)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 1)
             #expect(limited.map(\.id) == ["same-address"])
             #expect(
                 try await store.candidateClicks(
-                    projectId: "pictlink", platform: .ios, appId: "jp.furyu.other", since: since, fingerprint: probe, limit: 10
+                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.other", since: since, fingerprint: probe, limit: 10
                 ).map(\.id) == ["other-app"])
             var anywhere = probe
             (anywhere.addressHash, anywhere.networkHash) = (nil, nil)
             #expect(
                 try await store.candidateClicks(
-                    projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: anywhere, limit: 10
+                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: anywhere, limit: 10
                 ).isEmpty)
 
             let activity = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .ios, fingerprint: probe)
+                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe)
             #expect(activity == AddressActivity(clicks: 3, similarClicks: 2))
             let none = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .ios, fingerprint: probe)
+                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe)
             #expect(none == AddressActivity(clicks: 0, similarClicks: 0))
 
             // Claimed clicks are no longer candidates; weakly claimed ones still are (a better match may take them).
@@ -209,7 +209,7 @@ struct StoreConformanceTests {
                     clickId: "same-network", confidence: .weak, projectId: "pictlink", installId: "i2", response: "{}",
                     at: Date(timeIntervalSince1970: now)) == .claimed)
             let after = try await store.candidateClicks(
-                projectId: "pictlink", platform: .ios, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
             #expect(after.map(\.id) == ["same-network"])
             #expect(after.first?.isWeaklyClaimed == true)
             let claimed = try #require(try await store.pendingClick(id: "same-address"))

@@ -8,7 +8,7 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
     public let segments: [Segment]
 
     /// Paths Relink serves itself; routes may not start with these.
-    public static let reservedPrefixes = ["/_/", "/.well-known/", "/apple-app-site-association", "/v1/", "/healthz"]
+    public static let reservedPrefixes = ["/_/", "/.well-known/", "/apple-app-site-association", "/\(APIPath.version)/", "/healthz"]
 
     public init(_ template: String) throws(ConfigurationProblem.Message) {
         guard template.hasPrefix("/") else { throw "must start with '/'" }

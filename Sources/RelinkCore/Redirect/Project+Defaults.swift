@@ -25,4 +25,16 @@ extension Project {
     public func iOSApp(bundleId: String) -> IOSApp? {
         ios.first { $0.bundleId == bundleId || $0.iPadBundleId == bundleId }
     }
+
+    /// Whether the project has an app with this bundle ID (iOS, iPhone or iPad) or package name (Android).
+    /// - Parameters:
+    ///   - bundle: the bundle ID or package name an app sent.
+    ///   - platform: where the app runs.
+    /// - Returns: true when routes.json lists it for that platform.
+    public func hasApp(_ bundle: String, on platform: AppPlatform) -> Bool {
+        switch platform {
+        case .iOS: iOSApp(bundleId: bundle) != nil
+        case .android: android.contains { $0.packageName == bundle }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 /// What to answer a click with. The planner decides; the server only renders.
 public enum RedirectPlan: Sendable, Equatable {
-    /// 302 to `url`.
-    case redirect(url: String, reason: String)
+    /// 302 to `url`, a page of the kind `destination`.
+    case redirect(url: String, destination: RedirectDestination, reason: String)
     /// The iOS app preview page, whose Open button leads to `AppPreview.openURL`.
     case appPreview(AppPreview)
     /// A 200 page of Open Graph and Twitter card tags for a link-preview crawler.
@@ -13,7 +13,7 @@ public enum RedirectPlan: Sendable, Equatable {
 
     /// The destination, when the plan is a redirect.
     public var redirectURL: String? {
-        if case .redirect(let url, _) = self { return url }
+        if case .redirect(let url, _, _) = self { return url }
         return nil
     }
 
@@ -22,7 +22,7 @@ public enum RedirectPlan: Sendable, Equatable {
     public var mayLeadToInstall: Bool {
         switch self {
         case .appPreview: return true
-        case .redirect(let url, _): return url.hasPrefix(StoreURL.appStorePrefix) || url.hasPrefix(StoreURL.playStorePrefix)
+        case .redirect(_, let destination, _): return destination != .web
         case .socialPreview, .debug, .rejected: return false
         }
     }

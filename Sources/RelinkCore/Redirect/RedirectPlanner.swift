@@ -18,9 +18,9 @@ public enum RedirectPlanner {
     /// made once per link and platform, and decorated per click.
     public static func decorate(_ plan: RedirectPlan, parameters: LinkParameters, clickID: String, claimURL: String?) -> RedirectPlan {
         switch plan {
-        case .redirect(let url, let reason) where url.hasPrefix(StoreURL.playStorePrefix):
+        case .redirect(let url, .playStore, let reason):
             let decorated = StoreURL.playStore(parameters, extraReferrer: [(StoreURL.clickReferrerKey, clickID)]) ?? url
-            return .redirect(url: decorated, reason: reason)
+            return .redirect(url: decorated, destination: .playStore, reason: reason)
         case .appPreview(var preview):
             preview.claimURL = claimURL
             return .appPreview(preview)
@@ -46,9 +46,9 @@ public enum RedirectPlanner {
             return androidPlan(parameters, link: link)
         case .desktop, .other, .crawler:
             if let ofl = httpURL(parameters.ofl) {
-                return .redirect(url: ofl, reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
+                return .redirect(url: ofl, destination: RedirectDestination(fallbackURL: ofl), reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
             }
-            return .redirect(url: link, reason: "Platforms other than iOS and Android go to 'link' when there is no 'ofl'.")
+            return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "Platforms other than iOS and Android go to 'link' when there is no 'ofl'.")
         }
     }
 
@@ -57,12 +57,12 @@ public enum RedirectPlanner {
     ) -> RedirectPlan {
         let iPad = client.platform == .iPad
         guard let bundleId = iPad ? (parameters.ipbi ?? parameters.ibi) : parameters.ibi else {
-            return .redirect(url: link, reason: "The link names no iOS app ('ibi'), so iOS opens 'link', as in FDL.")
+            return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "The link names no iOS app ('ibi'), so iOS opens 'link', as in FDL.")
         }
         let destination = notInstalledDestination(parameters, iPad: iPad)
         let inAppBrowser = client.inAppBrowser
         if parameters.isForcedRedirect && inAppBrowser == nil {
-            return .redirect(url: destination.url, reason: "'efr=1' skips the preview page: \(destination.reason)")
+            return .redirect(url: destination.url, destination: destination.kind, reason: "'efr=1' skips the preview page: \(destination.reason)")
         }
         let app = project.iOSApp(bundleId: bundleId)
         var reason = "iOS did not open the app through its universal link (typed or pasted into Safari, or the app is not installed), so the preview page offers it."
@@ -77,24 +77,27 @@ public enum RedirectPlanner {
     }
 
     /// Where an iOS click goes when the app is not installed: `ipfl` on iPads, `ifl`, the App Store, `link`.
-    static func notInstalledDestination(_ parameters: LinkParameters, iPad: Bool) -> (url: String, reason: String) {
-        if iPad, let ipfl = httpURL(parameters.ipfl) { return (ipfl, "iPads go to 'ipfl'.") }
-        if let ifl = httpURL(parameters.ifl) { return (ifl, "iOS goes to 'ifl' when the app is not installed.") }
-        if let store = StoreURL.appStore(parameters) { return (store, "iOS goes to the App Store page of 'isi'.") }
-        return (parameters.link ?? "", "Without 'ifl' or a numeric 'isi', iOS goes to 'link'.")
+    static func notInstalledDestination(
+        _ parameters: LinkParameters, iPad: Bool
+    ) -> (url: String, kind: RedirectDestination, reason: String) {
+        if iPad, let ipfl = httpURL(parameters.ipfl) { return (ipfl, RedirectDestination(fallbackURL: ipfl), "iPads go to 'ipfl'.") }
+        if let ifl = httpURL(parameters.ifl) { return (ifl, RedirectDestination(fallbackURL: ifl), "iOS goes to 'ifl' when the app is not installed.") }
+        if let store = StoreURL.appStore(parameters) { return (store, .appStore, "iOS goes to the App Store page of 'isi'.") }
+        let link = parameters.link ?? ""
+        return (link, RedirectDestination(fallbackURL: link), "Without 'ifl' or a numeric 'isi', iOS goes to 'link'.")
     }
 
     private static func androidPlan(_ parameters: LinkParameters, link: String) -> RedirectPlan {
         guard parameters.apn != nil else {
-            return .redirect(url: link, reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
+            return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
         }
         if let afl = httpURL(parameters.afl) {
-            return .redirect(url: afl, reason: "Android goes to 'afl' instead of Google Play.")
+            return .redirect(url: afl, destination: RedirectDestination(fallbackURL: afl), reason: "Android goes to 'afl' instead of Google Play.")
         }
         if let play = StoreURL.playStore(parameters) {
-            return .redirect(url: play, reason: "Android goes to the Google Play listing of 'apn'; the referrer carries the campaign to the app.")
+            return .redirect(url: play, destination: .playStore, reason: "Android goes to the Google Play listing of 'apn'; the referrer carries the campaign to the app.")
         }
-        return .redirect(url: link, reason: "Android opens 'link'.")
+        return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "Android opens 'link'.")
     }
 
     private static func socialPreview(_ parameters: LinkParameters) -> SocialPreview? {
@@ -122,7 +125,7 @@ public enum RedirectPlanner {
                     reason: "The link is invalid or breaks the allowlist; see the errors below.")
             }
             switch decide(parameters, project: project, client: client, isHead: false) {
-            case .redirect(let url, let reason):
+            case .redirect(let url, _, let reason):
                 return .init(scenario: scenario, action: "Redirect (302)", destination: url, reason: reason)
             case .appPreview(let preview):
                 return .init(

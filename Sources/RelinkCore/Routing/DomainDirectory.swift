@@ -44,7 +44,7 @@ public struct DomainDirectory: Sendable {
     /// The project, prefix and code of a short link such as `https://pictlink.page.link/Ab3x`.
     public func shortLink(_ url: String) -> (project: Project, prefix: DomainURIPrefix, code: ShortCode)? {
         guard let uri = AbsoluteURI(String(url.trimmingASCIIWhitespace())), uri.isHTTP, let host = uri.host,
-            uri.query == nil || uri.query == "d=1"
+            uri.query == nil || uri.query == APIPath.debugQuery
         else { return nil }
         let path = uri.path
         guard let match = match(hostKey: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(path)),

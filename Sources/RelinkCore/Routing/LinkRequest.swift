@@ -47,7 +47,7 @@ public enum LinkRequest: Sendable {
 
     /// Whether a short link's or route's query asks for the debug page; nothing else in it is read.
     static func isDebugQuery(_ query: Substring) -> Bool {
-        query.split(separator: "&").contains { $0 == "d=1" }
+        query.split(separator: "&").contains { $0 == APIPath.debugQuery }
     }
 
     /// A template with `{name}` replaced in one pass (so a value that contains `{…}` is never expanded again):

@@ -1,4 +1,5 @@
 import Hummingbird
+import RelinkCore
 import RelinkStore
 import Logging
 
@@ -10,7 +11,7 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            guard request.uri.path.hasPrefix("/v1/") || request.uri.path == "/v1" else { throw error }
+            guard APIPath.isAPI(Substring(request.uri.path)) else { throw error }
             throw Self.apiError(error, request: request, context: context)
         }
     }

@@ -6,7 +6,6 @@ import RelinkCore
 /// the app's project's. Each client address is rate-limited, since anyone can call them.
 struct AttributionController: Sendable {
     let service: DeferredLinkService
-    let authenticator: APIKeyAuthenticator
     let rateLimiter: RateLimiter<String>
     let forwardedHeaders: ForwardedHeaderPolicy
 
@@ -16,8 +15,8 @@ struct AttributionController: Sendable {
     static let reopenLimit = RateLimit(requestsPerSecond: 2, burst: 60)
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
-        group.post("installAttribution") { request, context in try await install(request, context) }
-        group.post("reopenAttribution") { request, context in try await reopen(request, context) }
+        group.post(RouterPath(APIPath.installAttribution)) { request, context in try await install(request, context) }
+        group.post(RouterPath(APIPath.reopenAttribution)) { request, context in try await reopen(request, context) }
     }
 
     private func origin(_ request: Request, _ context: RelinkRequestContext, reopen: Bool = false) throws -> RequestOrigin {
@@ -31,17 +30,17 @@ struct AttributionController: Sendable {
         return origin
     }
 
-    func install(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+    func install(_ request: Request, _ context: RelinkRequestContext) async throws -> InstallAttributionResponse {
         let origin = try origin(request, context)
-        let caller = try await authenticator.authenticateIfPresent(request, context: context)
+        let caller = context.caller
         let body = try await JSONResponse.decode(InstallAttributionRequest.self, from: request, context: context)
-        return try JSONResponse.make(try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project))
+        return try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
     }
 
-    func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+    func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> ReopenAttributionResponse {
         let origin = try origin(request, context, reopen: true)
-        let caller = try await authenticator.authenticateIfPresent(request, context: context)
+        let caller = context.caller
         let body = try await JSONResponse.decode(ReopenAttributionRequest.self, from: request, context: context)
-        return try JSONResponse.make(try await service.reopen(body, clientAddress: origin.clientAddress, keyProject: caller?.project))
+        return try await service.reopen(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
     }
 }

@@ -2,19 +2,14 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// JSON API responses: `application/json`, never cached, slashes unescaped so URLs read as URLs.
+/// The API's JSON: the encoder responses use (slashes unescaped so URLs read as URLs), and request bodies read
+/// with FDL's errors.
 enum JSONResponse {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }()
-
-    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
-    }
 
     /// Decodes a JSON body, with FDL's message for anything that is not the expected JSON.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: RelinkRequestContext) async throws -> T {

@@ -6,18 +6,17 @@ import RelinkStore
 /// it expire. A short link in a path is URL-encoded, as FDL's `linkStats` takes it.
 struct LinksController: Sendable {
     let service: ShortLinkService
-    let authenticator: APIKeyAuthenticator
 
     static let maximumPageSize = 1000
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
-        group.get("links") { request, context in try await list(request, context) }
-        group.get("links/:shortLink") { request, context in try await show(request, context) }
-        group.patch("links/:shortLink") { request, context in try await update(request, context) }
+        group.get(RouterPath(APIPath.links)) { request, context in try await list(request, context) }
+        group.get(RouterPath("\(APIPath.links)/:shortLink")) { request, context in try await show(request, context) }
+        group.patch(RouterPath("\(APIPath.links)/:shortLink")) { request, context in try await update(request, context) }
     }
 
-    func list(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request, context: context)
+    func list(_ request: Request, _ context: RelinkRequestContext) async throws -> LinkListResponse {
+        let caller = try context.requireCaller()
         let parameters = request.uri.queryParameters
         let pageSize = try Self.integer(parameters.get("pageSize"), name: "pageSize", default: 100, in: 1...Self.maximumPageSize)
         let before: Int64?
@@ -29,23 +28,21 @@ struct LinksController: Sendable {
         }
         let records = try await service.store.links(projectId: caller.project.id, beforeId: before, limit: pageSize + 1)
         let page = records.prefix(pageSize)
-        return try JSONResponse.make(
-            LinkListResponse(
-                links: page.map(service.managed),
-                nextPageToken: records.count > pageSize ? page.last.map { String($0.id) } : nil))
+        return LinkListResponse(
+            links: page.map(service.managed), nextPageToken: records.count > pageSize ? page.last.map { String($0.id) } : nil)
     }
 
-    func show(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request, context: context)
+    func show(_ request: Request, _ context: RelinkRequestContext) async throws -> ManagedLink {
+        let caller = try context.requireCaller()
         let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
-        return try JSONResponse.make(service.managed(record))
+        return service.managed(record)
     }
 
-    func update(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request, context: context)
+    func update(_ request: Request, _ context: RelinkRequestContext) async throws -> ManagedLink {
+        let caller = try context.requireCaller()
         let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
         let body = try await JSONResponse.decode(UpdateLinkRequest.self, from: request, context: context)
-        return try JSONResponse.make(service.managed(try await service.update(record, with: body, caller: caller)))
+        return service.managed(try await service.update(record, with: body, caller: caller))
     }
 
     /// The `:shortLink` path parameter, percent-decoded.

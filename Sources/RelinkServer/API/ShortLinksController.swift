@@ -5,20 +5,18 @@ import RelinkStore
 /// `POST /v1/shortLinks`: FDL's request and response, rate-limited per API key.
 struct ShortLinksController: Sendable {
     let service: ShortLinkService
-    let authenticator: APIKeyAuthenticator
     let rateLimiter: RateLimiter<Int64>
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
-        group.post("shortLinks") { request, context in try await create(request, context) }
+        group.post(RouterPath(APIPath.shortLinks)) { request, context in try await create(request, context) }
     }
 
-    func create(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request, context: context)
+    func create(_ request: Request, _ context: RelinkRequestContext) async throws -> CreateShortLinkResponse {
+        let caller = try context.requireCaller()
         if case .failure(let error) = rateLimiter.acquire(keyId: caller.key.id, limit: caller.project.rateLimit, limiting: "minting with this API key") { throw error }
         let body = try await JSONResponse.decode(CreateShortLinkRequest.self, from: request, context: context)
         let (record, warnings) = try await service.mint(body, caller: caller)
-        return try JSONResponse.make(
-            CreateShortLinkResponse(
-                shortLink: record.shortLink, previewLink: record.shortLink + "?d=1", warning: warnings.map(APIWarning.init)))
+        return CreateShortLinkResponse(
+            shortLink: record.shortLink, previewLink: record.shortLink + "?" + APIPath.debugQuery, warning: warnings.map(APIWarning.init))
     }
 }

@@ -6,15 +6,14 @@ import RelinkStore
 /// `GET /v1/{shortLink}/linkStats?durationDays=N`: FDL's `linkEventStats`, read from per-day counters.
 struct StatsController: Sendable {
     let service: ShortLinkService
-    let authenticator: APIKeyAuthenticator
     let recorder: EventRecorder
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
-        group.get(":shortLink/linkStats") { request, context in try await stats(request, context) }
+        group.get(RouterPath(":shortLink/\(APIPath.linkStats)")) { request, context in try await stats(request, context) }
     }
 
-    func stats(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let caller = try await authenticator.authenticate(request, context: context)
+    func stats(_ request: Request, _ context: RelinkRequestContext) async throws -> LinkStatsResponse {
+        let caller = try context.requireCaller()
         let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
         guard let text = request.uri.queryParameters.get("durationDays") else {
             throw APIError.invalidArgument("durationDays is required: the number of days, up to today, to count.")
@@ -25,10 +24,9 @@ struct StatsController: Sendable {
         let fromDay = EventCounterKey.day(of: Date()) - days + 1
         let counts = try await service.store.eventCounts(linkId: record.id, fromDay: fromDay)
         let includeCrawlers = request.uri.queryParameters.get("includeCrawlers") == "true"
-        return try JSONResponse.make(
-            LinkStatsResponse(
-                linkEventStats: counts.filter { includeCrawlers || $0.platform != .crawler }.map {
-                    LinkStatsResponse.EventStat(platform: $0.platform, event: $0.event, count: $0.count)
-                }))
+        return LinkStatsResponse(
+            linkEventStats: counts.filter { includeCrawlers || $0.platform != .crawler }.map {
+                LinkStatsResponse.EventStat(platform: $0.platform, event: $0.event, count: $0.count)
+            })
     }
 }

@@ -53,12 +53,14 @@ struct ApplicationParts {
         let recorder = EventRecorder(store: store, interval: configuration.eventFlushInterval, logger: logger)
         let authenticator = APIKeyAuthenticator(
             store: store, configuration: relink, failures: RateLimiter(), forwardedHeaders: configuration.forwardedHeaders)
-        let service = ShortLinkService(store: store, configuration: relink, cache: cache)
+        // Every path from a URL to its link goes through this one resolver.
+        let resolver = LinkResolver(configuration: relink, store: store, cache: cache)
+        let service = ShortLinkService(resolver: resolver)
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger)
         let deferred = DeferredLinkService(
-            store: store, configuration: relink, recorder: deferredRecorder, events: recorder,
-            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()), cache: cache)
+            resolver: resolver, recorder: deferredRecorder, events: recorder,
+            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()))
         let clientLimiter = RateLimiter<String>()
 
         HealthController(projects: relink.projects.count).addRoutes(to: router)
@@ -66,23 +68,20 @@ struct ApplicationParts {
             .addRoutes(to: router)
         // Router-wide, so that unknown paths under /v1 (which no route matches) get the API's JSON error too.
         router.add(middleware: APIErrorMiddleware())
-        let api = router.group("v1")
-        ShortLinksController(service: service, authenticator: authenticator, rateLimiter: RateLimiter<Int64>()).addRoutes(to: api)
-        LinksController(service: service, authenticator: authenticator).addRoutes(to: api)
-        StatsController(service: service, authenticator: authenticator, recorder: recorder).addRoutes(to: api)
-        AttributionController(
-            service: deferred, authenticator: authenticator, rateLimiter: clientLimiter,
-            forwardedHeaders: configuration.forwardedHeaders
-        ).addRoutes(to: api)
+        let api = router.group(RouterPath(APIPath.version)).add(middleware: APIKeyMiddleware(authenticator: authenticator))
+        ShortLinksController(service: service, rateLimiter: RateLimiter<Int64>()).addRoutes(to: api)
+        LinksController(service: service).addRoutes(to: api)
+        StatsController(service: service, recorder: recorder).addRoutes(to: api)
+        AttributionController(service: deferred, rateLimiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders)
+            .addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
         BeaconController(
-            directory: DomainDirectory(relink), recorder: deferredRecorder, rateLimiter: clientLimiter,
+            directory: resolver.directory, recorder: deferredRecorder, rateLimiter: clientLimiter,
             forwardedHeaders: configuration.forwardedHeaders
         ).addRoutes(to: router)
         // Last: everything else on a link domain is a click.
         RedirectController(
-            configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders, store: store,
-            cache: cache, recorder: recorder, deferred: deferred
+            resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred
         ).addRoutes(to: router)
         self.router = router
         self.recorder = recorder

@@ -1,11 +1,25 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
-/// The request context of every Relink route: Hummingbird's core storage plus the peer's address.
+/// The request context of every Relink route: Hummingbird's core storage, the peer's address, and for the API
+/// the caller its key names.
 public struct RelinkRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The TCP peer; behind a proxy this is the proxy (see `RequestOrigin` for the client).
     public let remoteAddress: SocketAddress?
+    /// Set by `APIKeyMiddleware` when the request names a valid key.
+    var caller: APIKeyAuthenticator.Caller?
+
+    /// API responses: JSON with slashes unescaped (so URLs read as URLs) and keys sorted.
+    public var responseEncoder: JSONEncoder { JSONResponse.encoder }
+
+    /// The caller, for routes that need a key.
+    /// - Throws: `APIError.missingKey` when the request named none.
+    func requireCaller() throws -> APIKeyAuthenticator.Caller {
+        guard let caller else { throw APIError.missingKey }
+        return caller
+    }
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

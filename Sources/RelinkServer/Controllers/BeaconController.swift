@@ -5,6 +5,9 @@ import RelinkCore
 /// `POST <prefix>/_/beacon`: what the preview page's script measured in the browser (screen, time zone,
 /// languages), added to its click for matching. Best effort: it always answers 204, so the page learns nothing.
 struct BeaconController: Sendable {
+    /// Below each domain URI prefix.
+    static let path = "/_/beacon"
+
     let directory: DomainDirectory
     let recorder: DeferredClickRecorder
     let rateLimiter: RateLimiter<String>
@@ -24,7 +27,7 @@ struct BeaconController: Sendable {
 
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == "/_/beacon" else {
+        guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path else {
             return Response(status: .notFound)
         }
         guard case .success = rateLimiter.acquire(keyId: "beacon " + ClientNetwork.key(origin.clientAddress), limit: AttributionController.limit, limiting: "beacons from this address") else {

@@ -7,24 +7,19 @@ import RelinkStore
 final class DeferredLinkService: Sendable {
     let store: any RelinkStore
     let configuration: RelinkConfiguration
-    let directory: DomainDirectory
+    let resolver: LinkResolver
     let recorder: DeferredClickRecorder
     let events: EventRecorder
     let hasher: AddressHasher
-    let cache: LinkCache
     let reopens = ReopenDeduplicator()
 
-    init(
-        store: any RelinkStore, configuration: RelinkConfiguration, recorder: DeferredClickRecorder, events: EventRecorder,
-        hasher: AddressHasher, cache: LinkCache
-    ) {
-        self.store = store
-        self.configuration = configuration
-        self.directory = DomainDirectory(configuration)
+    init(resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher) {
+        self.store = resolver.store
+        self.configuration = resolver.configuration
+        self.resolver = resolver
         self.recorder = recorder
         self.events = events
         self.hasher = hasher
-        self.cache = cache
     }
 
     /// 128 random bits as 22 base-62 characters, so click ids cannot be guessed or enumerated.
@@ -49,12 +44,15 @@ final class DeferredLinkService: Sendable {
             languages: acceptLanguage.map(LanguageList.fromAcceptLanguage) ?? [])
     }
 
+    /// Keeps a store-bound click from `platform` for the install it may lead to; clicks from desktops,
+    /// crawlers and other clients lead to none and are not kept.
     func capture(
         clickID: String, project: Project, link: ResolvedLink, linkId: Int64?, platform: Platform, fingerprint: DeviceFingerprint
     ) {
+        guard let appPlatform = AppPlatform(platform) else { return }
         recorder.record(
             PendingClick(
-                id: clickID, projectId: project.id, platform: platform == .android ? .android : .ios, linkId: linkId,
+                id: clickID, projectId: project.id, platform: appPlatform, linkId: linkId,
                 appId: Self.appId(link.parameters, platform: platform), requestedLink: link.url, createdAt: Date(),
                 fingerprint: fingerprint))
     }
@@ -70,125 +68,168 @@ final class DeferredLinkService: Sendable {
 
     // MARK: Claims
 
+    /// The app that claims, checked against routes.json and the API key.
+    struct ClaimingApp {
+        var project: Project
+        var platform: AppPlatform
+        /// Its bundle ID or package name.
+        var bundle: String
+    }
+
+    /// What every step of one claim shares.
+    struct Claim {
+        var app: ClaimingApp
+        var installId: String?
+        /// The claiming device's address, hashed with the current secret.
+        var hashes: AddressHasher.Hashes?
+        var now: Date
+
+        var ipVersion: IPAddress.Version? { hashes?.version }
+    }
+
+    /// An install's first launch asks for the link clicked before it: a click named by the claim (UNIQUE) first,
+    /// then the clicks from this address or network, matched on the device's signals. A click goes to one
+    /// install, and an install that asks again gets its first answer.
     func claim(_ request: InstallAttributionRequest, clientAddress: String?, keyProject: Project?) async throws -> InstallAttributionResponse {
-        let android: Bool
-        switch request.platform?.uppercased() {
-        case nil, "IOS": android = false
-        case "ANDROID": android = true
-        case let other?: throw APIError.invalidArgument("platform must be IOS or ANDROID, got '\(other)'.")
-        }
-        guard let bundle = request.bundleId?.trimmingCharacters(in: .whitespaces), !bundle.isEmpty else {
-            throw APIError.invalidArgument("bundleId is required: the app's bundle ID (iOS) or package name (Android).")
-        }
-        guard let project = configuration.projects.first(where: { project in
-            android ? project.android.contains { $0.packageName == bundle } : project.iOSApp(bundleId: bundle) != nil
-        }) else {
-            throw APIError.invalidArgument("No project has an \(android ? "Android" : "iOS") app '\(bundle)'; add it to routes.json.")
-        }
-        if let keyProject, keyProject.id != project.id {
-            throw APIError.permissionDenied("The app '\(bundle)' belongs to another project than this API key.")
-        }
+        let app = try claimingApp(request, keyProject: keyProject)
         if let installId = request.installId {
             guard Self.isValidInstallId(installId) else { throw APIError.invalidArgument(Self.installIdRule) }
-            if let previous = try await store.installClaim(projectId: project.id, installId: installId) {
+            if let previous = try await store.installClaim(projectId: app.project.id, installId: installId) {
                 return try Self.decode(previous.response)
             }
         }
         // Clicks made a moment ago may still be in memory.
         await recorder.flush()
-        let hashes = hasher.hashes(of: clientAddress)
-        let ipVersion = hashes?.version
-        let now = Date()
+        let claim = Claim(app: app, installId: request.installId, hashes: hasher.hashes(of: clientAddress), now: Date())
+        if let answer = try await claimNamedClick(request, claim) { return answer }
+        return try await claimByFingerprint(request, claim, clientAddress: clientAddress)
+    }
 
-        if let token = Self.token(request, android: android) {
-            if let click = try await store.pendingClick(id: token), click.projectId == project.id,
-                click.platform == (android ? .android : .ios), click.appId == nil || click.appId == bundle,
-                now.timeIntervalSince(click.createdAt) <= TimeInterval(project.deferred.tokenWindowHours) * 3600
-            {
-                let answer = await answer(click, android: android, confidence: .unique, message: "Matched by the click's own link.", ipVersion: ipVersion)
-                if let result = try await claim(click, answer: answer, installId: request.installId, android: android, now: now) {
-                    return result
-                }
-                return try await answerNone(
-                    "This link was already claimed by another install.", project: project, installId: request.installId,
-                    ipVersion: ipVersion, now: now)
+    /// The project and platform of the app `request` comes from.
+    /// - Throws: INVALID_ARGUMENT for an unknown platform or app, PERMISSION_DENIED for another project's key.
+    func claimingApp(_ request: InstallAttributionRequest, keyProject: Project?) throws -> ClaimingApp {
+        // iOS when absent: FDL's REST API was iOS-only.
+        let platform: AppPlatform
+        if let text = request.platform {
+            guard let parsed = AppPlatform(apiValue: text) else {
+                throw APIError.invalidArgument("platform must be IOS or ANDROID, got '\(text)'.")
             }
+            platform = parsed
+        } else {
+            platform = .iOS
         }
+        guard let bundle = request.bundleId?.trimmingCharacters(in: .whitespaces), !bundle.isEmpty else {
+            throw APIError.invalidArgument("bundleId is required: the app's bundle ID (iOS) or package name (Android).")
+        }
+        guard let project = configuration.projects.first(where: { $0.hasApp(bundle, on: platform) }) else {
+            throw APIError.invalidArgument("No project has an \(platform.displayName) app '\(bundle)'; add it to routes.json.")
+        }
+        if let keyProject, keyProject.id != project.id {
+            throw APIError.permissionDenied("The app '\(bundle)' belongs to another project than this API key.")
+        }
+        return ClaimingApp(project: project, platform: platform, bundle: bundle)
+    }
 
-        let fingerprint = Self.fingerprint(request, android: android, hashes: hashes)
-        let window = TimeInterval(project.deferred.fingerprintWindowMinutes) * 60
+    /// The click the claim names (the clipboard's claim link, the install referrer), when it is this app's and
+    /// recent: UNIQUE. Nil when the claim names none, so that fingerprints are tried.
+    private func claimNamedClick(_ request: InstallAttributionRequest, _ claim: Claim) async throws -> InstallAttributionResponse? {
+        let app = claim.app
+        guard let token = Self.token(request, platform: app.platform),
+            let click = try await store.pendingClick(id: token), click.projectId == app.project.id, click.platform == app.platform,
+            click.appId == nil || click.appId == app.bundle,
+            claim.now.timeIntervalSince(click.createdAt) <= TimeInterval(app.project.deferred.tokenWindowHours) * 3600
+        else { return nil }
+        let answer = try await answer(click, platform: app.platform, confidence: .unique, message: "Matched by the click's own link.", ipVersion: claim.ipVersion)
+        if let result = try await take(click, answer: answer, claim) { return result }
+        return try await answerNone("This link was already claimed by another install.", claim)
+    }
+
+    /// Recent clicks from this address or network, matched on the device's signals; when another install takes
+    /// the winner first, the match is made again without it (three times at most).
+    private func claimByFingerprint(
+        _ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?
+    ) async throws -> InstallAttributionResponse {
+        let app = claim.app
+        let fingerprint = Self.fingerprint(request, platform: app.platform, hashes: claim.hashes)
+        let window = TimeInterval(app.project.deferred.fingerprintWindowMinutes) * 60
         // Clicks kept before a secret rotation carry hashes under the previous secret: those are looked up too, and
         // translated to the current secret's hashes, so the matcher sees one address as one.
         let previous = hasher.previousHashes(of: clientAddress)
-        let platform: StatsPlatform = android ? .android : .ios
-        var activity = AddressActivity(clicks: 0, similarClicks: 0)
-        for hashes in [hashes].compactMap({ $0 }) + previous {
-            var keyed = fingerprint
-            keyed.addressHash = hashes.address
-            let more = try await store.addressActivity(
-                projectId: project.id, addressHash: hashes.address, since: now.addingTimeInterval(-AttributionMatcher.crowdPeriod),
-                platform: platform, fingerprint: keyed)
-            activity.clicks += more.clicks
-            activity.similarClicks += more.similarClicks
-        }
+        let activity = try await addressActivity(fingerprint, claim, previous: previous)
         var excluded: Set<String> = []
         for _ in 0..<3 {
-            var candidates = try await store.candidateClicks(
-                projectId: project.id, platform: platform, appId: bundle, since: now.addingTimeInterval(-window),
-                fingerprint: fingerprint, limit: 500)
-            if let hashes {
-                for old in previous {
-                    var keyed = fingerprint
-                    (keyed.addressHash, keyed.networkHash) = (old.address, old.network)
-                    for var click in try await store.candidateClicks(
-                        projectId: project.id, platform: platform, appId: bundle, since: now.addingTimeInterval(-window),
-                        fingerprint: keyed, limit: 500)
-                    {
-                        if click.fingerprint.addressHash == old.address { click.fingerprint.addressHash = hashes.address }
-                        if click.fingerprint.networkHash == old.network { click.fingerprint.networkHash = hashes.network }
-                        candidates.append(click)
-                    }
-                }
-            }
+            var candidates = try await candidateClicks(fingerprint, claim, since: claim.now.addingTimeInterval(-window), previous: previous)
             candidates.removeAll { excluded.contains($0.id) }
             let decision = AttributionMatcher.match(
                 install: fingerprint,
                 candidates: candidates.map {
                     .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.isWeaklyClaimed)
-                }, now: now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
+                }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
             guard case .matched(let id, let confidence, let message) = decision, let click = candidates.first(where: { $0.id == id }) else {
-                if case .none(let message) = decision {
-                    return try await answerNone(message, project: project, installId: request.installId, ipVersion: ipVersion, now: now)
-                }
+                if case .none(let message) = decision { return try await answerNone(message, claim) }
                 break
             }
             // Below the project's minimum the guess is not given, and the click stays for its owner.
-            guard confidence >= project.deferred.minimumConfidence else {
-                return try await answerNone(
-                    AttributionMatcher.noMatchMessage, project: project, installId: request.installId, ipVersion: ipVersion, now: now)
+            guard confidence >= app.project.deferred.minimumConfidence else {
+                return try await answerNone(AttributionMatcher.noMatchMessage, claim)
             }
-            let answer = await answer(click, android: android, confidence: confidence, message: message, ipVersion: ipVersion)
-            if let result = try await claim(click, answer: answer, installId: request.installId, android: android, now: now) {
-                return result
-            }
+            let answer = try await answer(click, platform: app.platform, confidence: confidence, message: message, ipVersion: claim.ipVersion)
+            if let result = try await take(click, answer: answer, claim) { return result }
             excluded.insert(click.id)  // another install was faster: look again without it
         }
-        return try await answerNone(
-            AttributionMatcher.noMatchMessage, project: project, installId: request.installId, ipVersion: ipVersion, now: now)
+        return try await answerNone(AttributionMatcher.noMatchMessage, claim)
     }
 
-    /// Claims `click` for this install with `answer`: that answer when this install won the click, the earlier
+    /// How busy this address has been lately, under the current and previous secrets.
+    private func addressActivity(
+        _ fingerprint: DeviceFingerprint, _ claim: Claim, previous: [AddressHasher.Hashes]
+    ) async throws -> AddressActivity {
+        var activity = AddressActivity(clicks: 0, similarClicks: 0)
+        for hashes in [claim.hashes].compactMap({ $0 }) + previous {
+            var keyed = fingerprint
+            keyed.addressHash = hashes.address
+            let more = try await store.addressActivity(
+                projectId: claim.app.project.id, addressHash: hashes.address,
+                since: claim.now.addingTimeInterval(-AttributionMatcher.crowdPeriod), platform: claim.app.platform, fingerprint: keyed)
+            activity.clicks += more.clicks
+            activity.similarClicks += more.similarClicks
+        }
+        return activity
+    }
+
+    /// The clicks this install may be, from its address or network, under the current and previous secrets (the
+    /// latter translated to the current secret's hashes).
+    private func candidateClicks(
+        _ fingerprint: DeviceFingerprint, _ claim: Claim, since: Date, previous: [AddressHasher.Hashes]
+    ) async throws -> [PendingClick] {
+        let app = claim.app
+        var candidates = try await store.candidateClicks(
+            projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: fingerprint, limit: 500)
+        guard let hashes = claim.hashes else { return candidates }
+        for old in previous {
+            var keyed = fingerprint
+            (keyed.addressHash, keyed.networkHash) = (old.address, old.network)
+            for var click in try await store.candidateClicks(
+                projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: keyed, limit: 500)
+            {
+                if click.fingerprint.addressHash == old.address { click.fingerprint.addressHash = hashes.address }
+                if click.fingerprint.networkHash == old.network { click.fingerprint.networkHash = hashes.network }
+                candidates.append(click)
+            }
+        }
+        return candidates
+    }
+
+    /// Takes `click` for this install with `answer`: that answer when this install won the click, the earlier
     /// answer when this install asked before, nil when another install took the click.
-    private func claim(
-        _ click: PendingClick, answer: InstallAttributionResponse, installId: String?, android: Bool, now: Date
-    ) async throws -> InstallAttributionResponse? {
+    private func take(_ click: PendingClick, answer: InstallAttributionResponse, _ claim: Claim) async throws -> InstallAttributionResponse? {
         switch try await store.claim(
-            clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: installId,
-            response: try Self.encode(answer), at: now)
+            clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: claim.installId,
+            response: try Self.encode(answer), at: claim.now)
         {
         case .claimed:
             // A click taken back from a weak claim was counted as an install then.
-            if !click.isWeaklyClaimed { recordInstall(click, android: android) }
+            if !click.isWeaklyClaimed { recordInstall(click, platform: claim.app.platform) }
             return answer
         case .answeredBefore(let previous):
             return try Self.decode(previous.response)
@@ -197,45 +238,49 @@ final class DeferredLinkService: Sendable {
         }
     }
 
-    private func answerNone(
-        _ message: String, project: Project, installId: String?, ipVersion: IPAddress.Version?, now: Date
-    ) async throws -> InstallAttributionResponse {
-        let answer = DeferredLinkAnswer.none(message: message, requestIpVersion: ipVersion)
+    /// No match, kept for the install id so a retry gets the same answer.
+    private func answerNone(_ message: String, _ claim: Claim) async throws -> InstallAttributionResponse {
+        let answer = DeferredLinkAnswer.none(message: message, requestIpVersion: claim.ipVersion)
         if case .answeredBefore(let previous) = try await store.claim(
-            clickId: nil, confidence: nil, projectId: project.id, installId: installId, response: try Self.encode(answer), at: now)
+            clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installId, response: try Self.encode(answer),
+            at: claim.now)
         {
             return try Self.decode(previous.response)
         }
         return answer
     }
 
-    private func recordInstall(_ click: PendingClick, android: Bool) {
+    private func recordInstall(_ click: PendingClick, platform: AppPlatform) {
         guard let linkId = click.linkId else { return }
-        events.record(linkId: linkId, platform: android ? .android : .iPhone, events: [.appInstall, .appFirstOpen])
+        events.record(linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen])
     }
 
     /// The answer for a claimed click: its link resolved now. A link disabled or gone since leaves the install
     /// without a deep link, saying so.
+    /// - Throws: the store's error when the link could not be looked up.
     func answer(
-        _ click: PendingClick, android: Bool, confidence: AttributionConfidence, message: String, ipVersion: IPAddress.Version?
-    ) async -> InstallAttributionResponse {
-        guard let resolved = try? await resolve(click.requestedLink) else {
+        _ click: PendingClick, platform: AppPlatform, confidence: AttributionConfidence, message: String, ipVersion: IPAddress.Version?
+    ) async throws -> InstallAttributionResponse {
+        let target: LinkResolver.Target
+        do {
+            target = try await resolver.resolve(linkURL: click.requestedLink)
+        } catch is APIError {
             return DeferredLinkAnswer.none(
                 message: "The link clicked before the install (\(click.requestedLink.prefix(200))) has since been disabled or removed.",
                 requestIpVersion: ipVersion)
         }
         return DeferredLinkAnswer.matched(
-            parameters: resolved.link.parameters, android: android, requestedLink: click.requestedLink,
-            resolvedLink: resolved.longLink, confidence: confidence, message: message, requestIpVersion: ipVersion)
+            parameters: target.link.parameters, platform: platform, requestedLink: click.requestedLink,
+            resolvedLink: target.longLink, confidence: confidence, message: message, requestIpVersion: ipVersion)
     }
 
     /// The click id a claim carries: `rc` of the clipboard's claim link (iOS), `relink_click` of the install
     /// referrer (Android).
-    static func token(_ request: InstallAttributionRequest, android: Bool) -> String? {
-        if !android, let link = request.uniqueMatchLinkToCheck, let query = AbsoluteURI(link)?.query {
+    static func token(_ request: InstallAttributionRequest, platform: AppPlatform) -> String? {
+        if platform == .iOS, let link = request.uniqueMatchLinkToCheck, let query = AbsoluteURI(link)?.query {
             return parameter("rc", in: query)
         }
-        if android, let referrer = request.installReferrer {
+        if platform == .android, let referrer = request.installReferrer {
             return parameter(StoreURL.clickReferrerKey, in: referrer)
         }
         return nil
@@ -252,18 +297,17 @@ final class DeferredLinkService: Sendable {
     }
 
     static func fingerprint(
-        _ request: InstallAttributionRequest, android: Bool, hashes: AddressHasher.Hashes?
+        _ request: InstallAttributionRequest, platform: AppPlatform, hashes: AddressHasher.Hashes?
     ) -> DeviceFingerprint {
         let device = request.device
         var languages: [String] = []
         for code in [device?.languageCodeFromWebview, device?.languageCodeRaw, device?.languageCode] {
             if let code, let language = LanguageList.primary(code), !languages.contains(language) { languages.append(language) }
         }
-        let platform: Platform = android ? .android : .iPhone
         return DeviceFingerprint(
             addressHash: hashes?.address, networkHash: hashes?.network, ipVersion: hashes?.version,
-            osVersion: DeviceFingerprint.majorMinor(android ? request.osVersion : (request.iosVersion ?? request.osVersion)),
-            device: DeviceFingerprint.deviceFamily(modelName: device?.deviceModelName, platform: platform)?.lowercased(),
+            osVersion: DeviceFingerprint.majorMinor(platform == .android ? request.osVersion : (request.iosVersion ?? request.osVersion)),
+            device: DeviceFingerprint.deviceFamily(modelName: device?.deviceModelName, platform: platform.eventPlatform)?.lowercased(),
             languages: languages,
             screen: DeviceFingerprint.screen(width: device?.screenResolutionWidth?.int, height: device?.screenResolutionHeight?.int),
             timeZone: device?.timezone.flatMap { $0.isEmpty ? nil : $0 })
@@ -290,53 +334,6 @@ final class DeferredLinkService: Sendable {
 
     // MARK: Re-opens
 
-    /// A link on a Relink domain, resolved as a click on it would be.
-    struct ResolvedRequest {
-        var project: Project
-        var link: ResolvedLink
-        var linkId: Int64?
-        /// The long form of the link.
-        var longLink: String
-    }
-
-    /// Resolves a short link, long link or route URL: what claims hand to installs and re-opens to apps.
-    func resolve(_ text: String) async throws -> ResolvedRequest {
-        guard let uri = AbsoluteURI(text), uri.isHTTP, let host = uri.host,
-            let match = directory.match(host: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(uri.path.isEmpty ? "/" : uri.path))
-        else {
-            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
-        }
-        let project = match.project
-        let context = LinkValidationContext(linkDomains: configuration.allDomains, project: project)
-        let link: ResolvedLink
-        var linkId: Int64?
-        switch LinkRequest.resolve(
-            project: project, prefix: match.prefix, relativePath: match.relativePath, query: uri.query.map { Substring($0) },
-            context: context)
-        {
-        case .longLink(let resolved), .route(let resolved):
-            link = resolved
-        case .shortLink(let code, _):
-            let domain = match.prefix.description
-            guard let record = try await cache.link(domain: domain, code: code.value, load: { try await store.link(domain: domain, code: code.value) }),
-                record.isActive(at: Date())
-            else { throw APIError.notFound("Dynamic Link Not Found: Short URL (\(domain)/\(code)) not found.") }
-            linkId = record.id
-            link = ResolvedLink(
-                kind: .shortLink(code.value), url: record.shortLink, ownParameters: record.parameters,
-                parameters: project.applyingDefaults(to: record.parameters, fillingApps: false))
-        case .notFound:
-            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300))")
-        }
-        if let error = link.errors.first { throw APIError.invalidArgument(error.message) }
-        if let violation = project.allowlist.violations(in: link.parameters, projectDomains: project.domains).first {
-            throw APIError.invalidArgument(violation.description)
-        }
-        let longLink: String
-        if case .longLink = link.kind { longLink = link.url } else { longLink = LongLink(prefix: match.prefix, parameters: link.parameters).url }
-        return ResolvedRequest(project: project, link: link, linkId: linkId, longLink: longLink)
-    }
-
     /// A link opened inside the installed app, resolved to its deep link; counts `APP_RE_OPEN` for short links,
     /// once per install (else client address), link and hour.
     func reopen(_ request: ReopenAttributionRequest, clientAddress: String?, keyProject: Project?) async throws -> ReopenAttributionResponse {
@@ -346,31 +343,32 @@ final class DeferredLinkService: Sendable {
         if let installId = request.installId, !Self.isValidInstallId(installId) {
             throw APIError.invalidArgument(Self.installIdRule)
         }
-        let resolved = try await resolve(text)
-        let project = resolved.project
+        let target = try await resolver.resolve(linkURL: text)
+        let project = target.project
         if let keyProject, keyProject.id != project.id {
             throw APIError.permissionDenied("The link belongs to another project than this API key.")
         }
-        var android = false
+        // iOS unless the app is one of the project's Android apps (FDL's re-open API was iOS-only).
+        var platform = AppPlatform.iOS
         if let bundle = request.bundleId, !bundle.isEmpty {
-            if project.android.contains(where: { $0.packageName == bundle }) {
-                android = true
-            } else if project.iOSApp(bundleId: bundle) == nil {
+            if project.hasApp(bundle, on: .android) {
+                platform = .android
+            } else if !project.hasApp(bundle, on: .iOS) {
                 throw APIError.permissionDenied("The app '\(bundle)' is not an app of the link's project.")
             }
         }
-        let parameters = resolved.link.parameters
-        guard let deepLink = android ? (parameters.al ?? parameters.link) : parameters.link else {
+        let parameters = target.link.parameters
+        guard let deepLink = platform == .android ? (parameters.al ?? parameters.link) : parameters.link else {
             throw APIError.invalidArgument("The link has no deep link.")
         }
-        if let linkId = resolved.linkId {
+        if let linkId = target.shortLink?.record.id {
             // The network as per-address limits count it: an IPv4 address, an IPv6 /64.
             let hashes = hasher.hashes(of: clientAddress)
             let network = hashes.map { $0.version == .v4 ? $0.address : $0.network } ?? "unknown"
             if reopens.shouldCount(linkId: linkId, installId: request.installId, network: network) {
-                events.record(linkId: linkId, platform: android ? .android : .iPhone, event: .appReOpen)
+                events.record(linkId: linkId, platform: platform.eventPlatform, event: .appReOpen)
             }
         }
-        return ReopenAttributionResponse(deepLink: deepLink, resolvedLink: resolved.longLink, parameters: parameters)
+        return ReopenAttributionResponse(deepLink: deepLink, resolvedLink: target.longLink, parameters: parameters)
     }
 }

@@ -7,19 +7,17 @@ import RelinkStore
 /// Minting and managing short links: FDL's request in, a stored link out, with FDL's errors.
 final class ShortLinkService: Sendable {
     let store: any RelinkStore
-    let configuration: RelinkConfiguration
-    let directory: DomainDirectory
+    let resolver: LinkResolver
     let cache: LinkCache
     /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
     private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
     /// Path segments Relink serves itself; no code may take them.
-    static let reservedCodes: Set<String> = ["_", "v1", "healthz", "apple-app-site-association"]
+    static let reservedCodes: Set<String> = ["_", APIPath.version, "healthz", "apple-app-site-association"]
 
-    init(store: any RelinkStore, configuration: RelinkConfiguration, cache: LinkCache) {
-        self.store = store
-        self.configuration = configuration
-        self.directory = DomainDirectory(configuration)
-        self.cache = cache
+    init(resolver: LinkResolver) {
+        self.store = resolver.store
+        self.resolver = resolver
+        self.cache = resolver.cache
     }
 
     /// What a create or update request asks for, checked: the domain, its project, the parameters.
@@ -133,11 +131,11 @@ final class ShortLinkService: Sendable {
 
     /// Reads and checks what a request asks a short link to stand for.
     func target(longDynamicLink: String?, dynamicLinkInfo: DynamicLinkInfo?, caller: APIKeyAuthenticator.Caller) throws -> Target {
-        let context = LinkValidationContext(linkDomains: configuration.allDomains, project: caller.project)
+        let context = resolver.validationContext(for: caller.project)
         var target: Target
         switch (longDynamicLink, dynamicLinkInfo) {
         case (let text?, nil):
-            if directory.shortLink(text) != nil, !text.contains("link=") {
+            if resolver.directory.shortLink(text) != nil, !text.contains("link=") {
                 throw APIError.invalidArgument("Cannot shorten a short Dynamic Link: \(text)")
             }
             let parsed = LongLink.parse(text, context: context)
@@ -184,7 +182,7 @@ final class ShortLinkService: Sendable {
 
     /// The project owning `prefix`, which must be the caller's.
     private func owner(of prefix: DomainURIPrefix, caller: APIKeyAuthenticator.Caller) throws -> Project {
-        guard let project = directory.project(owning: prefix) else {
+        guard let project = resolver.directory.project(owning: prefix) else {
             throw APIError.invalidArgument("Your project does not own Dynamic Links domain: \(prefix)")
         }
         guard project.id == caller.project.id else {
@@ -197,7 +195,7 @@ final class ShortLinkService: Sendable {
 
     /// The caller's stored link for a short link URL.
     func storedLink(_ url: String, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
-        guard let (project, prefix, code) = directory.shortLink(url) else {
+        guard let (project, prefix, code) = resolver.directory.shortLink(url) else {
             throw APIError.invalidArgument("'\(url.prefix(300))' is not a short link on a Relink domain.")
         }
         guard project.id == caller.project.id else {
@@ -237,7 +235,7 @@ final class ShortLinkService: Sendable {
 
     func managed(_ record: ShortLinkRecord) -> ManagedLink {
         ManagedLink(
-            shortLink: record.shortLink, previewLink: record.shortLink + "?d=1", longDynamicLink: record.longLink,
+            shortLink: record.shortLink, previewLink: record.shortLink + "?" + APIPath.debugQuery, longDynamicLink: record.longLink,
             project: record.projectId, suffixOption: record.suffixOption, disabled: record.disabled,
             expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
             updateTime: APITime.format(record.updatedAt))

@@ -7,7 +7,7 @@ extension PostgresStore {
         let languages: String = try row.value("languages")
         return PendingClick(
             id: try row.value("id"), projectId: try row.value("project_id"),
-            platform: StatsPlatform(rawValue: try row.value("platform")) ?? .other, linkId: try row.value("link_id"),
+            platform: AppPlatform(rawValue: try row.value("platform")) ?? .iOS /* only IOS and ANDROID are written */, linkId: try row.value("link_id"),
             appId: try row.value("app_id"),
             requestedLink: try row.value("requested_link"), createdAt: try row.date("created_at"),
             fingerprint: DeviceFingerprint(
@@ -65,7 +65,7 @@ extension PostgresStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: StatsPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await rows(
@@ -80,7 +80,7 @@ extension PostgresStore {
     }
 
     public func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
+        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
     ) async throws -> AddressActivity {
         let row = try await rows(
             """

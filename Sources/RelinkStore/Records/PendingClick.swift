@@ -7,7 +7,7 @@ public struct PendingClick: Sendable, Equatable {
     public var id: String
     public var projectId: String
     /// `.ios` or `.android`.
-    public var platform: StatsPlatform
+    public var platform: AppPlatform
     /// The short link clicked, when it was one (its statistics get the install).
     public var linkId: Int64?
     /// The app the click was sent to install: its bundle ID (`ibi`, or `ipbi` on an iPad) or package name (`apn`).
@@ -25,7 +25,7 @@ public struct PendingClick: Sendable, Equatable {
     public var isWeaklyClaimed: Bool { claimedAt != nil && confidence == .weak }
 
     public init(
-        id: String, projectId: String, platform: StatsPlatform, linkId: Int64?, appId: String? = nil, requestedLink: String,
+        id: String, projectId: String, platform: AppPlatform, linkId: Int64?, appId: String? = nil, requestedLink: String,
         createdAt: Date, fingerprint: DeviceFingerprint, claimedAt: Date? = nil, confidence: AttributionConfidence? = nil
     ) {
         self.id = id

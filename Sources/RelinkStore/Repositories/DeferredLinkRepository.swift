@@ -10,13 +10,13 @@ public protocol DeferredLinkRepository: Sendable {
     /// Clicks of a project, platform and app (`appId`) since `since` that share the address or the network of
     /// `fingerprint`, unclaimed or claimed only as `WEAK`: the candidates worth scoring, newest first.
     func candidateClicks(
-        projectId: String, platform: StatsPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick]
     /// How many clicks of a project came from an address since `since`, claimed or not: all of them (a busy address
     /// is a shared one: carrier NAT, public Wi-Fi), and those of `platform` with the OS version and device of
     /// `fingerprint` (several such make any match from there ambiguous).
     func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
+        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
     ) async throws -> AddressActivity
     /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
     /// the click if nobody has, or if an earlier claim took it only as `WEAK` and this one is `DEFAULT` or `UNIQUE`;

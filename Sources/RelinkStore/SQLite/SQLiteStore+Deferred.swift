@@ -50,7 +50,7 @@ extension SQLiteStore {
     static func pendingClick(_ row: Row) throws -> PendingClick {
         let languages: String = row["languages"]
         return PendingClick(
-            id: row["id"], projectId: row["project_id"], platform: StatsPlatform(rawValue: row["platform"]) ?? .other,
+            id: row["id"], projectId: row["project_id"], platform: AppPlatform(rawValue: row["platform"]) ?? .iOS /* only IOS and ANDROID are written */,
             linkId: row["link_id"], appId: row["app_id"], requestedLink: row["requested_link"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
             fingerprint: DeviceFingerprint(
                 addressHash: row["address_hash"], networkHash: row["network_hash"],
@@ -102,7 +102,7 @@ extension SQLiteStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: StatsPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await writer.read { db in
@@ -124,7 +124,7 @@ extension SQLiteStore {
     }
 
     public func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: StatsPlatform, fingerprint: DeviceFingerprint
+        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
     ) async throws -> AddressActivity {
         try await writer.read { db in
             let row = try Row.fetchOne(

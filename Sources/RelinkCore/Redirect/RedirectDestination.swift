@@ -1,0 +1,24 @@
+/// Where a redirect sends a click, as far as what follows is concerned: an install may follow a store page only.
+public enum RedirectDestination: Sendable, Equatable {
+    /// A web page: `link`, a fallback (`ifl`, `ipfl`, `afl`, `ofl`).
+    case web
+    /// The App Store page of `isi`.
+    case appStore
+    /// The Google Play listing of `apn`, whose referrer carries the campaign (and the click id) to the app.
+    case playStore
+}
+
+extension RedirectDestination {
+    /// The kind of page a fallback URL (`ifl`, `ipfl`, `afl`, `ofl`, `link`) is: links often send people to a
+    /// store listing of their own (with campaign tokens), and an install may follow those as well.
+    /// - Parameter url: an http(s) URL from the link's parameters.
+    public init(fallbackURL url: String) {
+        if url.hasPrefix(StoreURL.appStorePrefix) {
+            self = .appStore
+        } else if url.hasPrefix(StoreURL.playStorePrefix) {
+            self = .playStore
+        } else {
+            self = .web
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import RelinkCore
+import RelinkStore
+
+/// The one way from a request on a link domain to what it stands for, asked by clicks, re-opens, claims and
+/// minting alike: host and path to a project (`DomainDirectory`), path and query to a long link, route or short
+/// code (`LinkRequest`), a short code to its stored link (through the `LinkCache`), whether that link is active.
+/// Built once per application, so the directory and each project's validation context are made once.
+final class LinkResolver: Sendable {
+    let configuration: RelinkConfiguration
+    let directory: DomainDirectory
+    let store: any RelinkStore
+    let cache: LinkCache
+    /// Per project id: the validation context (every link domain, and the project itself).
+    private let contexts: [String: LinkValidationContext]
+
+    init(configuration: RelinkConfiguration, store: any RelinkStore, cache: LinkCache) {
+        self.configuration = configuration
+        self.directory = DomainDirectory(configuration)
+        self.store = store
+        self.cache = cache
+        let domains = configuration.allDomains
+        contexts = Dictionary(
+            uniqueKeysWithValues: configuration.projects.map { ($0.id, LinkValidationContext(linkDomains: domains, project: $0)) })
+    }
+
+    /// How links of `project` are validated.
+    func validationContext(for project: Project) -> LinkValidationContext {
+        contexts[project.id] ?? LinkValidationContext(linkDomains: configuration.allDomains, project: project)
+    }
+
+    /// A link Relink serves, resolved.
+    struct Target: Sendable {
+        var project: Project
+        var prefix: DomainURIPrefix
+        /// The link with the project's defaults applied; `isDebug` when the request asked for the debug page.
+        var link: ResolvedLink
+        /// The stored link and what clicks derive from it, for a short link.
+        var shortLink: ResolvedShortLink?
+
+        /// The long form of the link: as requested for a long link, made from the parameters otherwise.
+        var longLink: String {
+            if case .longLink = link.kind { return link.url }
+            return LongLink(prefix: prefix, parameters: link.parameters).url
+        }
+    }
+
+    /// What a request on a link domain comes to.
+    enum Resolution: Sendable {
+        /// No project serves the host.
+        case unknownDomain(host: String)
+        /// The host is served, but nothing is at this path; `url` is the link as asked for.
+        case notFound(url: String)
+        /// A short code that no stored link has (FDL words this apart).
+        case unknownShortLink(url: String)
+        /// A stored short link that is disabled or expired; `debug` when `d=1` asked for its debug page.
+        case inactive(ShortLinkRecord, debug: Bool)
+        case found(Target)
+    }
+
+    /// Resolves a request for `path` and `query` on `host` (a `Host` header value).
+    /// - Throws: the store's error when a short link could not be looked up.
+    func resolve(host: String, path: Substring, query: Substring?, now: Date = Date()) async throws -> Resolution {
+        guard let match = directory.match(host: host, path: path) else {
+            return directory.servesHost(host) ? .notFound(url: "\(host)\(path)") : .unknownDomain(host: host)
+        }
+        let project = match.project
+        switch LinkRequest.resolve(
+            project: project, prefix: match.prefix, relativePath: match.relativePath, query: query,
+            context: validationContext(for: project))
+        {
+        case .longLink(let link), .route(let link):
+            return .found(Target(project: project, prefix: match.prefix, link: link))
+        case .shortLink(let code, let debug):
+            let domain = match.prefix.description
+            let entry = try await cache.entry(domain: domain, code: code.value) { try await store.link(domain: domain, code: code.value) }
+            guard let record = entry.link else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
+            guard record.isActive(at: now) else { return .inactive(record, debug: debug) }
+            let resolved = entry.resolved.get { ResolvedShortLink(record: record, project: project, prefix: match.prefix) }
+            var link = resolved.link
+            if debug {
+                // The debug page lists what is wrong with the stored parameters, as a long link's does.
+                let validation = LinkValidator.validate(record.parameters, prefix: match.prefix, context: validationContext(for: project))
+                link.isDebug = true
+                link.warnings = validation.warnings
+                link.errors = validation.errors
+            }
+            return .found(Target(project: project, prefix: match.prefix, link: link, shortLink: resolved))
+        case .notFound:
+            return .notFound(url: match.prefix.url(path: String(match.relativePath)))
+        }
+    }
+
+    /// Resolves a whole link URL (a short link, long link or route) as a click on it would be, for the API:
+    /// what claims hand to installs and re-opens to apps. A link that could not redirect is an error.
+    /// - Throws: `APIError` NOT_FOUND for what Relink does not serve or no longer serves, INVALID_ARGUMENT for a
+    ///   link with errors or outside the project's allowlist; the store's error when it could not be asked.
+    func resolve(linkURL text: String) async throws -> Target {
+        guard let uri = AbsoluteURI(text), uri.isHTTP, let host = uri.host else {
+            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
+        }
+        let resolution = try await resolve(
+            host: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(uri.path.isEmpty ? "/" : uri.path),
+            query: uri.query.map { Substring($0) })
+        switch resolution {
+        case .unknownDomain:
+            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
+        case .notFound:
+            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300))")
+        case .unknownShortLink(let url):
+            throw APIError.notFound("Dynamic Link Not Found: Short URL (\(url)) not found.")
+        case .inactive(let record, _):
+            throw APIError.notFound("Dynamic Link Not Found: Short URL (\(record.domain)/\(record.code)) is no longer available.")
+        case .found(let target):
+            if let error = target.link.errors.first { throw APIError.invalidArgument(error.message) }
+            let project = target.project
+            if let violation = project.allowlist.violations(in: target.link.parameters, projectDomains: project.domains).first {
+                throw APIError.invalidArgument(violation.description)
+            }
+            return target
+        }
+    }
+}
