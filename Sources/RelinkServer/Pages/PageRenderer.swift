@@ -40,11 +40,9 @@ struct PageRenderer: Sendable {
             "default-src 'none'; style-src 'sha256-\(styleHash)'; script-src 'sha256-\(scriptHash)'; img-src https: data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }
 
-    func html(_ page: Page, _ values: [String: Any], status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> Response {
-        var values = values
-        values["style"] = PageTemplates.style
-        values["script"] = PageTemplates.previewScript
-        let body = library.render(values, withTemplate: page.rawValue) ?? ""
+    /// `model`'s page, with the security headers; `noIndex` asks search engines not to list it.
+    func html<Model: PageModel>(_ model: Model, status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> Response {
+        let body = library.render(model, withTemplate: Model.page.rawValue) ?? ""
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .contentSecurityPolicy: contentSecurityPolicy,
@@ -58,6 +56,6 @@ struct PageRenderer: Sendable {
 
     /// A plain page with a title and paragraphs: errors, not-found and gone pages.
     func message(_ title: String, _ paragraphs: [String], status: HTTPResponse.Status) -> Response {
-        html(.message, ["title": title, "paragraphs": paragraphs], status: status)
+        html(MessagePage(title: title, paragraphs: paragraphs), status: status)
     }
 }

@@ -28,7 +28,7 @@ enum PageTemplates {
         <meta name="robots" content="noindex">
         <title>{{title}}</title>
         {{#description}}<meta name="description" content="{{description}}">{{/description}}
-        <style>{{{style}}}</style>
+        <style>{{{assets.style}}}</style>
         </head>
         <body>
         <main>
@@ -42,7 +42,7 @@ enum PageTemplates {
         <p class="web"><a href="{{webURL}}">Continue on the web</a></p>
         </div>
         </main>
-        <script>{{{script}}}</script>
+        <script>{{{assets.script}}}</script>
         </body>
         </html>
         """
@@ -78,7 +78,7 @@ enum PageTemplates {
         <meta property="og:type" content="website">
         <meta name="twitter:card" content="summary_large_image">
         <link rel="canonical" href="{{canonicalURL}}">
-        <style>{{{style}}}</style>
+        <style>{{{assets.style}}}</style>
         </head>
         <body>
         <main><div class="card"><h1>{{title}}</h1>{{#description}}<p>{{description}}</p>{{/description}}
@@ -95,7 +95,7 @@ enum PageTemplates {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="robots" content="noindex">
         <title>{{title}}</title>
-        <style>{{{style}}}</style>
+        <style>{{{assets.style}}}</style>
         </head>
         <body>
         <main><div class="card">
@@ -114,7 +114,7 @@ enum PageTemplates {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="robots" content="noindex">
         <title>Debug: {{linkURL}}</title>
-        <style>{{{style}}}</style>
+        <style>{{{assets.style}}}</style>
         </head>
         <body>
         <main class="wide">
