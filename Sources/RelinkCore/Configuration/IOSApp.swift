@@ -32,7 +32,4 @@ public struct IOSApp: Hashable, Sendable {
 
     /// `TEAMID.bundle.id`, as Apple's association file names the app.
     public var appID: String { "\(teamId).\(bundleId)" }
-
-    /// The scheme the app receives deferred links on: `customScheme`, else the lowercased bundle ID (as FDL).
-    public var callbackScheme: String { customScheme ?? bundleId.lowercased() }
 }

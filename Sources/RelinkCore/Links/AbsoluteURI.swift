@@ -20,7 +20,6 @@ public struct AbsoluteURI: Hashable, Sendable {
     public var path: String { String(string[pathRange]) }
     public var query: String? { queryRange.map { String(string[$0]) } }
     public var fragment: String? { fragmentRange.map { String(string[$0]) } }
-    public var hasFragment: Bool { fragmentRange != nil }
 
     public var isHTTP: Bool { scheme == "http" || scheme == "https" }
 

@@ -35,15 +35,6 @@ public struct LinkParameters: Hashable, Sendable {
         }
         return merged
     }
-
-    /// These parameters with every one set in `overrides` replaced.
-    public func overriding(with overrides: LinkParameters) -> LinkParameters {
-        var merged = self
-        for index in values.indices where overrides.values[index] != nil {
-            merged.values[index] = overrides.values[index]
-        }
-        return merged
-    }
 }
 
 extension LinkParameters {

@@ -11,8 +11,6 @@ import ServiceLifecycle
 public final class DeferredClickRecorder: Service, Sendable {
     private struct Buffer {
         var clicks: [PendingClick] = []
-        /// Browser signals for clicks still in `clicks` are merged there; these are for clicks already written.
-        var signals: [String: (screen: String?, timeZone: String?, languages: [String])] = [:]
     }
 
     private let buffer = NIOLockedValueBox(Buffer())
