@@ -62,6 +62,6 @@ struct StoreOptions: ParsableArguments {
 
     /// Lets go of a store's connections (PostgreSQL); SQLite closes with the last reference.
     static func close(_ store: any RelinkStore) {
-        (store as? PostgresStore)?.close()
+        store.close()
     }
 }

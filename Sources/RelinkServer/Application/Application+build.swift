@@ -86,6 +86,6 @@ struct ApplicationParts {
         self.router = router
         self.recorder = recorder
         self.deferredRecorder = deferredRecorder
-        self.linkChanges = (store as? any LinkChangeFeed).map { LinkChangeWatcher(feed: $0, cache: cache) }
+        self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }
     }
 }

@@ -3,22 +3,6 @@ import PostgresNIO
 import RelinkCore
 
 extension PostgresStore {
-    static func pendingClick(_ row: PostgresRandomAccessRow) throws -> PendingClick {
-        let languages: String = try row.value("languages")
-        return PendingClick(
-            id: try row.value("id"), projectId: try row.value("project_id"),
-            platform: AppPlatform(rawValue: try row.value("platform")) ?? .iOS /* only IOS and ANDROID are written */, linkId: try row.value("link_id"),
-            appId: try row.value("app_id"),
-            requestedLink: try row.value("requested_link"), createdAt: try row.date("created_at"),
-            fingerprint: DeviceFingerprint(
-                addressHash: try row.value("address_hash"), networkHash: try row.value("network_hash"),
-                ipVersion: try row.value("ip_version", as: Int?.self).flatMap(IPAddress.Version.init(rawValue:)),
-                osVersion: try row.value("os_version"), device: try row.value("device"),
-                languages: languages.split(separator: ",").map(String.init), screen: try row.value("screen"),
-                timeZone: try row.value("time_zone")),
-            claimedAt: try row.optionalDate("claimed_at"),
-            confidence: try row.value("confidence", as: String?.self).flatMap(AttributionConfidence.init(rawValue:)))
-    }
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
         // One array per column and UNNEST: 15 parameters per statement whatever the batch size, which PostgreSQL
@@ -39,7 +23,7 @@ extension PostgresStore {
                             \(chunk.map(\.createdAt.timeIntervalSince1970)), \(f.map { $0.addressHash ?? "" }),
                             \(f.map { $0.networkHash ?? "" }), \(f.map { Int64($0.ipVersion?.rawValue ?? 0) }),
                             \(f.map { $0.osVersion ?? "" }), \(f.map { $0.device ?? "" }),
-                            \(f.map { $0.languages.joined(separator: ",") }), \(f.map { $0.screen ?? "" }),
+                            \(f.map { StoreCoding.encode(languages: $0.languages) }), \(f.map { $0.screen ?? "" }),
                             \(f.map { $0.timeZone ?? "" }))
                     AS c (id, project_id, platform, link_id, app_id, requested_link, created_at, address_hash, network_hash,
                           ip_version, os_version, device, languages, screen, time_zone)
@@ -49,7 +33,7 @@ extension PostgresStore {
     }
 
     public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
-        let joined = languages.joined(separator: ",")
+        let joined = StoreCoding.encode(languages: languages)
         return try await rows(
             """
             UPDATE pending_clicks SET screen = COALESCE(\(screen), screen), time_zone = COALESCE(\(timeZone), time_zone),
@@ -61,7 +45,7 @@ extension PostgresStore {
     }
 
     public func pendingClick(id: String) async throws -> PendingClick? {
-        try await rows("SELECT * FROM pending_clicks WHERE id = \(id)").first.map(Self.pendingClick)
+        try await rows("SELECT * FROM pending_clicks WHERE id = \(id)").first.map(PendingClick.init(row:))
     }
 
     public func candidateClicks(
@@ -76,7 +60,7 @@ extension PostgresStore {
               AND (address_hash = \(fingerprint.addressHash) OR network_hash = \(fingerprint.networkHash))
             ORDER BY created_at DESC LIMIT \(limit)
             """
-        ).map(Self.pendingClick)
+        ).map(PendingClick.init(row:))
     }
 
     public func addressActivity(
@@ -108,7 +92,7 @@ extension PostgresStore {
                 let existing = try await connection.query(
                     "SELECT * FROM install_claims WHERE project_id = \(projectId) AND install_id = \(installId)", logger: logger
                 ).collect().map(PostgresRandomAccessRow.init)
-                if let row = existing.first { return .answeredBefore(try Self.installClaim(row)) }
+                if let row = existing.first { return .answeredBefore(try InstallClaim(row: row)) }
             }
             if let clickId {
                 // The conditional UPDATE is the claim: of concurrent claims, one changes the row, the others see
@@ -134,15 +118,10 @@ extension PostgresStore {
         }
     }
 
-    static func installClaim(_ row: PostgresRandomAccessRow) throws -> InstallClaim {
-        InstallClaim(
-            projectId: try row.value("project_id"), installId: try row.value("install_id"), response: try row.value("response"),
-            createdAt: try row.date("created_at"))
-    }
 
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
         try await rows("SELECT * FROM install_claims WHERE project_id = \(projectId) AND install_id = \(installId)")
-            .first.map(Self.installClaim)
+            .first.map(InstallClaim.init(row:))
     }
 
     public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
@@ -165,39 +144,5 @@ extension PostgresStore {
 
     public func removeSetting(_ key: String) async throws -> Bool {
         try await !rows("DELETE FROM settings WHERE key = \(key) RETURNING key").isEmpty
-    }
-}
-
-// MARK: - Link changes
-
-extension PostgresStore {
-    public func watchLinkChanges(_ onChange: @escaping @Sendable (LinkChange) -> Void) async {
-        var failures = 0
-        while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: channel) { notifications in
-                        // Listening now; anything before may have been missed.
-                        onChange(.all)
-                        failures = 0
-                        for try await notification in notifications {
-                            let parts = notification.payload.split(separator: "\t", maxSplits: 1)
-                            if parts.count == 2 {
-                                onChange(.link(domain: String(parts[0]), code: String(parts[1])))
-                            } else {
-                                onChange(.all)
-                            }
-                        }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { break }
-                failures += 1
-                if failures == 1 || failures % 60 == 0 {
-                    logger.warning("listening for link changes failed (\(Self.explain(error))); retrying every second")
-                }
-            }
-            try? await Task.sleep(for: .seconds(1))
-        }
     }
 }

@@ -5,26 +5,13 @@ import RelinkCore
 // MARK: - Links
 
 extension PostgresStore {
-    static let linkColumns =
-        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at"
-
-    static func link(_ row: PostgresRandomAccessRow) throws -> ShortLinkRecord {
-        ShortLinkRecord(
-            id: try row.value("id"), projectId: try row.value("project_id"), domain: try row.value("domain"),
-            code: try row.value("code"), longLink: try row.value("long_link"),
-            parameters: try SQLiteStore.decode(try row.value("parameters")),
-            suffixOption: SuffixOption(rawValue: try row.value("suffix_option")) ?? .unguessable,
-            idempotencyKey: try row.value("idempotency_key"), disabled: try row.value("disabled"),
-            expiresAt: try row.optionalDate("expires_at"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
-    }
-
     /// The payload other instances receive: domain and code, which a tab never appears in.
     static func payload(domain: String, code: String) -> String {
         "\(domain)\t\(code)"
     }
 
     public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
-        let parameters = try SQLiteStore.encode(draft.parameters)
+        let parameters = try StoreCoding.encode(draft.parameters)
         let created = draft.createdAt.timeIntervalSince1970
         let payload = Self.payload(domain: draft.domain, code: draft.code)
         do {
@@ -44,37 +31,35 @@ extension PostgresStore {
             return ShortLinkRecord(
                 id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
                 parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
-                createdAt: Self.stored(draft.createdAt), updatedAt: Self.stored(draft.createdAt))
-        } catch where Self.sqlState(error) == "23505" {
+                createdAt: StoreCoding.stored(draft.createdAt), updatedAt: StoreCoding.stored(draft.createdAt))
+        } catch where SQLState(error) == .uniqueViolation {
             if Self.constraint(error) == "links_on_idempotency_key" { throw StoreError.idempotencyKeyTaken }
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
         }
     }
 
     public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
-        try await rows("SELECT \(unescaped: Self.linkColumns) FROM links WHERE domain = \(domain) AND code = \(code)")
-            .first.map(Self.link)
+        try await rows("SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE domain = \(domain) AND code = \(code)")
+            .first.map(ShortLinkRecord.init(row:))
     }
 
     public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {
-        try await rows("SELECT \(unescaped: Self.linkColumns) FROM links WHERE idempotency_key = \(idempotencyKey)")
-            .first.map(Self.link)
+        try await rows("SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE idempotency_key = \(idempotencyKey)")
+            .first.map(ShortLinkRecord.init(row:))
     }
 
     public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
         try await rows(
             """
-            SELECT \(unescaped: Self.linkColumns) FROM links WHERE project_id = \(projectId) AND id < \(beforeId ?? Int64.max)
+            SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE project_id = \(projectId) AND id < \(beforeId ?? Int64.max)
             ORDER BY id DESC LIMIT \(limit)
             """
-        ).map(Self.link)
+        ).map(ShortLinkRecord.init(row:))
     }
 
     public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
-        var updated = link
-        updated.updatedAt = Self.stored(Date())
-        updated.expiresAt = link.expiresAt.map(Self.stored)
-        let parameters = try SQLiteStore.encode(link.parameters)
+        let updated = link.forUpdate()
+        let parameters = try StoreCoding.encode(link.parameters)
         // One statement: the row changes and the NOTIFY goes out when it commits, never one without the other.
         let rows = try await rows(
             """
@@ -94,15 +79,9 @@ extension PostgresStore {
 // MARK: - API keys
 
 extension PostgresStore {
-    static func apiKey(_ row: PostgresRandomAccessRow) throws -> APIKeyRecord {
-        APIKeyRecord(
-            id: try row.value("id"), projectId: try row.value("project_id"), name: try row.value("name"),
-            keyHash: try row.value("key_hash"), keyPrefix: try row.value("key_prefix"), createdAt: try row.date("created_at"),
-            revokedAt: try row.optionalDate("revoked_at"))
-    }
 
     public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
-        let now = Self.stored(Date())
+        let now = StoreCoding.stored(Date())
         let rows = try await rows(
             """
             INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at)
@@ -113,20 +92,20 @@ extension PostgresStore {
     }
 
     public func apiKey(hash: String) async throws -> APIKeyRecord? {
-        try await rows("SELECT * FROM api_keys WHERE key_hash = \(hash)").first.map(Self.apiKey)
+        try await rows("SELECT \(unescaped: APIKeyRecord.columns) FROM api_keys WHERE key_hash = \(hash)").first.map(APIKeyRecord.init(row:))
     }
 
     public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
         if let projectId {
-            return try await rows("SELECT * FROM api_keys WHERE project_id = \(projectId) ORDER BY id").map(Self.apiKey)
+            return try await rows("SELECT \(unescaped: APIKeyRecord.columns) FROM api_keys WHERE project_id = \(projectId) ORDER BY id").map(APIKeyRecord.init(row:))
         }
-        return try await rows("SELECT * FROM api_keys ORDER BY id").map(Self.apiKey)
+        return try await rows("SELECT \(unescaped: APIKeyRecord.columns) FROM api_keys ORDER BY id").map(APIKeyRecord.init(row:))
     }
 
     public func revokeAPIKey(id: Int64) async throws -> APIKeyRecord? {
         let now = Date().timeIntervalSince1970
         return try await rows("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING *")
-            .first.map(Self.apiKey)
+            .first.map(APIKeyRecord.init(row:))
     }
 }
 

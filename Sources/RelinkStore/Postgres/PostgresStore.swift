@@ -7,7 +7,7 @@ import RelinkCore
 /// The store for several instances: PostgreSQL through postgres-nio's connection pool. Every instance runs the
 /// same migrations at start (serialised by an advisory lock), claims and counters are single statements that are
 /// safe under concurrency, and link changes are broadcast with NOTIFY so each instance can keep its link cache.
-public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
+public final class PostgresStore: RelinkStore, Sendable {
     let client: PostgresClient
     let logger: Logger
     let url: DatabaseURL
@@ -199,30 +199,7 @@ public final class PostgresStore: RelinkStore, LinkChangeFeed, Sendable {
         }
     }
 
-    static func sqlState(_ error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
-    }
-
     static func constraint(_ error: any Error) -> String? {
         (error as? PSQLError)?.serverInfo?[.constraintName]
-    }
-
-    /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
-    static func stored(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970)
-    }
-}
-
-extension PostgresRandomAccessRow {
-    func value<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
-        try self[column].decode(T.self)
-    }
-
-    func date(_ column: String) throws -> Date {
-        Date(timeIntervalSince1970: try value(column, as: Double.self))
-    }
-
-    func optionalDate(_ column: String) throws -> Date? {
-        try value(column, as: Double?.self).map(Date.init(timeIntervalSince1970:))
     }
 }

@@ -3,4 +3,16 @@
 public protocol RelinkStore: LinkRepository, APIKeyRepository, EventRepository, DeferredLinkRepository, SettingsRepository {
     /// A short description for logs: `SQLite at relink.sqlite`.
     var description: String { get }
+
+    /// Lets go of the store's connections; the store is unusable afterwards. SQLite closes with its last
+    /// reference, so its `close()` does nothing.
+    func close()
+
+    /// How other instances' link changes reach this one, for a store several instances share; nil otherwise.
+    var linkChanges: (any LinkChangeFeed)? { get }
+}
+
+extension RelinkStore {
+    public func close() {}
+    public var linkChanges: (any LinkChangeFeed)? { nil }
 }

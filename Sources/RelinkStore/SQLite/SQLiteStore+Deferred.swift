@@ -47,19 +47,6 @@ extension SQLiteStore {
         }
     }
 
-    static func pendingClick(_ row: Row) throws -> PendingClick {
-        let languages: String = row["languages"]
-        return PendingClick(
-            id: row["id"], projectId: row["project_id"], platform: AppPlatform(rawValue: row["platform"]) ?? .iOS /* only IOS and ANDROID are written */,
-            linkId: row["link_id"], appId: row["app_id"], requestedLink: row["requested_link"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            fingerprint: DeviceFingerprint(
-                addressHash: row["address_hash"], networkHash: row["network_hash"],
-                ipVersion: (row["ip_version"] as Int?).flatMap(IPAddress.Version.init(rawValue:)), osVersion: row["os_version"],
-                device: row["device"], languages: languages.split(separator: ",").map(String.init), screen: row["screen"],
-                timeZone: row["time_zone"]),
-            claimedAt: (row["claimed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            confidence: (row["confidence"] as String?).flatMap(AttributionConfidence.init(rawValue:)))
-    }
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
         guard !clicks.isEmpty else { return }
@@ -68,7 +55,7 @@ extension SQLiteStore {
             return [
                 click.id, click.projectId, click.platform.rawValue, click.linkId, click.appId, click.requestedLink,
                 click.createdAt.timeIntervalSince1970, f.addressHash, f.networkHash, f.ipVersion?.rawValue, f.osVersion, f.device,
-                f.languages.joined(separator: ","), f.screen, f.timeZone,
+                StoreCoding.encode(languages: f.languages), f.screen, f.timeZone,
             ]
         }
         try await writer.write { db in
@@ -90,14 +77,14 @@ extension SQLiteStore {
                         languages = CASE WHEN ? = '' THEN languages ELSE ? END
                     WHERE id = ? AND claimed_at IS NULL
                     """,
-                arguments: [screen, timeZone, languages.joined(separator: ","), languages.joined(separator: ","), clickId])
+                arguments: [screen, timeZone, StoreCoding.encode(languages: languages), StoreCoding.encode(languages: languages), clickId])
             return db.changesCount == 1
         }
     }
 
     public func pendingClick(id: String) async throws -> PendingClick? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM pending_clicks WHERE id = ?", arguments: [id]).map(Self.pendingClick)
+            try Row.fetchOne(db, sql: "SELECT * FROM pending_clicks WHERE id = ?", arguments: [id]).map(PendingClick.init(row:))
         }
     }
 
@@ -119,7 +106,7 @@ extension SQLiteStore {
                     projectId, platform.rawValue, appId, since.timeIntervalSince1970, fingerprint.addressHash, fingerprint.networkHash,
                     limit,
                 ]
-            ).map(Self.pendingClick)
+            ).map(PendingClick.init(row:))
         }
     }
 
@@ -149,7 +136,7 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId])
             {
-                return .answeredBefore(Self.installClaim(row))
+                return .answeredBefore(try InstallClaim(row: row))
             }
             if let clickId {
                 try db.execute(
@@ -169,17 +156,12 @@ extension SQLiteStore {
         }
     }
 
-    static func installClaim(_ row: Row) -> InstallClaim {
-        InstallClaim(
-            projectId: row["project_id"], installId: row["install_id"], response: row["response"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]))
-    }
 
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
         try await writer.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId]
-            ).map(Self.installClaim)
+            ).map(InstallClaim.init(row:))
         }
     }
 

@@ -84,42 +84,14 @@ public final class SQLiteStore: RelinkStore, Sendable {
         registerDeferredMigration(&migrator)
         return migrator
     }
-
-    static let parametersEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    static func encode(_ parameters: LinkParameters) throws -> String {
-        String(decoding: try parametersEncoder.encode(parameters), as: UTF8.self)
-    }
-
-    /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
-    static func stored(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970)
-    }
-
-    static func decode(_ text: String) throws -> LinkParameters {
-        try JSONDecoder().decode(LinkParameters.self, from: Data(text.utf8))
-    }
 }
 
 // MARK: - Links
 
 extension SQLiteStore {
-    static func link(_ row: Row) throws -> ShortLinkRecord {
-        ShortLinkRecord(
-            id: row["id"], projectId: row["project_id"], domain: row["domain"], code: row["code"],
-            longLink: row["long_link"], parameters: try decode(row["parameters"]),
-            suffixOption: SuffixOption(rawValue: row["suffix_option"]) ?? .unguessable,
-            idempotencyKey: row["idempotency_key"], disabled: row["disabled"],
-            expiresAt: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            createdAt: Date(timeIntervalSince1970: row["created_at"]), updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
-    }
 
     public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
-        let parameters = try Self.encode(draft.parameters)
+        let parameters = try StoreCoding.encode(draft.parameters)
         do {
             let id = try await writer.write { db in
                 try db.execute(
@@ -137,7 +109,7 @@ extension SQLiteStore {
             return ShortLinkRecord(
                 id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
                 parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
-                createdAt: Self.stored(draft.createdAt), updatedAt: Self.stored(draft.createdAt))
+                createdAt: StoreCoding.stored(draft.createdAt), updatedAt: StoreCoding.stored(draft.createdAt))
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             if error.message?.contains("idempotency_key") == true { throw StoreError.idempotencyKeyTaken }
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
@@ -146,32 +118,30 @@ extension SQLiteStore {
 
     public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM links WHERE domain = ? AND code = ?", arguments: [domain, code])
-                .map(Self.link)
+            try Row.fetchOne(db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE domain = ? AND code = ?", arguments: [domain, code])
+                .map(ShortLinkRecord.init(row:))
         }
     }
 
     public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM links WHERE idempotency_key = ?", arguments: [idempotencyKey])
-                .map(Self.link)
+            try Row.fetchOne(db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE idempotency_key = ?", arguments: [idempotencyKey])
+                .map(ShortLinkRecord.init(row:))
         }
     }
 
     public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
         try await writer.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM links WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                 arguments: [projectId, beforeId ?? Int64.max, limit]
-            ).map(Self.link)
+            ).map(ShortLinkRecord.init(row:))
         }
     }
 
     public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
-        var updated = link
-        updated.updatedAt = Self.stored(Date())
-        updated.expiresAt = link.expiresAt.map(Self.stored)
-        let parameters = try Self.encode(link.parameters)
+        let updated = link.forUpdate()
+        let parameters = try StoreCoding.encode(link.parameters)
         let changed = try await writer.write { [updated] db in
             try db.execute(
                 sql: """
@@ -192,15 +162,9 @@ extension SQLiteStore {
 // MARK: - API keys
 
 extension SQLiteStore {
-    static func apiKey(_ row: Row) -> APIKeyRecord {
-        APIKeyRecord(
-            id: row["id"], projectId: row["project_id"], name: row["name"], keyHash: row["key_hash"],
-            keyPrefix: row["key_prefix"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
-    }
 
     public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
-        let now = Self.stored(Date())
+        let now = StoreCoding.stored(Date())
         let id = try await writer.write { db in
             try db.execute(
                 sql: "INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -212,17 +176,17 @@ extension SQLiteStore {
 
     public func apiKey(hash: String) async throws -> APIKeyRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE key_hash = ?", arguments: [hash]).map(Self.apiKey)
+            try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE key_hash = ?", arguments: [hash]).map(APIKeyRecord.init(row:))
         }
     }
 
     public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
         try await writer.read { db in
             if let projectId {
-                return try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE project_id = ? ORDER BY id", arguments: [projectId])
-                    .map(Self.apiKey)
+                return try Row.fetchAll(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE project_id = ? ORDER BY id", arguments: [projectId])
+                    .map(APIKeyRecord.init(row:))
             }
-            return try Row.fetchAll(db, sql: "SELECT * FROM api_keys ORDER BY id").map(Self.apiKey)
+            return try Row.fetchAll(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys ORDER BY id").map(APIKeyRecord.init(row:))
         }
     }
 
@@ -231,7 +195,7 @@ extension SQLiteStore {
         return try await writer.write { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [now, id])
-            return try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map(Self.apiKey)
+            return try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE id = ?", arguments: [id]).map(APIKeyRecord.init(row:))
         }
     }
 }

@@ -1,0 +1,29 @@
+import Foundation
+import RelinkCore
+
+extension ShortLinkRecord {
+    /// The `links` columns a record is read from, in both stores.
+    static let columns =
+        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at"
+
+    init(row: some StoreRow) throws {
+        self.init(
+            id: try row.integer("id"), projectId: try row.text("project_id"), domain: try row.text("domain"),
+            code: try row.text("code"), longLink: try row.text("long_link"),
+            parameters: try StoreCoding.decode(try row.text("parameters")),
+            suffixOption: SuffixOption(rawValue: try row.text("suffix_option")) ?? .unguessable,
+            idempotencyKey: try row.optionalText("idempotency_key"), disabled: try row.bool("disabled"),
+            expiresAt: try row.optionalDate("expires_at"), createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at"))
+    }
+}
+
+extension ShortLinkRecord {
+    /// The record as an update writes it: `updatedAt` now, dates as the database gives them back.
+    func forUpdate(at now: Date = Date()) -> ShortLinkRecord {
+        var updated = self
+        updated.updatedAt = StoreCoding.stored(now)
+        updated.expiresAt = expiresAt.map(StoreCoding.stored)
+        return updated
+    }
+}

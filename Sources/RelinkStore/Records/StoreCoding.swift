@@ -1,0 +1,33 @@
+import Foundation
+import RelinkCore
+
+/// How values are kept in either database, in one place: parameters as sorted JSON, dates as seconds since 1970,
+/// languages as a comma-separated list.
+enum StoreCoding {
+    static let parametersEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func encode(_ parameters: LinkParameters) throws -> String {
+        String(decoding: try parametersEncoder.encode(parameters), as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws -> LinkParameters {
+        try JSONDecoder().decode(LinkParameters.self, from: Data(text.utf8))
+    }
+
+    /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
+    static func stored(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970)
+    }
+
+    static func encode(languages: [String]) -> String {
+        languages.joined(separator: ",")
+    }
+
+    static func decode(languages text: String) -> [String] {
+        text.split(separator: ",").map(String.init)
+    }
+}
