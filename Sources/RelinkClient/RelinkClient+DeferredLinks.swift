@@ -76,7 +76,9 @@ extension RelinkClient {
     /// `POST /v1/reopenAttribution`: the deep link of a Relink link that opened the installed app (a universal
     /// link or App Link: short link, long link or route). With `installId` (the one passed to
     /// `claimDeferredLink`), the link's `APP_RE_OPEN` count takes each install once an hour.
-    public func resolve(_ link: String, bundleId: String? = nil, installId: String? = nil) async throws(RelinkClientError)
+    public func resolve(
+        _ link: String, bundleId: String? = nil, installId: String? = nil
+    ) async throws(RelinkClientError)
         -> ReopenAttributionResponse
     {
         try await send(

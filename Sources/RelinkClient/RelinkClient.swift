@@ -28,7 +28,9 @@ public struct RelinkClient: Sendable {
     }
 
     /// Mints a short link for a long link.
-    public func createShortLink(longDynamicLink: String, suffix: SuffixOption = .unguessable, customSuffix: String? = nil)
+    public func createShortLink(
+        longDynamicLink: String, suffix: SuffixOption = .unguessable, customSuffix: String? = nil
+    )
         async throws(RelinkClientError) -> CreateShortLinkResponse
     {
         try await createShortLink(
@@ -37,7 +39,9 @@ public struct RelinkClient: Sendable {
     }
 
     /// `GET /v1/{shortLink}/linkStats`.
-    public func linkStats(shortLink: String, durationDays: Int, includeCrawlers: Bool = false) async throws(RelinkClientError)
+    public func linkStats(
+        shortLink: String, durationDays: Int, includeCrawlers: Bool = false
+    ) async throws(RelinkClientError)
         -> LinkStatsResponse
     {
         var query = [URLQueryItem(name: "durationDays", value: String(durationDays))]
@@ -72,7 +76,9 @@ public struct RelinkClient: Sendable {
 
     private struct NoBody: Encodable {}
 
-    func send<Response: Decodable>(_ method: String, path: String, query: [URLQueryItem] = []) async throws(RelinkClientError)
+    func send<Response: Decodable>(
+        _ method: String, path: String, query: [URLQueryItem] = []
+    ) async throws(RelinkClientError)
         -> Response
     {
         try await send(method, path: path, query: query, body: Optional<NoBody>.none)
@@ -89,7 +95,9 @@ public struct RelinkClient: Sendable {
         }
     }
 
-    func sendForData<Body: Encodable>(_ method: String, path: String, query: [URLQueryItem], body: Body?) async throws(RelinkClientError)
+    func sendForData<Body: Encodable>(
+        _ method: String, path: String, query: [URLQueryItem], body: Body?
+    ) async throws(RelinkClientError)
         -> Data
     {
         // The path is already encoded; appending it as text keeps its %2F inside one segment.

@@ -69,7 +69,7 @@ struct WellKnownCommand: ParsableCommand {
         if check {
             let problems = Self.differences(expected: expected, existing: Self.existingFiles(in: folder))
             guard problems.isEmpty else {
-                problems.forEach { Console.error("\(out): \($0)") }
+                for problem in problems { Console.error("\(out): \(problem)") }
                 throw CLIError(message: "\(out) is out of date with \(config); run `relink well-known --out \(out)`")
             }
             Console.print("\(out): up to date with \(config) (\(expected.count) files)")

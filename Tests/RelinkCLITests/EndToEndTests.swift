@@ -40,14 +40,27 @@ struct EndToEndTests {
     }
 
     static let agents: [(name: String, userAgent: String, expected: @Sendable (TestResponse) -> Bool)] = [
-        ("iPhone", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1",
-         { $0.status == .found && $0.headers[.location] == "https://apps.apple.com/app/id000000001" }),
-        ("Android", "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
-         { $0.status == .found && ($0.headers[.location] ?? "").replacing(/relink_click%3D[A-Za-z0-9]{22}%26/, with: "") == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dnewsletter" }),
-        ("desktop", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
-         { $0.status == .found && $0.headers[.location] == "https://pictlink.com/desktop" }),
-        ("crawler", "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
-         { $0.status == .ok && String(buffer: $0.body).contains(#"<meta property="og:title" content="Spring sale">"#) }),
+        (
+            "iPhone",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1",
+            { $0.status == .found && $0.headers[.location] == "https://apps.apple.com/app/id000000001" }
+        ),
+        (
+            "Android", "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+            {
+                $0.status == .found
+                    && ($0.headers[.location] ?? "").replacing(/relink_click%3D[A-Za-z0-9]{22}%26/, with: "")
+                        == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dnewsletter"
+            }
+        ),
+        (
+            "desktop", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+            { $0.status == .found && $0.headers[.location] == "https://pictlink.com/desktop" }
+        ),
+        (
+            "crawler", "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+            { $0.status == .ok && String(buffer: $0.body).contains(#"<meta property="og:title" content="Spring sale">"#) }
+        ),
     ]
 
     @Test func mintClickCountAndRestart() async throws {

@@ -12,7 +12,10 @@ struct StoreOptionsTests {
     }
 
     @Test func chooseTheStore() throws {
-        guard case .sqlite(let path) = try Self.options(["--db", "x.sqlite"]).choice() else { Issue.record("not SQLite"); return }
+        guard case .sqlite(let path) = try Self.options(["--db", "x.sqlite"]).choice() else {
+            Issue.record("not SQLite")
+            return
+        }
         #expect(path == "x.sqlite")
         guard case .postgres(let url) = try Self.options(["--database", "postgres://u@h/db"]).choice() else {
             Issue.record("not PostgreSQL")

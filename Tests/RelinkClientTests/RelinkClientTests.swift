@@ -18,7 +18,8 @@ struct RelinkClientTests {
     }()
 
     static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
-    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
+    static let iPhone =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
 
     /// Runs `body` with a live server, a client holding a fresh key, and a test client for clicks (which need a
     /// Host header that URLSession will not send).
@@ -74,7 +75,8 @@ struct RelinkClientTests {
 
     @Test func claimsWithTheClipboardLinkAndResolvesReopens() async throws {
         try await Self.withServer { relink, clicks in
-            let page = try await Self.click(clicks, "/?link=https%3A%2F%2Fpictlink.com%2Fhello&ibi=jp.furyu.pictlink.ios&isi=000000001", agent: Self.iPhone)
+            let page = try await Self.click(
+                clicks, "/?link=https%3A%2F%2Fpictlink.com%2Fhello&ibi=jp.furyu.pictlink.ios&isi=000000001", agent: Self.iPhone)
             let match = try #require(String(buffer: page.body).firstMatch(of: /data-clipboard="([^"]*)"/))
             let clipboard = String(match.1).replacingOccurrences(of: "&amp;", with: "&")
             #expect(RelinkClient.isClaimLink(clipboard))

@@ -14,13 +14,17 @@ struct AbsoluteURITests {
         #expect(uri.fragment == "f")
     }
 
-    @Test(arguments: ["https://[2001:db8::1]/x", "https://[::1]:8080", "http://localhost", "https://xn--caf-dma.example/", "https://café.example/a b"])
+    @Test(arguments: [
+        "https://[2001:db8::1]/x", "https://[::1]:8080", "http://localhost", "https://xn--caf-dma.example/", "https://café.example/a b",
+    ])
     func acceptsValidHosts(text: String) {
         #expect(AbsoluteURI(text) != nil)
     }
 
-    @Test(arguments: ["https://", "https:///x", "https://a..b/", "https://a b/", "https://a.com:99999/", "https://a.com:x/",
-                      "https://[zz]/", "//a.com/", "a.com", "1http://a.com", "https://a.com/\r\nx", "https://.a.com/"])
+    @Test(arguments: [
+        "https://", "https:///x", "https://a..b/", "https://a b/", "https://a.com:99999/", "https://a.com:x/",
+        "https://[zz]/", "//a.com/", "a.com", "1http://a.com", "https://a.com/\r\nx", "https://.a.com/",
+    ])
     func rejectsInvalid(text: String) {
         #expect(AbsoluteURI(text) == nil)
     }

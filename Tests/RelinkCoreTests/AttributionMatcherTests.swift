@@ -83,8 +83,9 @@ struct AttributionMatcherTests {
         }
         #expect(message.contains("shared address"))
         // A busy address is also one whose other clicks today were claimed or on another platform.
-        guard case .matched("fits", .weak, _) = AttributionMatcher.match(
-            install: Self.install, candidates: [Self.click("fits")], now: Self.now, window: Self.window, addressActivity: 5)
+        guard
+            case .matched("fits", .weak, _) = AttributionMatcher.match(
+                install: Self.install, candidates: [Self.click("fits")], now: Self.now, window: Self.window, addressActivity: 5)
         else {
             Issue.record("expected WEAK")
             return
@@ -102,9 +103,10 @@ struct AttributionMatcherTests {
 
     @Test func aSecondSimilarDeviceAtTheAddressTodayPreventsDefault() {
         // Only one click is left, but another like it came from here today (claimed by a weak match already).
-        guard case .matched("left", .weak, _) = AttributionMatcher.match(
-            install: Self.install, candidates: [Self.click("left")], now: Self.now, window: Self.window, addressActivity: 2,
-            similarActivity: 2)
+        guard
+            case .matched("left", .weak, _) = AttributionMatcher.match(
+                install: Self.install, candidates: [Self.click("left")], now: Self.now, window: Self.window, addressActivity: 2,
+                similarActivity: 2)
         else {
             Issue.record("expected WEAK")
             return

@@ -86,15 +86,22 @@ struct ConfigurationTests {
         (#"{"projects": [{"id": "Pict Link", "domains": ["https://a.com"]}]}"#, "projects[0].id: must be 1 to 63 characters a-z"),
         (#"{"projects": [{"id": 5, "domains": ["https://a.com"]}]}"#, "projects[0].id: must be a string, got a number"),
         (#"{"projects": [{"id": "", "domains": ["https://a.com"]}]}"#, "projects[0].id: must not be empty"),
-        (#"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "p", "domains": ["https://b.com"]}]}"#,
-         "projects[1].id: 'p' is used by another project"),
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "p", "domains": ["https://b.com"]}]}"#,
+            "projects[1].id: 'p' is used by another project"
+        ),
         (#"{"projects": [{"id": "p"}]}"#, "projects[0].domains: is required"),
         (#"{"projects": [{"id": "p", "domains": []}]}"#, "projects[0].domains: must list at least one entry"),
-        (#"{"projects": [{"id": "p", "domains": ["go.example.com"]}]}"#, "projects[0].domains[0]: 'go.example.com' is not an absolute URL with a host"),
+        (
+            #"{"projects": [{"id": "p", "domains": ["go.example.com"]}]}"#,
+            "projects[0].domains[0]: 'go.example.com' is not an absolute URL with a host"
+        ),
         (#"{"projects": [{"id": "p", "domains": ["ftp://a.com"]}]}"#, "must start with https://"),
         (#"{"projects": [{"id": "p", "domains": ["https://a.com", "https://A.com/"]}]}"#, "projects[0].domains[1]: 'https://A.com/' is listed twice"),
-        (#"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "q", "domains": ["https://a.com/q"]}]}"#,
-         "projects[1].domains[0]: host 'a.com' already belongs to project 'p'"),
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "q", "domains": ["https://a.com/q"]}]}"#,
+            "projects[1].domains[0]: host 'a.com' already belongs to project 'p'"
+        ),
         // iOS apps
         (project(#""ios": [{"teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: is required"),
         (project(#""ios": [{"bundleId": "app", "teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: must be a bundle ID"),
@@ -109,26 +116,40 @@ struct ConfigurationTests {
         (project(#""ios": [{\#(ios)}, {\#(ios)}]"#), "projects[0].ios[1].bundleId: 'com.example.app' is listed twice in this project"),
         (project(#""ios": {}"#), "projects[0].ios: must be an array, got an object"),
         // Android apps
-        (project(#""android": [{"packageName": "1com.x", "sha256CertFingerprints": [\#(fingerprint)]}]"#),
-         "projects[0].android[0].packageName: must be an Android package name"),
+        (
+            project(#""android": [{"packageName": "1com.x", "sha256CertFingerprints": [\#(fingerprint)]}]"#),
+            "projects[0].android[0].packageName: must be an Android package name"
+        ),
         (project(#""android": [{"sha256CertFingerprints": [\#(fingerprint)]}]"#), "projects[0].android[0].packageName: is required"),
         (project(#""android": [{"packageName": "com.x"}]"#), "projects[0].android[0].sha256CertFingerprints: is required"),
-        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": []}]"#),
-         "projects[0].android[0].sha256CertFingerprints: must list at least one entry"),
-        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": ["14:6D:E9"]}]"#),
-         "projects[0].android[0].sha256CertFingerprints[0]: must be a SHA-256 certificate fingerprint"),
-        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint), \#(fingerprint)]}]"#),
-         "projects[0].android[0].sha256CertFingerprints[1]: is listed twice"),
-        (project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint)]}, {"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint)]}]"#),
-         "projects[0].android[1].packageName: 'com.x' is listed twice in this project"),
+        (
+            project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": []}]"#),
+            "projects[0].android[0].sha256CertFingerprints: must list at least one entry"
+        ),
+        (
+            project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": ["14:6D:E9"]}]"#),
+            "projects[0].android[0].sha256CertFingerprints[0]: must be a SHA-256 certificate fingerprint"
+        ),
+        (
+            project(#""android": [{"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint), \#(fingerprint)]}]"#),
+            "projects[0].android[0].sha256CertFingerprints[1]: is listed twice"
+        ),
+        (
+            project(
+                #""android": [{"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint)]}, {"packageName": "com.x", "sha256CertFingerprints": [\#(fingerprint)]}]"#
+            ),
+            "projects[0].android[1].packageName: 'com.x' is listed twice in this project"
+        ),
         // Allowlist
         (project(#""allowlist": ["https://a\\.com/.*"]"#), "projects[0].allowlist[0]: 'https://a\\.com/.*': the pattern must be anchored"),
         (project(#""allowlist": ["^https://(a\\.com$"]"#), "projects[0].allowlist[0]: '^https://(a\\.com$': missing ')'"),
         (project(#""allowlist": [1]"#), "projects[0].allowlist[0]: must be a string, got a number"),
         // Defaults
         (project(#""defaults": {"socialImageLink": "og.png"}"#), "projects[0].defaults.socialImageLink: must be an absolute http(s) URL"),
-        (project(#""defaults": {"desktopFallbackLink": "https://elsewhere.example/"}"#),
-         "projects[0].defaults.desktopFallbackLink: is not allowed by the project's allowlist"),
+        (
+            project(#""defaults": {"desktopFallbackLink": "https://elsewhere.example/"}"#),
+            "projects[0].defaults.desktopFallbackLink: is not allowed by the project's allowlist"
+        ),
         (project(#""defaults": {"socialTitle": true}"#), "projects[0].defaults.socialTitle: must be a string, got a boolean"),
         (project(#""defaults": {"title": "x"}"#), "projects[0].defaults.title: unknown key"),
         // Routes
@@ -137,37 +158,57 @@ struct ConfigurationTests {
         (project(#""routes": [{"path": "/p/", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: must not end with '/'"),
         (project(#""routes": [{"path": "/_/x", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: '/_/' is reserved"),
         (project(#""routes": [{"path": "/.well-known/x", "link": "https://go.example.com/"}]"#), "'/.well-known/' is reserved"),
-        (project(#""routes": [{"path": "/{id}", "link": "https://go.example.com/{id}"}]"#),
-         "projects[0].routes[0].path: must start with a literal segment"),
+        (
+            project(#""routes": [{"path": "/{id}", "link": "https://go.example.com/{id}"}]"#),
+            "projects[0].routes[0].path: must start with a literal segment"
+        ),
         (project(#""routes": [{"path": "/p/{a-b}", "link": "https://go.example.com/"}]"#), "'{a-b}' is not a variable"),
         (project(#""routes": [{"path": "/p/{a}/{a}", "link": "https://go.example.com/"}]"#), "uses {a} twice"),
         (project(#""routes": [{"path": "/p//x", "link": "https://go.example.com/"}]"#), "has an empty segment"),
         (project(#""routes": [{"path": "/p-{id}", "link": "https://go.example.com/"}]"#), "segment 'p-{id}' may only hold"),
         (project(#""routes": [{"path": "/p/{id}"}]"#), "projects[0].routes[0].link: is required"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/{slug}"}]"#),
-         "projects[0].routes[0].link: uses {slug}, which the route's path does not define"),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/{slug}"}]"#),
+            "projects[0].routes[0].link: uses {slug}, which the route's path does not define"
+        ),
         (project(#""routes": [{"path": "/p/{id}", "link": "/product/{id}"}]"#), "projects[0].routes[0].link: must be an absolute http(s) URL"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"foo": "1"}}]"#),
-         "projects[0].routes[0].parameters.foo: 'foo' is not a link parameter"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"link": "x"}}]"#),
-         "projects[0].routes[0].parameters.link: set the route's 'link' instead"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"d": "1"}}]"#),
-         "projects[0].routes[0].parameters.d: 'd' is only for clicks"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"efr": 1}}]"#),
-         "projects[0].routes[0].parameters.efr: must be a string, got a number"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"st": "{name}"}}]"#),
-         "projects[0].routes[0].parameters.st: uses {name}"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": []}]"#),
-         "projects[0].routes[0].parameters: must be an object of link parameters, got an array"),
-        (project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/"}, {"path": "/p/{code}", "link": "https://go.example.com/"}]"#),
-         "projects[0].routes[1].path: '/p/{code}' matches the same paths as '/p/{id}'"),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"foo": "1"}}]"#),
+            "projects[0].routes[0].parameters.foo: 'foo' is not a link parameter"
+        ),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"link": "x"}}]"#),
+            "projects[0].routes[0].parameters.link: set the route's 'link' instead"
+        ),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"d": "1"}}]"#),
+            "projects[0].routes[0].parameters.d: 'd' is only for clicks"
+        ),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"efr": 1}}]"#),
+            "projects[0].routes[0].parameters.efr: must be a string, got a number"
+        ),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": {"st": "{name}"}}]"#),
+            "projects[0].routes[0].parameters.st: uses {name}"
+        ),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/", "parameters": []}]"#),
+            "projects[0].routes[0].parameters: must be an object of link parameters, got an array"
+        ),
+        (
+            project(#""routes": [{"path": "/p/{id}", "link": "https://go.example.com/"}, {"path": "/p/{code}", "link": "https://go.example.com/"}]"#),
+            "projects[0].routes[1].path: '/p/{code}' matches the same paths as '/p/{id}'"
+        ),
         // Deferred links
         (project(#""deferred": {"fingerprintWindowMinutes": 0}"#), "projects[0].deferred.fingerprintWindowMinutes: must be from 1 to 1440, got 0"),
         (project(#""deferred": {"tokenWindowHours": 1.5}"#), "projects[0].deferred.tokenWindowHours: must be a whole number, got a fraction"),
         (project(#""deferred": {"tokenWindowHours": "24"}"#), "projects[0].deferred.tokenWindowHours: must be a whole number, got a string"),
         (project(#""deferred": {"clipboard": "yes"}"#), "projects[0].deferred.clipboard: must be true or false, got a string"),
-        (project(#""deferred": {"fingerprintWindowMinutes": 180, "tokenWindowHours": 2}"#),
-         "projects[0].deferred.fingerprintWindowMinutes: must not exceed tokenWindowHours (2 h)"),
+        (
+            project(#""deferred": {"fingerprintWindowMinutes": 180, "tokenWindowHours": 2}"#),
+            "projects[0].deferred.fingerprintWindowMinutes: must not exceed tokenWindowHours (2 h)"
+        ),
     ]
 
     @Test(arguments: cases)

@@ -69,7 +69,8 @@ struct LinkValidatorTests {
     }
 
     @Test func aValidFullLinkDrawsNothing() {
-        let query = "&apn=jp.furyu.pictlink.android&amv=42&afl=https%3A%2F%2Fpictlink.com%2Fandroid&ibi=jp.furyu.pictlink.ios"
+        let query =
+            "&apn=jp.furyu.pictlink.android&amv=42&afl=https%3A%2F%2Fpictlink.com%2Fandroid&ibi=jp.furyu.pictlink.ios"
             + "&ifl=https%3A%2F%2Fpictlink.com%2Fios&ius=pictlink&ipfl=https%3A%2F%2Fpictlink.com%2Fipad&ipbi=jp.furyu.pictlink.ipad"
             + "&isi=000000001&imv=2.1&efr=1&ofl=https%3A%2F%2Fpictlink.com%2Fdesktop&st=Title&sd=Description"
             + "&si=https%3A%2F%2Fpictlink.com%2Fog.png&utm_source=s&utm_medium=m&utm_campaign=c&utm_term=t&utm_content=x"

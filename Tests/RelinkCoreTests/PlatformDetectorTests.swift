@@ -33,8 +33,14 @@ struct PlatformDetectorTests {
         ("Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)", .crawler),
         ("WhatsApp/2.23.20.0", .crawler),
         ("TelegramBot (like TwitterBot)", .crawler),
-        ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)", .crawler),
-        ("Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", .crawler),
+        (
+            "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)",
+            .crawler
+        ),
+        (
+            "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            .crawler
+        ),
         ("Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", .crawler),
         ("Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5", .crawler),
         ("Pinterest/0.2 (+https://www.pinterest.com/bot.html)", .crawler),
@@ -42,11 +48,17 @@ struct PlatformDetectorTests {
         ("Mozilla/5.0 (compatible; Embedly/0.2; +http://support.embed.ly/)", .crawler),
         ("curl/8.4.0", .crawler),
         // Phones that are not Android or iOS, though they say so.
-        ("Mozilla/5.0 (Mobile; Windows Phone 8.1; Android 4.0; ARM; Trident/7.0; Touch; rv:11.0; IEMobile/11.0; NOKIA; Lumia 920) like iPhone OS 7_0_3 Mac OS X AppleWebKit/537 (KHTML, like Gecko) Mobile Safari/537", .other),
+        (
+            "Mozilla/5.0 (Mobile; Windows Phone 8.1; Android 4.0; ARM; Trident/7.0; Touch; rv:11.0; IEMobile/11.0; NOKIA; Lumia 920) like iPhone OS 7_0_3 Mac OS X AppleWebKit/537 (KHTML, like Gecko) Mobile Safari/537",
+            .other
+        ),
         ("Mozilla/5.0 (Mobile; LYF/F300B/LYF-F300B-001-01-34-070519; Android; rv:48.0) Gecko/48.0 Firefox/48.0 KAIOS/2.5", .other),
         ("AppleCoreMedia/1.0.0.12B466 (Apple TV; U; CPU OS 8_1 like Mac OS X; en_us)", .other),
         // A phone maker whose name ends in "bot".
-        ("Mozilla/5.0 (Linux; Android 4.2.2; CUBOT ONE-S Build/JDQ39) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/34.0 Mobile Safari/537.36", .android),
+        (
+            "Mozilla/5.0 (Linux; Android 4.2.2; CUBOT ONE-S Build/JDQ39) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/34.0 Mobile Safari/537.36",
+            .android
+        ),
         ("", .other),
         ("Nokia6300/2.0 (05.00) Profile/MIDP-2.0 Configuration/CLDC-1.1", .other),
     ])
@@ -63,20 +75,39 @@ struct PlatformDetectorTests {
         #expect(android.osVersion == "14")
         #expect(android.deviceModel == "Pixel 7")
         let old = PlatformDetector.detect(
-            userAgent: "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us; L-01E Build/IMM76D) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30", deviceDetails: true)
+            userAgent:
+                "Mozilla/5.0 (Linux; U; Android 4.0.4; en-us; L-01E Build/IMM76D) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30",
+            deviceDetails: true)
         #expect(old.osVersion == "4.0.4")
         #expect(old.deviceModel == "L-01E")
-        let reduced = PlatformDetector.detect(userAgent: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36", deviceDetails: true)
+        let reduced = PlatformDetector.detect(
+            userAgent: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+            deviceDetails: true)
         #expect(reduced.deviceModel == nil)
         #expect(PlatformDetector.detect(userAgent: Self.androidChrome).osVersion == nil)
     }
 
     @Test(arguments: [
-        ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/440.0.0.39.107;FBBV/540086540;FBDV/iPhone14,2;FBMD/iPhone;FBSN/iOS;FBSV/17.1;FBSS/3;FBCR/;FBID/phone;FBLC/en_US;FBOP/80]", Platform.iPhone, "Facebook"),
-        ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 307.0.2.28.111 (iPhone14,2; iOS 17_1; en_US; en; scale=3.00; 1170x2532; 530437442)", .iPhone, "Instagram"),
-        ("Mozilla/5.0 (Linux; Android 13; SM-S911B Build/TP1A.220624.014; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/119.0.6045.163 Mobile Safari/537.36 Instagram 308.0.0.36.109 Android", .android, "Instagram"),
-        ("Mozilla/5.0 (iPhone; CPU iPhone OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Safari Line/13.20.0", .iPhone, "LINE"),
-        ("Mozilla/5.0 (Linux; Android 12; Pixel 6 Build/SD1A.210817.036; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/94.0.4606.71 Mobile Safari/537.36", .android, "WebView"),
+        (
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/440.0.0.39.107;FBBV/540086540;FBDV/iPhone14,2;FBMD/iPhone;FBSN/iOS;FBSV/17.1;FBSS/3;FBCR/;FBID/phone;FBLC/en_US;FBOP/80]",
+            Platform.iPhone, "Facebook"
+        ),
+        (
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 307.0.2.28.111 (iPhone14,2; iOS 17_1; en_US; en; scale=3.00; 1170x2532; 530437442)",
+            .iPhone, "Instagram"
+        ),
+        (
+            "Mozilla/5.0 (Linux; Android 13; SM-S911B Build/TP1A.220624.014; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/119.0.6045.163 Mobile Safari/537.36 Instagram 308.0.0.36.109 Android",
+            .android, "Instagram"
+        ),
+        (
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Safari Line/13.20.0",
+            .iPhone, "LINE"
+        ),
+        (
+            "Mozilla/5.0 (Linux; Android 12; Pixel 6 Build/SD1A.210817.036; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/94.0.4606.71 Mobile Safari/537.36",
+            .android, "WebView"
+        ),
     ])
     func inAppBrowsersCountAsTheirOS(userAgent: String, platform: Platform, app: String) {
         let client = PlatformDetector.detect(userAgent: userAgent)

@@ -130,7 +130,10 @@ struct RedirectPlannerTests {
             Issue.record("expected the social preview")
             return
         }
-        #expect(preview == SocialPreview(title: "Spring", description: "Sale", imageURL: "https://pictlink.com/s.png", canonicalURL: "https://pictlink.com/myPage"))
+        #expect(
+            preview
+                == SocialPreview(
+                    title: "Spring", description: "Sale", imageURL: "https://pictlink.com/s.png", canonicalURL: "https://pictlink.com/myPage"))
     }
 
     @Test func crawlersWithoutSocialTagsAreRedirectedLikeABrowser() {
@@ -174,7 +177,9 @@ struct RedirectPlannerTests {
 
     /// Apps receive `al` as their deep link (claims, re-opens): any scheme but http(s) is refused, not ignored as
     /// an unusable fallback would be.
-    @Test(arguments: ["javascript%3Aalert(1)", "intent%3A%2F%2Fevil.com%2F%23Intent%3Bscheme%3Dhttps%3Bend", "otherbank%3A%2F%2Fpay", "file%3A%2F%2F%2Fdata"])
+    @Test(arguments: [
+        "javascript%3Aalert(1)", "intent%3A%2F%2Fevil.com%2F%23Intent%3Bscheme%3Dhttps%3Bend", "otherbank%3A%2F%2Fpay", "file%3A%2F%2F%2Fdata",
+    ])
     func anAndroidDeepLinkThatIsNotHTTPIsRejected(value: String) {
         guard case .rejected(let rejection) = F.plan(F.sampleQuery + "&al=" + value, F.desktop) else {
             Issue.record("expected a rejection")
@@ -227,7 +232,10 @@ struct RedirectPlannerTests {
             Issue.record("expected the debug page")
             return
         }
-        #expect(report.outcomes.map(\.scenario) == ["iPhone, app installed", "iPhone, app not installed", "iPad", "Android", "Desktop", "Link-preview crawler"])
+        #expect(
+            report.outcomes.map(\.scenario) == [
+                "iPhone, app installed", "iPhone, app not installed", "iPad", "Android", "Desktop", "Link-preview crawler",
+            ])
         #expect(report.outcomes[1].action == "Preview page, then Open")
         #expect(report.outcomes[1].destination == "https://pictlink.com/myPage")
         #expect(report.outcomes[3].destination?.hasPrefix("https://play.google.com/store/apps/details?id=") == true)

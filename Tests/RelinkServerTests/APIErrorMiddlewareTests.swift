@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import ServiceLifecycle
 import RelinkStore
+import ServiceLifecycle
 import Testing
 
 @testable import RelinkServer

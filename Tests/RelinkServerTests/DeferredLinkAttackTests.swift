@@ -38,7 +38,8 @@ struct DeferredLinkAttackTests {
             #expect(victim.deepLink == "https://pictlink.com/invite/SECRET-TOKEN-42")
             #expect(victim.attributionConfidence == .default)
             for index in 1...5 {
-                let other = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "other-\#(index)"}"#, from: "198.51.100.\(index)"))
+                let other = try D.answer(
+                    try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "other-\#(index)"}"#, from: "198.51.100.\(index)"))
                 #expect(other.deepLink == "https://pictlink.com/product/\(index)")
             }
         }
@@ -80,7 +81,8 @@ struct DeferredLinkAttackTests {
         let app = try T.application(trustForwardedHeaders: true)
         try await app.test(.router) { client in
             _ = try await D.click(client, Self.secretLink, from: "203.0.113.7")
-            let studio = #""bundleId": "jp.furyu.pictlink.studio", "iosVersion": "17.2", "device": {"deviceModelName": "iPhone15,2", "languageCode": "en-US"}"#
+            let studio =
+                #""bundleId": "jp.furyu.pictlink.studio", "iosVersion": "17.2", "device": {"deviceModelName": "iPhone15,2", "languageCode": "en-US"}"#
             let other = try D.answer(try await D.claim(client, #"{\#(studio), "installId": "studio"}"#, from: "203.0.113.7"))
             #expect(other.deepLink == nil)
             let victim = try D.answer(try await D.claim(client, #"{\#(D.iPhoneClaim), "installId": "victim"}"#, from: "203.0.113.7"))

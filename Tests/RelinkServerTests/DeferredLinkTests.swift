@@ -43,7 +43,8 @@ struct DeferredLinkTests {
         return String(match.output[1].substring!).replacingOccurrences(of: "&amp;", with: "&")
     }
 
-    static let iPhoneClaim = #""bundleId": "jp.furyu.pictlink.ios", "iosVersion": "17.2", "device": {"deviceModelName": "iPhone15,2", "languageCode": "en-US", "timezone": "Asia/Tokyo", "screenResolutionWidth": 390, "screenResolutionHeight": 844}"#
+    static let iPhoneClaim =
+        #""bundleId": "jp.furyu.pictlink.ios", "iosVersion": "17.2", "device": {"deviceModelName": "iPhone15,2", "languageCode": "en-US", "timezone": "Asia/Tokyo", "screenResolutionWidth": 390, "screenResolutionHeight": 844}"#
 
     @Test func theClipboardTokenGivesUniqueOnceAndRetriesGetTheSameAnswer() async throws {
         let app = try T.application(trustForwardedHeaders: true)
@@ -55,7 +56,8 @@ struct DeferredLinkTests {
             #expect(token.contains("rc="))
             // The app may launch on another network: the token alone decides.
             let first = try Self.answer(
-                try await Self.claim(client, #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "install-a"}"#, from: "192.0.2.50"))
+                try await Self.claim(
+                    client, #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "install-a"}"#, from: "192.0.2.50"))
             #expect(first.attributionConfidence == .unique)
             #expect(first.deepLink == "https://pictlink.com/myPage")
             #expect(first.utmCampaign == "spring")
@@ -65,7 +67,8 @@ struct DeferredLinkTests {
             #expect(first.isStrongMatchExecutable == false)
 
             let second = try Self.answer(
-                try await Self.claim(client, #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "install-b"}"#, from: "203.0.113.7"))
+                try await Self.claim(
+                    client, #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "install-b"}"#, from: "203.0.113.7"))
             #expect(second.deepLink == nil)
             #expect(second.attributionConfidence == nil)
             #expect(second.matchMessage == "This link was already claimed by another install.")
@@ -172,7 +175,8 @@ struct DeferredLinkTests {
                     group.addTask {
                         let response = try await client.execute(
                             uri: "/v1/installAttribution", method: .post, headers: [Self.forwardedFor: "10.0.\(index / 50).\(index % 50)"],
-                            body: ByteBuffer(string: #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "race-\#(index)"}"#))
+                            body: ByteBuffer(string: #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "race-\#(index)"}"#)
+                        )
                         return try JSONDecoder().decode(InstallAttributionResponse.self, from: response.data)
                     }
                 }
@@ -191,7 +195,8 @@ struct DeferredLinkTests {
             func reopen(_ json: String) async throws -> TestResponse {
                 try await client.execute(uri: "/v1/reopenAttribution", method: .post, body: ByteBuffer(string: json))
             }
-            let minted = try await T.mint("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx&imv=2.1&utm_campaign=c", key: key, with: client)
+            let minted = try await T.mint(
+                "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx&imv=2.1&utm_campaign=c", key: key, with: client)
             let short = try JSONDecoder().decode(
                 ReopenAttributionResponse.self,
                 from: try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "bundle_id": "jp.furyu.pictlink.ios", "sdk_version": "1"}"#).data)
@@ -199,7 +204,8 @@ struct DeferredLinkTests {
             #expect(short.iosMinAppVersion == "2.1")
             #expect(short.utmCampaign == "c")
             let route = try JSONDecoder().decode(
-                ReopenAttributionResponse.self, from: try await reopen(#"{"requestedLink": "https://pictlink.com/links/p/9", "bundleId": "jp.furyu.pictlink.ios"}"#).data)
+                ReopenAttributionResponse.self,
+                from: try await reopen(#"{"requestedLink": "https://pictlink.com/links/p/9", "bundleId": "jp.furyu.pictlink.ios"}"#).data)
             #expect(route.deepLink == "https://pictlink.com/product/9")
             let long = try JSONDecoder().decode(
                 ReopenAttributionResponse.self, from: try await reopen(#"{"requestedLink": "https://pictlink.page.link/?\#(T.sampleQuery)"}"#).data)
@@ -207,7 +213,9 @@ struct DeferredLinkTests {
             // An Android app gets `al` when the link has one.
             let android = try JSONDecoder().decode(
                 ReopenAttributionResponse.self,
-                from: try await reopen(#"{"requestedLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fw&al=https%3A%2F%2Fpictlink.com%2Fa", "bundleId": "jp.furyu.pictlink.android"}"#).data)
+                from: try await reopen(
+                    #"{"requestedLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fw&al=https%3A%2F%2Fpictlink.com%2Fa", "bundleId": "jp.furyu.pictlink.android"}"#
+                ).data)
             #expect(android.deepLink == "https://pictlink.com/a")
 
             let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
@@ -215,13 +223,17 @@ struct DeferredLinkTests {
                 LinkStatsResponse.self, from: try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=1&key=\(key)", method: .get).data)
             #expect(stats.linkEventStats.contains { $0.platform == .ios && $0.event == .appReOpen && $0.count == "1" })
 
-            try ShortLinkAPITests.expectError(try await reopen(#"{"requestedLink": "https://pictlink.page.link/nope"}"#), .notFound, "NOT_FOUND", "Short URL")
-            try ShortLinkAPITests.expectError(try await reopen(#"{"requestedLink": "https://elsewhere.example/x"}"#), .notFound, "NOT_FOUND", "not on a Relink link domain")
             try ShortLinkAPITests.expectError(
-                try await reopen(#"{"requestedLink": "https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"}"#), .badRequest, "INVALID_ARGUMENT",
+                try await reopen(#"{"requestedLink": "https://pictlink.page.link/nope"}"#), .notFound, "NOT_FOUND", "Short URL")
+            try ShortLinkAPITests.expectError(
+                try await reopen(#"{"requestedLink": "https://elsewhere.example/x"}"#), .notFound, "NOT_FOUND", "not on a Relink link domain")
+            try ShortLinkAPITests.expectError(
+                try await reopen(#"{"requestedLink": "https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"}"#), .badRequest,
+                "INVALID_ARGUMENT",
                 "We could not match param")
             try ShortLinkAPITests.expectError(
-                try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "bundleId": "app.fieldnotes.ios"}"#), .forbidden, "PERMISSION_DENIED", "not an app")
+                try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "bundleId": "app.fieldnotes.ios"}"#), .forbidden, "PERMISSION_DENIED",
+                "not an app")
             try ShortLinkAPITests.expectError(try await reopen(#"{}"#), .badRequest, "INVALID_ARGUMENT", "requestedLink is required")
         }
     }
@@ -298,8 +310,9 @@ struct DeferredLinkTests {
         // After the project's token window (24 h for pictlink), pending clicks are purged.
         let recorder = DeferredClickRecorder(store: store, configuration: T.configuration, logger: .init(label: "test"))
         await recorder.purge(now: Date().addingTimeInterval(25 * 3600))
-        #expect(try await store.candidateClicks(
-            projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, fingerprint: probe, limit: 10
-        ).isEmpty)
+        #expect(
+            try await store.candidateClicks(
+                projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, fingerprint: probe, limit: 10
+            ).isEmpty)
     }
 }

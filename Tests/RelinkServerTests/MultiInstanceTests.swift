@@ -107,7 +107,8 @@ struct MultiInstanceTests {
         // `ofl`: desktop clicks go to the link itself, not the project's desktop fallback.
         let encoded = PercentEncoding.encodeComponent(link)
         let long = "https://pictlink.page.link/?link=\(encoded)&ibi=jp.furyu.pictlink.ios&isi=000000001&ofl=\(encoded)"
-        let body = #"{"longDynamicLink": "\#(long)", "suffix": {"option": "\#(suffix == nil ? "SHORT" : "CUSTOM")"\#(suffix.map { #", "customSuffix": "\#($0)""# } ?? "")}}"#
+        let body =
+            #"{"longDynamicLink": "\#(long)", "suffix": {"option": "\#(suffix == nil ? "SHORT" : "CUSTOM")"\#(suffix.map { #", "customSuffix": "\#($0)""# } ?? "")}}"#
         let response = try await request(http, instance.url("/v1/shortLinks?key=\(key)"), method: .POST, body: body)
         #expect(response.status == 200, "\(response.body)")
         let minted = try JSONDecoder().decode(CreateShortLinkResponse.self, from: Data(response.body.utf8))
@@ -130,7 +131,8 @@ struct MultiInstanceTests {
             #expect(first.headers["Location"].first == "https://pictlink.com/spring")
 
             // B has the link cached now; an edit on A reaches B's next click.
-            let edit = #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fsummer&ofl=https%3A%2F%2Fpictlink.com%2Fsummer"}"#
+            let edit =
+                #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fsummer&ofl=https%3A%2F%2Fpictlink.com%2Fsummer"}"#
             let patched = try await Self.request(
                 http, a.url("/v1/links/\(PercentEncoding.encodeComponent("https://pictlink.page.link" + path))?key=\(key)"), method: .PATCH,
                 body: edit)

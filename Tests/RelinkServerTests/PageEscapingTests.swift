@@ -114,7 +114,8 @@ struct PageEscapingTests {
         let app = try T.application()
         try await app.test(.router) { client in
             try await Self.check(page, Self.metaRefresh, client: client)
-            let response = try await client.execute(uri: page.request(Self.metaRefresh).path, method: .get, headers: T.headers(agent: page.request("").agent))
+            let response = try await client.execute(
+                uri: page.request(Self.metaRefresh).path, method: .get, headers: T.headers(agent: page.request("").agent))
             #expect(!response.text.contains("<meta http-equiv=refresh"))
         }
     }

@@ -46,9 +46,10 @@ import Testing
             "/?link=https%3A%2F%2Fpictlink.com%2Fx&ibi=jp.furyu.pictlink.ios&isi=000000001&ifl=ftp%3A%2F%2Fx&ofl=https%3A%2F%2Fevil.test%2F&d=1"
         let project = TestSupport.configuration.projects[0]
         let prefix = project.domains[0]
-        guard case .longLink(let resolved) = LinkRequest.resolve(
-            project: project, prefix: prefix, relativePath: "/", query: Substring(link.dropFirst(2)),
-            context: LinkValidationContext(linkDomains: TestSupport.configuration.allDomains, project: project))
+        guard
+            case .longLink(let resolved) = LinkRequest.resolve(
+                project: project, prefix: prefix, relativePath: "/", query: Substring(link.dropFirst(2)),
+                context: LinkValidationContext(linkDomains: TestSupport.configuration.allDomains, project: project))
         else { throw CancellationError() }
         guard case .debug(let report) = RedirectPlanner.plan(resolved, project: project, client: DetectedClient(platform: .desktop))
         else { throw CancellationError() }

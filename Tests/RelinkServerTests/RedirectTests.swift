@@ -1,8 +1,8 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Crypto
 import RelinkCore
 import Testing
 
@@ -23,7 +23,8 @@ struct RedirectTests {
     @Test func androidGoesToPlay() async throws {
         let response = try await Self.click("/?" + T.sampleQuery + "&utm_source=mail", agent: T.Agent.android)
         #expect(response.status == .found)
-        #expect(response.locationWithoutClickID == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail")
+        #expect(
+            response.locationWithoutClickID == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail")
         #expect(response.location?.contains("&referrer=relink_click%3D") == true)
         #expect(response.headers[.cacheControl] == "no-store")
     }
@@ -117,8 +118,10 @@ struct RedirectTests {
         let response = try await Self.click("/?" + T.sampleQuery + "&d=1&utm_id=1", agent: T.Agent.desktop)
         #expect(response.status == .ok)
         let page = response.text
-        for text in ["iPhone, app installed", "iPhone, app not installed", "iPad", "Android", "Desktop", "Link-preview crawler",
-                     "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android", "UNRECOGNIZED_PARAM", "<svg "] {
+        for text in [
+            "iPhone, app installed", "iPhone, app not installed", "iPad", "Android", "Desktop", "Link-preview crawler",
+            "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android", "UNRECOGNIZED_PARAM", "<svg ",
+        ] {
             #expect(page.contains(text), "missing \(text)")
         }
         #expect(try await Self.click("/p/42?d=1", agent: T.Agent.android).text.contains("route /p/{id}"))
@@ -157,7 +160,8 @@ struct RedirectTests {
     @Test func hostileSocialValuesAreEscaped() async throws {
         let st = "\"><script>alert(1)</script>"
         let sd = "</title><img src=x onerror=alert(2)>"
-        let query = T.sampleQuery + "&st=" + PercentEncoding.encodeQueryValue(st) + "&sd=" + PercentEncoding.encodeQueryValue(sd)
+        let query =
+            T.sampleQuery + "&st=" + PercentEncoding.encodeQueryValue(st) + "&sd=" + PercentEncoding.encodeQueryValue(sd)
             + "&si=" + PercentEncoding.encodeQueryValue("https://pictlink.com/x.png\"onload=\"alert(3)")
         for agent in [T.Agent.iPhone, T.Agent.crawler] {
             let page = try await Self.click("/?" + query, agent: agent).text

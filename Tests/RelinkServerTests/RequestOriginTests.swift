@@ -320,7 +320,8 @@ struct RequestOriginTests {
         let headers: HTTPFields = [.userAgent: T.Agent.desktop, Self.xForwardedHost: "pictlink.page.link"]
         func status(_ policy: ForwardedHeaderPolicy) async throws -> HTTPResponse.Status {
             let app = try buildApplication(
-                configuration: ServerConfiguration(port: 0, relink: T.configuration, forwardedHeaders: policy, logLevel: .error, store: try SQLiteStore()))
+                configuration: ServerConfiguration(
+                    port: 0, relink: T.configuration, forwardedHeaders: policy, logLevel: .error, store: try SQLiteStore()))
             return try await app.test(.live) { client in
                 try await client.execute(uri: "/p/42", method: .get, headers: headers).status
             }

@@ -2,9 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import RelinkCore
-import Logging
 import RelinkStore
 import Testing
 
@@ -75,7 +75,8 @@ struct ShortLinkAPITests {
              "suffix": {"option": "SHORT"}}
             """#
         try await app.test(.router) { client in
-            let response = try await client.execute(uri: "/v1/shortLinks", method: .post, headers: [.authorization: "Bearer \(key)"], body: Self.body(json))
+            let response = try await client.execute(
+                uri: "/v1/shortLinks", method: .post, headers: [.authorization: "Bearer \(key)"], body: Self.body(json))
             #expect(response.status == .ok)
             let minted = try Self.decode(CreateShortLinkResponse.self, response)
             #expect(Set(minted.warning.map(\.warningCode)) == ["NOT_NUMERIC_IOS_APP_STORE_ID", "DEPRECATED_PARAM"])
@@ -83,7 +84,9 @@ struct ShortLinkAPITests {
             let desktop = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
             #expect(desktop.location == "https://pictlink.com/web")
             let android = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.android))
-            #expect(android.locationWithoutClickID == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail%26amv%3D42")
+            #expect(
+                android.locationWithoutClickID
+                    == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail%26amv%3D42")
             // Legacy dynamicLinkDomain works too.
             let legacy = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
@@ -110,8 +113,10 @@ struct ShortLinkAPITests {
                 ))
             #expect(links.contains(try Self.decode(CreateShortLinkResponse.self, info).shortLink))
             // CUSTOM: the same link may ask again; another link may not take the code.
-            let first = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
-            let again = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
+            let first = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
+            let again = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
             #expect(first.status == .ok)
             #expect(try Self.decode(CreateShortLinkResponse.self, again).shortLink == "https://pictlink.page.link/spring")
             let taken = try await client.execute(
@@ -180,7 +185,8 @@ struct ShortLinkAPITests {
                 "PERMISSION_DENIED", "Your project does not own Dynamic Links domain: https://pictlink.page.link")
             let iOSHeader = HTTPField.Name("X-Ios-Bundle-Identifier")!
             try Self.expectError(
-                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [iOSHeader: "com.other.app"], body: Self.mintBody()),
+                try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [iOSHeader: "com.other.app"], body: Self.mintBody()),
                 .forbidden, "PERMISSION_DENIED", "com.other.app")
             let allowed = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [iOSHeader: "jp.furyu.pictlink.ios"], body: Self.mintBody())
@@ -253,9 +259,10 @@ struct ShortLinkAPITests {
                     uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [forwardedFor: "198.51.100.10"], body: Self.mintBody())
                 #expect(stats.status != .unauthorized)
             }
-            #expect(try await client.execute(
-                uri: "/v1/shortLinks?key=rl_guess", method: .post, headers: [forwardedFor: "198.51.100.10"], body: Self.mintBody()
-            ).status == .unauthorized)
+            #expect(
+                try await client.execute(
+                    uri: "/v1/shortLinks?key=rl_guess", method: .post, headers: [forwardedFor: "198.51.100.10"], body: Self.mintBody()
+                ).status == .unauthorized)
         }
     }
 
@@ -270,19 +277,35 @@ struct ShortLinkAPITests {
             (nil, .badRequest, "needs a JSON body"),
             (Self.body("{}"), .badRequest, "needs a longDynamicLink or a dynamicLinkInfo"),
             (Self.body(#"{"longDynamicLink": "x", "dynamicLinkInfo": {}}"#), .badRequest, "not both"),
-            (ByteBuffer(string: #"{"longDynamicLink": ""# + String(repeating: "a", count: 70_000) + #""}"#), .contentTooLarge, "larger than 65536 bytes"),
+            (
+                ByteBuffer(string: #"{"longDynamicLink": ""# + String(repeating: "a", count: 70_000) + #""}"#), .contentTooLarge,
+                "larger than 65536 bytes"
+            ),
             (Self.mintBody(option: "TINY"), .badRequest, "Invalid value at 'suffix.option'"),
             (Self.mintBody(option: "CUSTOM"), .badRequest, "suffix.customSuffix must be"),
             (Self.mintBody(option: "CUSTOM", custom: "no/slash"), .badRequest, "suffix.customSuffix must be"),
             (Self.mintBody(option: "CUSTOM", custom: "healthz"), .badRequest, "is reserved"),
-            (Self.mintBody("https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"), .badRequest, "We could not match param 'https://evil.example/' (link)"),
+            (
+                Self.mintBody("https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"), .badRequest,
+                "We could not match param 'https://evil.example/' (link)"
+            ),
             (Self.mintBody("https://pictlink.page.link/?link=javascript:alert(1)"), .badRequest, "'link' must be an http or https URL"),
             (Self.mintBody("https://pictlink.page.link/?apn=x.y"), .badRequest, "has no 'link' parameter"),
             (Self.mintBody("not a link"), .badRequest, "Long link is not parsable: not a link"),
-            (Self.mintBody("https://unknown.example/?link=https%3A%2F%2Fpictlink.com%2F"), .badRequest, "Your project does not own Dynamic Links domain: https://unknown.example"),
+            (
+                Self.mintBody("https://unknown.example/?link=https%3A%2F%2Fpictlink.com%2F"), .badRequest,
+                "Your project does not own Dynamic Links domain: https://unknown.example"
+            ),
             (Self.mintBody("https://pictlink.page.link/Ab3x"), .badRequest, "Cannot shorten a short Dynamic Link: https://pictlink.page.link/Ab3x"),
-            (Self.body(#"{"dynamicLinkInfo": {"link": "https://pictlink.com/"}}"#), .badRequest, "Invalid Dynamic Link domain: '' or Domain Uri Prefix: ''. Expecting exactly one."),
-            (Self.body(#"{"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "dynamicLinkDomain": "pictlink.page.link", "link": "https://pictlink.com/"}}"#), .badRequest, "Expecting exactly one"),
+            (
+                Self.body(#"{"dynamicLinkInfo": {"link": "https://pictlink.com/"}}"#), .badRequest,
+                "Invalid Dynamic Link domain: '' or Domain Uri Prefix: ''. Expecting exactly one."
+            ),
+            (
+                Self.body(
+                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "dynamicLinkDomain": "pictlink.page.link", "link": "https://pictlink.com/"}}"#
+                ), .badRequest, "Expecting exactly one"
+            ),
         ]
         try await app.test(.router) { client in
             for (body, status, message) in cases {
@@ -307,7 +330,9 @@ struct ShortLinkAPITests {
                 try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
             let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
             let code = minted.shortLink.split(separator: "/").last!
-            func click() async throws -> TestResponse { try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop)) }
+            func click() async throws -> TestResponse {
+                try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
+            }
             #expect(try await click().location == "https://pictlink.com")
 
             let shown = try Self.decode(ManagedLink.self, try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .get))
@@ -315,7 +340,8 @@ struct ShortLinkAPITests {
             #expect(shown.suffixOption == .short)
             #expect(shown.longDynamicLink.contains("link=https%3A%2F%2Fpictlink%2Ecom%2FmyPage"))
 
-            let patch = #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew&ofl=https%3A%2F%2Fpictlink.com%2Fdesk"}"#
+            let patch =
+                #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew&ofl=https%3A%2F%2Fpictlink.com%2Fdesk"}"#
             let changed = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(patch))
             #expect(changed.status == .ok)
             #expect(try await click().location == "https://pictlink.com/desk")
@@ -329,7 +355,9 @@ struct ShortLinkAPITests {
             let gone = try await click()
             #expect(gone.status == .gone)
             #expect(gone.text.contains("disabled"))
-            _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"disabled": false, "expireTime": "2020-01-01T00:00:00Z"}"#))
+            _ = try await client.execute(
+                uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"disabled": false, "expireTime": "2020-01-01T00:00:00Z"}"#)
+            )
             #expect(try await click().status == .gone)
             _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"expireTime": ""}"#))
             #expect(try await click().status == .found)
@@ -390,7 +418,8 @@ struct ShortLinkAPITests {
                 try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=7&includeCrawlers=true&key=\(key)", method: .get))
             #expect(withCrawlers.linkEventStats.contains { $0.platform == .crawler && $0.event == .click && $0.count == "4" })
             try Self.expectError(
-                try await client.execute(uri: "/v1/\(encoded)/linkStats?key=\(key)", method: .get), .badRequest, "INVALID_ARGUMENT", "durationDays is required")
+                try await client.execute(uri: "/v1/\(encoded)/linkStats?key=\(key)", method: .get), .badRequest, "INVALID_ARGUMENT",
+                "durationDays is required")
             try Self.expectError(
                 try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=-3&key=\(key)", method: .get), .badRequest,
                 "INVALID_ARGUMENT", "durationDays must be")

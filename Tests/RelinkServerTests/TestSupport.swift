@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import HummingbirdTesting
+import Logging
 import NIOCore
 import RelinkCore
 import RelinkServer

@@ -60,7 +60,9 @@ struct PostgresTLSTests {
         let otherCA = Self.fixture("other-ca.pem")
         for (mode, shown) in [("verify-ca", "verify-ca"), ("verify-full", "verify-full"), ("require", "require with sslrootcert")] {
             let error = try await Self.connectionError(server, "sslmode=\(mode)&sslrootcert=\(Self.query(otherCA))")
-            #expect(error.contains("the server's TLS certificate is not trusted (sslmode=\(shown)): its chain does not lead to the CA certificates in \(otherCA)"))
+            #expect(
+                error.contains(
+                    "the server's TLS certificate is not trusted (sslmode=\(shown)): its chain does not lead to the CA certificates in \(otherCA)"))
         }
         #expect(server.startupMessages == 0)
     }
@@ -134,9 +136,18 @@ struct PostgresTLSTests {
             ("sslmode=verify-ca&sslrootcert=\(clientKey)", "sslrootcert file \(clientKey) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"),
             ("sslmode=require&sslcert=\(text)&sslkey=\(clientKey)", "sslcert file \(text) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"),
             ("sslmode=require&sslcert=\(clientCertificate)&sslkey=\(ca)", "sslkey file \(ca) holds no PEM private key (-----BEGIN PRIVATE KEY-----)"),
-            ("sslmode=require&sslcert=\(clientCertificate)&sslkey=\(directory.path)/none.key", "sslkey file \(directory.path)/none.key does not exist"),
-            ("sslmode=require&sslcert=\(clientCertificate)&sslkey=\(encrypted)", "sslkey file \(encrypted) is encrypted, and sslpassword is not supported"),
-            ("sslmode=require&sslcert=\(clientCertificate)&sslkey=\(serverKey)", "the key in sslkey file \(serverKey) does not belong to the certificate in sslcert file \(clientCertificate)"),
+            (
+                "sslmode=require&sslcert=\(clientCertificate)&sslkey=\(directory.path)/none.key",
+                "sslkey file \(directory.path)/none.key does not exist"
+            ),
+            (
+                "sslmode=require&sslcert=\(clientCertificate)&sslkey=\(encrypted)",
+                "sslkey file \(encrypted) is encrypted, and sslpassword is not supported"
+            ),
+            (
+                "sslmode=require&sslcert=\(clientCertificate)&sslkey=\(serverKey)",
+                "the key in sslkey file \(serverKey) does not belong to the certificate in sslcert file \(clientCertificate)"
+            ),
         ] {
             let url = try DatabaseURL("postgres://u:secret@db.internal/db?" + parameters.replacingOccurrences(of: " ", with: "%20"))
             #expect {
@@ -159,13 +170,15 @@ struct PostgresTLSTests {
         #expect {
             try full.tlsSettings(homeDirectory: home.path)
         } throws: { error in
-            "\(error)" == "invalid database URL: sslmode=verify-full verifies the server's certificate against a CA certificate: pass sslrootcert=PATH (a PEM file) or sslrootcert=system, or put it in \(rootFile), which does not exist"
+            "\(error)"
+                == "invalid database URL: sslmode=verify-full verifies the server's certificate against a CA certificate: pass sslrootcert=PATH (a PEM file) or sslrootcert=system, or put it in \(rootFile), which does not exist"
         }
         let ca = try DatabaseURL("postgres://u@db.internal/db?sslmode=verify-ca")
         #expect {
             try ca.tlsSettings(homeDirectory: home.path)
         } throws: { error in
-            "\(error)" == "invalid database URL: sslmode=verify-ca verifies the server's certificate against a CA certificate: pass sslrootcert=PATH (a PEM file), or put it in \(rootFile), which does not exist"
+            "\(error)"
+                == "invalid database URL: sslmode=verify-ca verifies the server's certificate against a CA certificate: pass sslrootcert=PATH (a PEM file), or put it in \(rootFile), which does not exist"
         }
         // require without sslrootcert never verifies, so it does not need the file.
         #expect(try DatabaseURL("postgres://u@db.internal/db?sslmode=require").tlsSettings(homeDirectory: home.path).verification == .none)
@@ -245,7 +258,10 @@ struct PostgresTLSTests {
     @Test(arguments: [
         ("sslmode=verify", "sslmode must be disable, allow, prefer, require, verify-ca or verify-full, not 'verify'"),
         ("sslrootcert=", "sslrootcert must be the path of a PEM file or 'system'"),
-        ("sslmode=disable&sslrootcert=/ca.pem", "sslrootcert needs sslmode=require, verify-ca or verify-full: with sslmode=disable the server's certificate is never checked"),
+        (
+            "sslmode=disable&sslrootcert=/ca.pem",
+            "sslrootcert needs sslmode=require, verify-ca or verify-full: with sslmode=disable the server's certificate is never checked"
+        ),
         ("sslmode=prefer&sslrootcert=/ca.pem", "sslrootcert needs sslmode=require, verify-ca or verify-full: with sslmode=prefer"),
         ("sslmode=allow&sslrootcert=/ca.pem", "with sslmode=allow"),
         ("sslrootcert=/ca.pem", "with sslmode=prefer"),

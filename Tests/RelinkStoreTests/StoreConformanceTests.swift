@@ -223,15 +223,21 @@ struct StoreConformanceTests {
         try await TestStore.with(kind) { store in
             let at = Date(timeIntervalSince1970: 1_700_000_000)
             try await store.insertPendingClicks([Self.click("k1"), Self.click("k2")])
-            #expect(try await store.claim(clickId: "k1", confidence: .unique, projectId: "pictlink", installId: "i1", response: "A", at: at) == .claimed)
+            #expect(
+                try await store.claim(clickId: "k1", confidence: .unique, projectId: "pictlink", installId: "i1", response: "A", at: at) == .claimed)
             // The same install retrying gets its first answer, whatever it asks now.
             let again = try await store.claim(clickId: "k2", confidence: .unique, projectId: "pictlink", installId: "i1", response: "B", at: at)
             #expect(again == .answeredBefore(InstallClaim(projectId: "pictlink", installId: "i1", response: "A", createdAt: at)))
             // Another install cannot take the claimed click; nor can another project.
-            #expect(try await store.claim(clickId: "k1", confidence: .unique, projectId: "pictlink", installId: "i2", response: "C", at: at) == .clickTaken)
-            #expect(try await store.claim(clickId: "k2", confidence: .unique, projectId: "fieldnotes", installId: "i3", response: "D", at: at) == .clickTaken)
+            #expect(
+                try await store.claim(clickId: "k1", confidence: .unique, projectId: "pictlink", installId: "i2", response: "C", at: at)
+                    == .clickTaken)
+            #expect(
+                try await store.claim(clickId: "k2", confidence: .unique, projectId: "fieldnotes", installId: "i3", response: "D", at: at)
+                    == .clickTaken)
             // An install with no match is remembered too.
-            #expect(try await store.claim(clickId: nil, confidence: nil, projectId: "pictlink", installId: "i4", response: "none", at: at) == .claimed)
+            #expect(
+                try await store.claim(clickId: nil, confidence: nil, projectId: "pictlink", installId: "i4", response: "none", at: at) == .claimed)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "i4")?.response == "none")
             #expect(try await store.installClaim(projectId: "fieldnotes", installId: "i4") == nil)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "i2") == nil)
@@ -243,13 +249,24 @@ struct StoreConformanceTests {
         try await TestStore.with(kind) { store in
             let at = Date(timeIntervalSince1970: 1_700_000_000)
             try await store.insertPendingClicks([Self.click("w1"), Self.click("w2")])
-            #expect(try await store.claim(clickId: "w1", confidence: .weak, projectId: "pictlink", installId: "guess", response: "G", at: at) == .claimed)
-            #expect(try await store.claim(clickId: "w1", confidence: .weak, projectId: "pictlink", installId: "guess-2", response: "H", at: at) == .clickTaken)
-            #expect(try await store.claim(clickId: "w1", confidence: .default, projectId: "pictlink", installId: "owner", response: "O", at: at) == .claimed)
+            #expect(
+                try await store.claim(clickId: "w1", confidence: .weak, projectId: "pictlink", installId: "guess", response: "G", at: at) == .claimed)
+            #expect(
+                try await store.claim(clickId: "w1", confidence: .weak, projectId: "pictlink", installId: "guess-2", response: "H", at: at)
+                    == .clickTaken)
+            #expect(
+                try await store.claim(clickId: "w1", confidence: .default, projectId: "pictlink", installId: "owner", response: "O", at: at)
+                    == .claimed)
             #expect(try await store.pendingClick(id: "w1")?.confidence == .default)
-            #expect(try await store.claim(clickId: "w1", confidence: .unique, projectId: "pictlink", installId: "late", response: "L", at: at) == .clickTaken)
-            #expect(try await store.claim(clickId: "w2", confidence: .weak, projectId: "pictlink", installId: "guess-3", response: "G", at: at) == .claimed)
-            #expect(try await store.claim(clickId: "w2", confidence: .unique, projectId: "pictlink", installId: "token", response: "T", at: at) == .claimed)
+            #expect(
+                try await store.claim(clickId: "w1", confidence: .unique, projectId: "pictlink", installId: "late", response: "L", at: at)
+                    == .clickTaken)
+            #expect(
+                try await store.claim(clickId: "w2", confidence: .weak, projectId: "pictlink", installId: "guess-3", response: "G", at: at)
+                    == .claimed)
+            #expect(
+                try await store.claim(clickId: "w2", confidence: .unique, projectId: "pictlink", installId: "token", response: "T", at: at)
+                    == .claimed)
             #expect(try await store.pendingClick(id: "w2")?.confidence == .unique)
         }
     }

@@ -18,7 +18,9 @@ enum StoreKind: String, CustomStringConvertible, Sendable, CaseIterable {
     /// Evaluated once, when the tests are listed: says once that the PostgreSQL half is skipped.
     static let available: [StoreKind] = {
         guard databaseURL != nil else {
-            print("note: RELINK_TEST_DATABASE_URL is not set, so the PostgreSQL half of the store tests is skipped (.ci/run starts a server and sets it)")
+            print(
+                "note: RELINK_TEST_DATABASE_URL is not set, so the PostgreSQL half of the store tests is skipped (.ci/run starts a server and sets it)"
+            )
             return [.sqlite]
         }
         return [.sqlite, .postgres]

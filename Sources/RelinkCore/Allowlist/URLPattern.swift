@@ -182,9 +182,15 @@ extension URLPattern {
             while let scalar = current {
                 var bounds: (Int, Int?)
                 switch scalar {
-                case "*": bounds = (0, nil); position += 1
-                case "+": bounds = (1, nil); position += 1
-                case "?": bounds = (0, 1); position += 1
+                case "*":
+                    bounds = (0, nil)
+                    position += 1
+                case "+":
+                    bounds = (1, nil)
+                    position += 1
+                case "?":
+                    bounds = (0, 1)
+                    position += 1
                 case "{":
                     guard let parsed = try parseBraces() else { return node }
                     bounds = parsed

@@ -79,7 +79,9 @@ struct ConfigurationReader {
     }
 
     /// The elements of an array, each with its path (`key[3]`).
-    mutating func array(_ fields: Fields, _ key: String, required: Bool = false, nonEmpty: Bool = false)
+    mutating func array(
+        _ fields: Fields, _ key: String, required: Bool = false, nonEmpty: Bool = false
+    )
         -> [(value: JSONValue, path: String)]
     {
         guard let value = fields[key] else {

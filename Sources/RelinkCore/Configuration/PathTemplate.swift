@@ -82,7 +82,13 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "/" + segments.map { switch $0 { case .literal(let literal): literal; case .variable(let name): "{\(name)}" } }
+        "/"
+            + segments.map {
+                switch $0 {
+                case .literal(let literal): literal
+                case .variable(let name): "{\(name)}"
+                }
+            }
             .joined(separator: "/")
     }
 }

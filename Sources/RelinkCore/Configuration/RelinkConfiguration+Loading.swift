@@ -25,7 +25,8 @@ extension RelinkConfiguration {
             let index = projects.firstIndex { $0.id == files.projectId } ?? 0
             reader.report(
                 "projects[\(index)].ios",
-                "the apple-app-site-association for \(files.host) would be \(files.appleAppSiteAssociation.count) bytes; Apple reads at most \(AssociationFiles.appleSizeLimit)")
+                "the apple-app-site-association for \(files.host) would be \(files.appleAppSiteAssociation.count) bytes; Apple reads at most \(AssociationFiles.appleSizeLimit)"
+            )
         }
         guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems) }
     }
@@ -54,7 +55,8 @@ extension RelinkConfiguration {
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let problemsBefore = reader.problems.count
         let id = reader.string(fields, "id", required: true) { id in
-            let valid = id.count <= 63 && id.first.map { $0.isLowercase || $0.isASCIIDigitCharacter } == true
+            let valid =
+                id.count <= 63 && id.first.map { $0.isLowercase || $0.isASCIIDigitCharacter } == true
                 && id.unicodeScalars.allSatisfy { ($0.isASCIILetter && $0.properties.isLowercase) || $0.isASCIIDigit || $0 == "-" || $0 == "_" }
             return valid ? nil : "must be 1 to 63 characters a-z, 0-9, '-' and '_', starting with a letter or digit"
         }
@@ -180,9 +182,11 @@ extension RelinkConfiguration {
 
     private static func checkBundleID(_ id: String) -> ConfigurationProblem.Message? {
         let parts = id.split(separator: ".", omittingEmptySubsequences: false)
-        let valid = parts.count >= 2 && parts.allSatisfy { part in
-            !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" }
-        }
+        let valid =
+            parts.count >= 2
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "-" }
+            }
         return valid ? nil : "must be a bundle ID like com.example.app (letters, digits, '-', separated by '.')"
     }
 
@@ -193,10 +197,12 @@ extension RelinkConfiguration {
         let name = reader.string(fields, "name")
         let packageName = reader.string(fields, "packageName", required: true) { package in
             let parts = package.split(separator: ".", omittingEmptySubsequences: false)
-            let valid = parts.count >= 2 && parts.allSatisfy { part in
-                guard let first = part.unicodeScalars.first, first.isASCIILetter else { return false }
-                return part.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }
-            }
+            let valid =
+                parts.count >= 2
+                && parts.allSatisfy { part in
+                    guard let first = part.unicodeScalars.first, first.isASCIILetter else { return false }
+                    return part.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }
+                }
             return valid ? nil : "must be an Android package name like com.example.app"
         }
         var fingerprints: [String] = []
@@ -315,7 +321,9 @@ extension RelinkConfiguration {
         return RateLimit(requestsPerSecond: Double(rate), burst: burst)
     }
 
-    private static func readDeferred(_ value: JSONValue, at path: String, reader: inout ConfigurationReader)
+    private static func readDeferred(
+        _ value: JSONValue, at path: String, reader: inout ConfigurationReader
+    )
         -> DeferredLinkSettings?
     {
         let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence"]

@@ -38,33 +38,114 @@ public struct LinkParameters: Hashable, Sendable {
 }
 
 extension LinkParameters {
-    public var link: String? { get { self[.link] } set { self[.link] = newValue } }
-    public var apn: String? { get { self[.apn] } set { self[.apn] = newValue } }
-    public var afl: String? { get { self[.afl] } set { self[.afl] = newValue } }
-    public var amv: String? { get { self[.amv] } set { self[.amv] = newValue } }
-    public var al: String? { get { self[.al] } set { self[.al] = newValue } }
-    public var ibi: String? { get { self[.ibi] } set { self[.ibi] = newValue } }
-    public var ifl: String? { get { self[.ifl] } set { self[.ifl] = newValue } }
-    public var ius: String? { get { self[.ius] } set { self[.ius] = newValue } }
-    public var ipfl: String? { get { self[.ipfl] } set { self[.ipfl] = newValue } }
-    public var ipbi: String? { get { self[.ipbi] } set { self[.ipbi] = newValue } }
-    public var isi: String? { get { self[.isi] } set { self[.isi] = newValue } }
-    public var imv: String? { get { self[.imv] } set { self[.imv] = newValue } }
-    public var efr: String? { get { self[.efr] } set { self[.efr] = newValue } }
-    public var ofl: String? { get { self[.ofl] } set { self[.ofl] = newValue } }
-    public var st: String? { get { self[.st] } set { self[.st] = newValue } }
-    public var sd: String? { get { self[.sd] } set { self[.sd] = newValue } }
-    public var si: String? { get { self[.si] } set { self[.si] = newValue } }
-    public var utmSource: String? { get { self[.utmSource] } set { self[.utmSource] = newValue } }
-    public var utmMedium: String? { get { self[.utmMedium] } set { self[.utmMedium] = newValue } }
-    public var utmCampaign: String? { get { self[.utmCampaign] } set { self[.utmCampaign] = newValue } }
-    public var utmTerm: String? { get { self[.utmTerm] } set { self[.utmTerm] = newValue } }
-    public var utmContent: String? { get { self[.utmContent] } set { self[.utmContent] = newValue } }
-    public var at: String? { get { self[.at] } set { self[.at] = newValue } }
-    public var ct: String? { get { self[.ct] } set { self[.ct] = newValue } }
-    public var mt: String? { get { self[.mt] } set { self[.mt] = newValue } }
-    public var pt: String? { get { self[.pt] } set { self[.pt] = newValue } }
-    public var d: String? { get { self[.d] } set { self[.d] = newValue } }
+    public var link: String? {
+        get { self[.link] }
+        set { self[.link] = newValue }
+    }
+    public var apn: String? {
+        get { self[.apn] }
+        set { self[.apn] = newValue }
+    }
+    public var afl: String? {
+        get { self[.afl] }
+        set { self[.afl] = newValue }
+    }
+    public var amv: String? {
+        get { self[.amv] }
+        set { self[.amv] = newValue }
+    }
+    public var al: String? {
+        get { self[.al] }
+        set { self[.al] = newValue }
+    }
+    public var ibi: String? {
+        get { self[.ibi] }
+        set { self[.ibi] = newValue }
+    }
+    public var ifl: String? {
+        get { self[.ifl] }
+        set { self[.ifl] = newValue }
+    }
+    public var ius: String? {
+        get { self[.ius] }
+        set { self[.ius] = newValue }
+    }
+    public var ipfl: String? {
+        get { self[.ipfl] }
+        set { self[.ipfl] = newValue }
+    }
+    public var ipbi: String? {
+        get { self[.ipbi] }
+        set { self[.ipbi] = newValue }
+    }
+    public var isi: String? {
+        get { self[.isi] }
+        set { self[.isi] = newValue }
+    }
+    public var imv: String? {
+        get { self[.imv] }
+        set { self[.imv] = newValue }
+    }
+    public var efr: String? {
+        get { self[.efr] }
+        set { self[.efr] = newValue }
+    }
+    public var ofl: String? {
+        get { self[.ofl] }
+        set { self[.ofl] = newValue }
+    }
+    public var st: String? {
+        get { self[.st] }
+        set { self[.st] = newValue }
+    }
+    public var sd: String? {
+        get { self[.sd] }
+        set { self[.sd] = newValue }
+    }
+    public var si: String? {
+        get { self[.si] }
+        set { self[.si] = newValue }
+    }
+    public var utmSource: String? {
+        get { self[.utmSource] }
+        set { self[.utmSource] = newValue }
+    }
+    public var utmMedium: String? {
+        get { self[.utmMedium] }
+        set { self[.utmMedium] = newValue }
+    }
+    public var utmCampaign: String? {
+        get { self[.utmCampaign] }
+        set { self[.utmCampaign] = newValue }
+    }
+    public var utmTerm: String? {
+        get { self[.utmTerm] }
+        set { self[.utmTerm] = newValue }
+    }
+    public var utmContent: String? {
+        get { self[.utmContent] }
+        set { self[.utmContent] = newValue }
+    }
+    public var at: String? {
+        get { self[.at] }
+        set { self[.at] = newValue }
+    }
+    public var ct: String? {
+        get { self[.ct] }
+        set { self[.ct] = newValue }
+    }
+    public var mt: String? {
+        get { self[.mt] }
+        set { self[.mt] = newValue }
+    }
+    public var pt: String? {
+        get { self[.pt] }
+        set { self[.pt] = newValue }
+    }
+    public var d: String? {
+        get { self[.d] }
+        set { self[.d] = newValue }
+    }
 
     /// `efr=1`: skip the iOS preview page.
     public var isForcedRedirect: Bool { self[.efr] == "1" }

@@ -62,7 +62,8 @@ public enum LinkQuery {
             decoded.errors.append(
                 LinkError(
                     .longLinkNotParsable, parameter: name,
-                    message: "The value of '\(name)' has a broken percent-escape (a '%' not followed by two hex digits, or bytes that are not UTF-8): '\(rawValue.prefix(80))'."
+                    message:
+                        "The value of '\(name)' has a broken percent-escape (a '%' not followed by two hex digits, or bytes that are not UTF-8): '\(rawValue.prefix(80))'."
                 ))
             return
         }

@@ -20,7 +20,8 @@ extension LongLink {
             result.warnings.insert(
                 LinkWarning(
                     .linkWithFragments, parameter: LinkParameter.link.name,
-                    message: "The long link ends in an unescaped '#\(fragment.prefix(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
+                    message:
+                        "The long link ends in an unescaped '#\(fragment.prefix(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
                 ), at: 0)
         }
         return result
@@ -52,7 +53,8 @@ extension LongLink {
                 warnings.append(
                     LinkWarning(
                         .unrecognizedParam, parameter: name,
-                        message: "'\(name)' is not a Dynamic Link parameter and is ignored. If it belongs to the deep link, percent-encode it inside 'link'."
+                        message:
+                            "'\(name)' is not a Dynamic Link parameter and is ignored. If it belongs to the deep link, percent-encode it inside 'link'."
                     ))
             }
             for name in decoded.deprecated {
@@ -72,7 +74,8 @@ extension LongLink {
         guard length > maximumLength else { return nil }
         return LinkError(
             .linkLengthTooLong,
-            message: "The long link is \(length) characters; the limit is \(maximumLength). Move data out of the link or mint a short link from fewer parameters."
+            message:
+                "The long link is \(length) characters; the limit is \(maximumLength). Move data out of the link or mint a short link from fewer parameters."
         )
     }
 }

@@ -46,9 +46,13 @@ public enum RedirectPlanner {
             return androidPlan(parameters, link: link)
         case .desktop, .other, .crawler:
             if let ofl = httpURL(parameters.ofl) {
-                return .redirect(url: ofl, destination: RedirectDestination(fallbackURL: ofl), reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
+                return .redirect(
+                    url: ofl, destination: RedirectDestination(fallbackURL: ofl),
+                    reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
             }
-            return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "Platforms other than iOS and Android go to 'link' when there is no 'ofl'.")
+            return .redirect(
+                url: link, destination: RedirectDestination(fallbackURL: link),
+                reason: "Platforms other than iOS and Android go to 'link' when there is no 'ofl'.")
         }
     }
 
@@ -57,7 +61,9 @@ public enum RedirectPlanner {
     ) -> RedirectPlan {
         let iPad = client.platform == .iPad
         guard let bundleId = iPad ? (parameters.ipbi ?? parameters.ibi) : parameters.ibi else {
-            return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "The link names no iOS app ('ibi'), so iOS opens 'link', as in FDL.")
+            return .redirect(
+                url: link, destination: RedirectDestination(fallbackURL: link),
+                reason: "The link names no iOS app ('ibi'), so iOS opens 'link', as in FDL.")
         }
         let destination = notInstalledDestination(parameters, iPad: iPad)
         let inAppBrowser = client.inAppBrowser
@@ -65,7 +71,8 @@ public enum RedirectPlanner {
             return .redirect(url: destination.url, destination: destination.kind, reason: "'efr=1' skips the preview page: \(destination.reason)")
         }
         let app = project.iOSApp(bundleId: bundleId)
-        var reason = "iOS did not open the app through its universal link (typed or pasted into Safari, or the app is not installed), so the preview page offers it."
+        var reason =
+            "iOS did not open the app through its universal link (typed or pasted into Safari, or the app is not installed), so the preview page offers it."
         if let inAppBrowser {
             reason = "\(inAppBrowser)'s in-app browser ignores universal links, so the preview page is shown even with 'efr=1'."
         }
@@ -81,7 +88,9 @@ public enum RedirectPlanner {
         _ parameters: LinkParameters, iPad: Bool
     ) -> (url: String, kind: RedirectDestination, reason: String) {
         if iPad, let ipfl = httpURL(parameters.ipfl) { return (ipfl, RedirectDestination(fallbackURL: ipfl), "iPads go to 'ipfl'.") }
-        if let ifl = httpURL(parameters.ifl) { return (ifl, RedirectDestination(fallbackURL: ifl), "iOS goes to 'ifl' when the app is not installed.") }
+        if let ifl = httpURL(parameters.ifl) {
+            return (ifl, RedirectDestination(fallbackURL: ifl), "iOS goes to 'ifl' when the app is not installed.")
+        }
         if let store = StoreURL.appStore(parameters) { return (store, .appStore, "iOS goes to the App Store page of 'isi'.") }
         let link = parameters.link ?? ""
         return (link, RedirectDestination(fallbackURL: link), "Without 'ifl' or a numeric 'isi', iOS goes to 'link'.")
@@ -89,13 +98,17 @@ public enum RedirectPlanner {
 
     private static func androidPlan(_ parameters: LinkParameters, link: String) -> RedirectPlan {
         guard parameters.apn != nil else {
-            return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
+            return .redirect(
+                url: link, destination: RedirectDestination(fallbackURL: link),
+                reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
         }
         if let afl = httpURL(parameters.afl) {
             return .redirect(url: afl, destination: RedirectDestination(fallbackURL: afl), reason: "Android goes to 'afl' instead of Google Play.")
         }
         if let play = StoreURL.playStore(parameters) {
-            return .redirect(url: play, destination: .playStore, reason: "Android goes to the Google Play listing of 'apn'; the referrer carries the campaign to the app.")
+            return .redirect(
+                url: play, destination: .playStore,
+                reason: "Android goes to the Google Play listing of 'apn'; the referrer carries the campaign to the app.")
         }
         return .redirect(url: link, destination: RedirectDestination(fallbackURL: link), reason: "Android opens 'link'.")
     }
@@ -134,7 +147,8 @@ public enum RedirectPlanner {
             case .socialPreview:
                 return .init(
                     scenario: scenario, action: "Link preview (200)", destination: parameters.link,
-                    reason: "Crawlers get Open Graph and Twitter card tags from 'st', 'sd' and 'si' (or the project's defaults); not counted as a click.")
+                    reason:
+                        "Crawlers get Open Graph and Twitter card tags from 'st', 'sd' and 'si' (or the project's defaults); not counted as a click.")
             case .debug, .rejected:
                 return .init(scenario: scenario, action: "-", destination: nil, reason: "")
             }
@@ -145,7 +159,8 @@ public enum RedirectPlanner {
                 .init(
                     scenario: "iPhone, app installed", action: blocked ? "Rejected (400)" : "Opens the app",
                     destination: blocked ? nil : parameters.link,
-                    reason: "iOS opens \(name) through its universal link (Associated Domains) where it honours them, such as Mail, Notes and Messages; the app resolves the link to 'link'."
+                    reason:
+                        "iOS opens \(name) through its universal link (Associated Domains) where it honours them, such as Mail, Notes and Messages; the app resolves the link to 'link'."
                 ))
         }
         outcomes.append(outcome(parameters.ibi == nil ? "iPhone" : "iPhone, app not installed", DetectedClient(platform: .iPhone)))

@@ -47,7 +47,8 @@ public enum LinkValidator {
             result.warnings.append(
                 LinkWarning(
                     .tooLongParam, parameter: parameter.name,
-                    message: "'\(parameter.name)' is \(value.count) characters; values over \(LongLink.maximumParameterLength) may be cut by browsers and stores."
+                    message:
+                        "'\(parameter.name)' is \(value.count) characters; values over \(LongLink.maximumParameterLength) may be cut by browsers and stores."
                 ))
         }
         return result
@@ -87,7 +88,8 @@ public enum LinkValidator {
                 result.warnings.append(
                     LinkWarning(
                         .linkWithFragments, parameter: "link",
-                        message: "'link' has a fragment (#\(fragment.prefix(40))); the Play Store and some apps drop fragments, so carry that state in the path or query."
+                        message:
+                            "'link' has a fragment (#\(fragment.prefix(40))); the Play Store and some apps drop fragments, so carry that state in the path or query."
                     ))
             }
         }
@@ -150,7 +152,8 @@ public enum LinkValidator {
                 result.warnings.append(
                     LinkWarning(
                         .notNumericIOSAppStoreID, parameter: "isi",
-                        message: "'isi' must be the numeric App Store ID; '\(isi.prefix(40))' is ignored, so iOS clicks go to the web instead of the App Store."
+                        message:
+                            "'isi' must be the numeric App Store ID; '\(isi.prefix(40))' is ignored, so iOS clicks go to the web instead of the App Store."
                     ))
             } else if parameters.ibi == nil {
                 result.warnings.append(

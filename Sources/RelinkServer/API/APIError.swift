@@ -37,7 +37,7 @@ struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
         status: .unauthorized,
         message: "Method doesn't allow unregistered callers. Pass an API key as ?key= or Authorization: Bearer.")
     static let invalidKey = APIError(status: .unauthorized, message: "API key not valid. Please pass a valid API key.")
-    static let internalError = APIError(status: .internalServerError, message: "Internal error. It has been logged.")
+    static let `internal` = APIError(status: .internalServerError, message: "Internal error. It has been logged.")
 
     /// 429 with `Retry-After`; `limiting` says what was limited ("minting with this API key").
     static func rateLimited(retryAfter seconds: Int, limiting: String) -> APIError {

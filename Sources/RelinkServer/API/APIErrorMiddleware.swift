@@ -1,7 +1,7 @@
 import Hummingbird
+import Logging
 import RelinkCore
 import RelinkStore
-import Logging
 
 /// Turns every failure under `/v1` into Google's JSON error body: Hummingbird's own errors (an unknown path, an
 /// oversized body) keep their status, anything unexpected becomes a logged 500, never an HTML page. Other paths'
@@ -39,7 +39,7 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(status: .serviceUnavailable, message: "The database is unavailable. Try again shortly.")
         } catch {
             context.logger.error("API request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
-            return APIError.internalError
+            return APIError.internal
         }
     }
 }

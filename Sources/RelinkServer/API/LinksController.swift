@@ -57,7 +57,8 @@ struct LinksController: Sendable {
     static func integer(_ text: String?, name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw APIError.invalidArgument("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'.")
+            throw APIError.invalidArgument(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'.")
         }
         return number
     }

@@ -13,7 +13,11 @@ struct ShortLinksController: Sendable {
 
     func create(_ request: Request, _ context: RelinkRequestContext) async throws -> CreateShortLinkResponse {
         let caller = try context.requireCaller()
-        if case .failure(let error) = rateLimiter.acquire(keyId: caller.key.id, limit: caller.project.rateLimit, limiting: "minting with this API key") { throw error }
+        if case .failure(let error) = rateLimiter.acquire(
+            keyId: caller.key.id, limit: caller.project.rateLimit, limiting: "minting with this API key")
+        {
+            throw error
+        }
         let body = try await JSONResponse.decode(CreateShortLinkRequest.self, from: request, context: context)
         let (record, warnings) = try await service.mint(body, caller: caller)
         return CreateShortLinkResponse(

@@ -49,7 +49,9 @@ struct AssociationController: Sendable {
             return pages.message("Unknown link domain", ["Relink serves no project on \(host)."], status: .notFound)
         }
         var headers: HTTPFields = [.contentType: "application/json", .eTag: file.eTag, .cacheControl: "max-age=3600"]
-        if request.headers[values: .ifNoneMatch].contains(where: { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == file.eTag } }) {
+        if request.headers[values: .ifNoneMatch].contains(where: {
+            $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == file.eTag }
+        }) {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
         }

@@ -30,7 +30,10 @@ struct BeaconController: Sendable {
         guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path else {
             return Response(status: .notFound)
         }
-        guard case .success = rateLimiter.acquire(keyId: "beacon " + ClientNetwork.key(origin.clientAddress), limit: AttributionController.limit, limiting: "beacons from this address") else {
+        guard
+            case .success = rateLimiter.acquire(
+                keyId: "beacon " + ClientNetwork.key(origin.clientAddress), limit: AttributionController.limit, limiting: "beacons from this address")
+        else {
             return Response(status: .tooManyRequests)
         }
         var request = request

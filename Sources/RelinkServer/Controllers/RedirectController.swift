@@ -60,7 +60,8 @@ struct RedirectController: Sendable {
         if isHead || link.isDebug {
             plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
         } else {
-            let planned = target.shortLink?.plan(for: client, project: target.project)
+            let planned =
+                target.shortLink?.plan(for: client, project: target.project)
                 ?? RedirectPlanner.plan(link, project: target.project, client: client)
             (plan, clickID) = await keepForInstall(planned, target: target, client: client, request: request, origin: origin)
         }

@@ -139,7 +139,8 @@ final class DeferredLinkService: Sendable {
             click.appId == nil || click.appId == app.bundle,
             claim.now.timeIntervalSince(click.createdAt) <= TimeInterval(app.project.deferred.tokenWindowHours) * 3600
         else { return nil }
-        let answer = try await answer(click, platform: app.platform, confidence: .unique, message: "Matched by the click's own link.", ipVersion: claim.ipVersion)
+        let answer = try await answer(
+            click, platform: app.platform, confidence: .unique, message: "Matched by the click's own link.", ipVersion: claim.ipVersion)
         if let result = try await take(click, answer: answer, claim) { return result }
         return try await answerNone("This link was already claimed by another install.", claim)
     }

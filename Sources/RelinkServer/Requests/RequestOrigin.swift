@@ -146,7 +146,8 @@ struct RequestOrigin: Sendable {
     private static func isPort(_ text: Substring, obfuscatedPortAllowed: Bool) -> Bool {
         let utf8 = text.utf8
         if obfuscatedPortAllowed, utf8.first == UInt8(ascii: "_") {
-            return utf8.count > 1 && utf8.dropFirst().allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+            return utf8.count > 1
+                && utf8.dropFirst().allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
         }
         return (1...5).contains(utf8.count) && utf8.allSatisfy(isDigit)
     }

@@ -82,7 +82,7 @@ final class ShortLinkService: Sendable {
                 if let existing = try await store.link(idempotencyKey: idempotencyKey) { return (existing, target.warnings) }
             }
         }
-        throw APIError.internalError
+        throw APIError.internal
     }
 
     private func inserted(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {

@@ -222,7 +222,7 @@ extension DatabaseURL {
             let client = clientCertificate ?? ClientCertificate(certificatePath: "", keyPath: "")
             throw .invalidDatabaseURL(
                 "the key in sslkey file \(client.keyPath) does not belong to the certificate in sslcert file \(client.certificatePath)")
-        } catch where roots == "the system's trusted CAs" {
+        } catch  where roots == "the system's trusted CAs" {
             throw .invalidDatabaseURL("sslrootcert=system: cannot load the system's trusted CAs (is ca-certificates installed?): \(error)")
         } catch {
             throw .invalidDatabaseURL("cannot use these TLS settings: \(error)")
@@ -237,7 +237,8 @@ extension DatabaseURL {
         guard FileManager.default.fileExists(atPath: path) else {
             let choices = tls == .verifyFull ? "sslrootcert=PATH (a PEM file) or sslrootcert=system" : "sslrootcert=PATH (a PEM file)"
             throw .invalidDatabaseURL(
-                "sslmode=\(tls.rawValue) verifies the server's certificate against a CA certificate: pass \(choices), or put it in \(path), which does not exist")
+                "sslmode=\(tls.rawValue) verifies the server's certificate against a CA certificate: pass \(choices), or put it in \(path), which does not exist"
+            )
         }
         return .file(path)
     }

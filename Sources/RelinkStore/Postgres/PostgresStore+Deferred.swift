@@ -118,7 +118,6 @@ extension PostgresStore {
         }
     }
 
-
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
         try await rows("SELECT * FROM install_claims WHERE project_id = \(projectId) AND install_id = \(installId)")
             .first.map(InstallClaim.init(row:))

@@ -32,7 +32,7 @@ extension PostgresStore {
                 id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
                 parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
                 createdAt: StoreCoding.stored(draft.createdAt), updatedAt: StoreCoding.stored(draft.createdAt))
-        } catch where SQLState(error) == .uniqueViolation {
+        } catch  where SQLState(error) == .uniqueViolation {
             if Self.constraint(error) == "links_on_idempotency_key" { throw StoreError.idempotencyKeyTaken }
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
         }
@@ -97,7 +97,8 @@ extension PostgresStore {
 
     public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
         if let projectId {
-            return try await rows("SELECT \(unescaped: APIKeyRecord.columns) FROM api_keys WHERE project_id = \(projectId) ORDER BY id").map(APIKeyRecord.init(row:))
+            return try await rows("SELECT \(unescaped: APIKeyRecord.columns) FROM api_keys WHERE project_id = \(projectId) ORDER BY id").map(
+                APIKeyRecord.init(row:))
         }
         return try await rows("SELECT \(unescaped: APIKeyRecord.columns) FROM api_keys ORDER BY id").map(APIKeyRecord.init(row:))
     }

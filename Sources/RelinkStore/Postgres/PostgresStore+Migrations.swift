@@ -107,7 +107,7 @@ extension PostgresStore {
             // Two instances may race here; IF NOT EXISTS can still fail with a unique violation, which is harmless.
             do {
                 try await rows(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
-            } catch where [.uniqueViolation, .duplicateSchema].contains(SQLState(error)) {}
+            } catch  where [.uniqueViolation, .duplicateSchema].contains(SQLState(error)) {}
         }
         try await transaction { connection in
             let lockName = "relink migrations " + (url.schema ?? "public")

@@ -98,7 +98,9 @@ public final class PostgresStore: RelinkStore, Sendable {
     /// TLS settings (when connecting), TLS failures name the host, the sslmode and the trusted CAs.
     static func explain(_ error: any Error, url: DatabaseURL? = nil, tls: DatabaseURL.TLSSettings? = nil) -> String {
         if let error = error as? PostgresTransactionError {
-            return explain(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? StoreError.unavailable("the transaction failed"))
+            return explain(
+                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? StoreError.unavailable("the transaction failed")
+            )
         }
         if let problem = tlsProblem(error, url: url, tls: tls) { return problem }
         guard let error = error as? PSQLError else { return "\(error)" }

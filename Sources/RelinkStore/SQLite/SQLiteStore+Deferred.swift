@@ -47,7 +47,6 @@ extension SQLiteStore {
         }
     }
 
-
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
         guard !clicks.isEmpty else { return }
         let rows = clicks.map { click -> StatementArguments in
@@ -155,7 +154,6 @@ extension SQLiteStore {
             return .claimed
         }
     }
-
 
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
         try await writer.read { db in

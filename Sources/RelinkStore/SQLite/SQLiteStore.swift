@@ -176,15 +176,18 @@ extension SQLiteStore {
 
     public func apiKey(hash: String) async throws -> APIKeyRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE key_hash = ?", arguments: [hash]).map(APIKeyRecord.init(row:))
+            try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE key_hash = ?", arguments: [hash]).map(
+                APIKeyRecord.init(row:))
         }
     }
 
     public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
         try await writer.read { db in
             if let projectId {
-                return try Row.fetchAll(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE project_id = ? ORDER BY id", arguments: [projectId])
-                    .map(APIKeyRecord.init(row:))
+                return try Row.fetchAll(
+                    db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE project_id = ? ORDER BY id", arguments: [projectId]
+                )
+                .map(APIKeyRecord.init(row:))
             }
             return try Row.fetchAll(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys ORDER BY id").map(APIKeyRecord.init(row:))
         }
@@ -195,7 +198,8 @@ extension SQLiteStore {
         return try await writer.write { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [now, id])
-            return try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE id = ?", arguments: [id]).map(APIKeyRecord.init(row:))
+            return try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE id = ?", arguments: [id]).map(
+                APIKeyRecord.init(row:))
         }
     }
 }

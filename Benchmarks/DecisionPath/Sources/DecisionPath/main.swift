@@ -28,7 +28,8 @@ let project = configuration.project(id: "pictlink")!
 let context = LinkValidationContext(linkDomains: configuration.allDomains, project: project)
 let android = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
 let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
-let longQuery = "link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001&utm_source=bench"
+let longQuery =
+    "link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001&utm_source=bench"
 
 func click(path: String, query: String?, userAgent: String) -> Int {
     guard let match = directory.match(host: "pictlink.page.link", path: Substring(path)) else { return 0 }
