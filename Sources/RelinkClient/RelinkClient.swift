@@ -12,8 +12,14 @@ public struct RelinkClient: Sendable {
     public var server: URL
     /// An API key from `relink keys create`; minting and management need one.
     public var apiKey: String?
+    /// The session requests go through.
     public var session: URLSession
 
+    /// A client of one Relink server.
+    /// - Parameters:
+    ///   - server: the server's base URL, such as `https://go.example.com`.
+    ///   - apiKey: a key from `relink keys create`, for minting and managing links; claims and re-opens need none.
+    ///   - session: the session to send requests with.
     public init(server: URL, apiKey: String? = nil, session: URLSession = .shared) {
         self.server = server
         self.apiKey = apiKey
@@ -22,12 +28,23 @@ public struct RelinkClient: Sendable {
 
     // MARK: Short links
 
-    /// `POST /v1/shortLinks`.
+    /// `POST /v1/shortLinks`: mints a short link, FDL's request as it is.
+    /// - Parameter request: a long link or its parts (`dynamicLinkInfo`), and the suffix wanted.
+    /// - Returns: the short link, its preview (`?d=1`) link, and warnings about the long link.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
     public func createShortLink(_ request: CreateShortLinkRequest) async throws(RelinkClientError) -> CreateShortLinkResponse {
         try await send("POST", path: APIPath.absolute(APIPath.shortLinks), body: request)
     }
 
     /// Mints a short link for a long link.
+    /// - Parameters:
+    ///   - longDynamicLink: the long link, on one of the project's domains.
+    ///   - suffix: `.unguessable` (17 characters), `.short` (4 or more) or `.custom` (with `customSuffix`).
+    ///   - customSuffix: the code wanted, with `.custom`.
+    /// - Returns: the short link, its preview link and warnings.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
     public func createShortLink(
         longDynamicLink: String, suffix: SuffixOption = .unguessable, customSuffix: String? = nil
     )
@@ -38,7 +55,14 @@ public struct RelinkClient: Sendable {
                 longDynamicLink: longDynamicLink, suffix: .init(option: suffix.rawValue, customSuffix: customSuffix)))
     }
 
-    /// `GET /v1/{shortLink}/linkStats`.
+    /// `GET /v1/{shortLink}/linkStats`: a short link's event counts.
+    /// - Parameters:
+    ///   - shortLink: the short link, such as `https://go.example.com/spring`.
+    ///   - durationDays: how many days, up to today, to count.
+    ///   - includeCrawlers: also list link-preview crawler visits (platform `CRAWLER`).
+    /// - Returns: FDL's counts per platform and event.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
     public func linkStats(
         shortLink: String, durationDays: Int, includeCrawlers: Bool = false
     ) async throws(RelinkClientError)
@@ -50,6 +74,12 @@ public struct RelinkClient: Sendable {
     }
 
     /// `GET /v1/links`: one page of the key's project's links, newest first.
+    /// - Parameters:
+    ///   - pageSize: links per page, 1 to 1,000 (the server's default is 100).
+    ///   - pageToken: `nextPageToken` of the previous page.
+    /// - Returns: the links and, when more follow, the next page's token.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
     public func links(pageSize: Int? = nil, pageToken: String? = nil) async throws(RelinkClientError) -> LinkListResponse {
         var query: [URLQueryItem] = []
         if let pageSize { query.append(URLQueryItem(name: "pageSize", value: String(pageSize))) }
@@ -57,12 +87,22 @@ public struct RelinkClient: Sendable {
         return try await send("GET", path: APIPath.absolute(APIPath.links), query: query)
     }
 
-    /// `GET /v1/links/{shortLink}`.
+    /// `GET /v1/links/{shortLink}`: one short link of the key's project.
+    /// - Parameter shortLink: the short link.
+    /// - Returns: the link, its destination and state.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
     public func link(_ shortLink: String) async throws(RelinkClientError) -> ManagedLink {
         try await send("GET", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))"))
     }
 
-    /// `PATCH /v1/links/{shortLink}`.
+    /// `PATCH /v1/links/{shortLink}`: changes a short link; the next click sees the change.
+    /// - Parameters:
+    ///   - shortLink: the short link.
+    ///   - update: a new long link, `disabled`, or `expireTime` (`""` removes it).
+    /// - Returns: the link as saved.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
     public func updateLink(_ shortLink: String, _ update: UpdateLinkRequest) async throws(RelinkClientError) -> ManagedLink {
         try await send("PATCH", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))"), body: update)
     }

@@ -18,6 +18,11 @@ extension Allowlist {
     /// allowed, or an app would be handed `javascript:`, `intent:` or another app's scheme.
     /// `checked` is a value already known to pass (the project's desktop fallback, checked when the configuration
     /// loaded), so clicks do not check it again.
+    /// - Parameters:
+    ///   - parameters: the link's parameters, defaults applied.
+    ///   - projectDomains: the project's domain URI prefixes.
+    ///   - checked: a value known to pass, skipped.
+    /// - Returns: one violation per refused parameter, in `LinkParameter.destinations` order; empty when all pass.
     public func violations(
         in parameters: LinkParameters, projectDomains: [DomainURIPrefix], checked: String? = nil
     ) -> [AllowlistViolation] {

@@ -24,6 +24,8 @@ public struct URLPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Compiles `source`. It must be anchored (`^…$`), since patterns always match the whole URL and an
     /// unanchored pattern usually means its author expected a substring match.
+    /// - Parameter source: an RE2-syntax pattern, `^…$`.
+    /// - Throws: `SyntaxError` with the offset of the first problem, for unanchored or invalid patterns.
     public init(_ source: String) throws(SyntaxError) {
         self.source = source
         let scalars = Array(source.unicodeScalars)
@@ -45,6 +47,8 @@ public struct URLPattern: Sendable, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(source) }
 
     /// Whether the whole of `text` matches.
+    /// - Parameter text: a whole URL.
+    /// - Returns: true when the pattern matches all of it, in time linear in its length.
     public func matches(_ text: String) -> Bool {
         // Most patterns start with a literal such as `https://example\.com`: a byte comparison rules out most
         // non-matches before the NFA runs.

@@ -12,6 +12,8 @@ public struct AssociationFiles: Sendable, Equatable {
     public var assetLinks: Data
 
     /// One entry per host of the configuration, sorted by host.
+    /// - Parameter configuration: routes.json, loaded.
+    /// - Returns: each host's `apple-app-site-association` and `assetlinks.json`, as served.
     public static func generate(for configuration: RelinkConfiguration) -> [AssociationFiles] {
         var result: [AssociationFiles] = []
         for project in configuration.projects {

@@ -10,6 +10,9 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
     /// Paths Relink serves itself; routes may not start with these.
     public static let reservedPrefixes = ["/_/", "/.well-known/", "/apple-app-site-association", "/\(APIPath.version)/", "/healthz"]
 
+    /// Parses a route's path, such as `/p/{id}`.
+    /// - Parameter template: literal segments and `{name}` variables, each variable a whole segment.
+    /// - Throws: a message naming the problem: no leading `/`, a reserved prefix, a repeated or malformed variable.
     public init(_ template: String) throws(ConfigurationProblem.Message) {
         guard template.hasPrefix("/") else { throw "must start with '/'" }
         guard template != "/" else { throw "'/' serves long links; a route needs at least one segment" }
@@ -53,6 +56,8 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The variables' raw (still percent-encoded) segments when `path` matches, else nil.
+    /// - Parameter path: a request path below the domain URI prefix.
+    /// - Returns: each variable's segment, or nil when the path does not match.
     public func match(_ path: Substring) -> [String: Substring]? {
         guard path.hasPrefix("/") else { return nil }
         var captures: [String: Substring] = [:]

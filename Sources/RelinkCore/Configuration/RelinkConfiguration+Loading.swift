@@ -2,6 +2,8 @@ import Foundation
 
 extension RelinkConfiguration {
     /// Reads routes.json. Every problem is reported, one per line with its JSON path; unknown keys are errors.
+    /// - Parameter data: the file's bytes.
+    /// - Throws: `ConfigurationError` listing every problem with its JSON path.
     public init(json data: Data) throws(ConfigurationError) {
         let root: JSONValue
         do {

@@ -9,6 +9,9 @@ public struct RelinkConfiguration: Hashable, Sendable {
     /// Every link domain of every project.
     public var allDomains: [DomainURIPrefix] { projects.flatMap(\.domains) }
 
+    /// The project with this id.
+    /// - Parameter id: a project id from routes.json.
+    /// - Returns: the project, or nil when there is none.
     public func project(id: String) -> Project? {
         projects.first { $0.id == id }
     }

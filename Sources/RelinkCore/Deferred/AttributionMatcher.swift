@@ -95,6 +95,14 @@ public enum AttributionMatcher {
     /// `window` before `now`. `addressActivity` is how many clicks of the project came from the install's address
     /// in the last `crowdPeriod`, on any platform, claimed or not; `similarActivity` how many of those came from
     /// the install's platform, OS version and device.
+    /// - Parameters:
+    ///   - install: what the claiming device sent, hashed as clicks are.
+    ///   - candidates: the clicks it may be.
+    ///   - now: the claim's time.
+    ///   - window: how far back clicks count.
+    ///   - addressActivity: recent clicks from the install's address.
+    ///   - similarActivity: those of them from the same platform, OS version and device.
+    /// - Returns: the click and the confidence, or no match with the message FDL's clients show.
     public static func match(
         install: DeviceFingerprint, candidates: [Candidate], now: Date, window: TimeInterval, addressActivity: Int = 0,
         similarActivity: Int = 0

@@ -34,12 +34,20 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
     }
 
     /// `1170x2532` or `2532 x 1170` → `1170x2532`; nil for anything else.
+    /// - Parameters:
+    ///   - width: points or density-independent pixels.
+    ///   - height: the same.
+    /// - Returns: `WxH` with the shorter side first (so rotation does not matter), or nil without both.
     public static func screen(width: Int?, height: Int?) -> String? {
         guard let width, let height, width > 0, height > 0, width < 100_000, height < 100_000 else { return nil }
         return "\(min(width, height))x\(max(width, height))"
     }
 
     /// `iPhone15,2` → `iPhone`, `iPad13,4` → `iPad`; Android models as they are.
+    /// - Parameters:
+    ///   - modelName: `iPhone15,2`, `Pixel 7`.
+    ///   - platform: the device's platform.
+    /// - Returns: `iPhone`, `iPad` or the Android model; nil when unknown.
     public static func deviceFamily(modelName: String?, platform: Platform) -> String? {
         guard let modelName = modelName?.trimmingASCIIWhitespace(), !modelName.isEmpty else { return nil }
         if platform.isIOS {
@@ -51,6 +59,8 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
     }
 
     /// `17.2.1` → `17.2`, `14` → `14`.
+    /// - Parameter version: an OS version such as `17.2.1` or `17_2`.
+    /// - Returns: its major and minor parts (`17.2`), or nil when it has none.
     public static func majorMinor(_ version: String?) -> String? {
         guard let version else { return nil }
         let parts = version.split(separator: ".").prefix(2)

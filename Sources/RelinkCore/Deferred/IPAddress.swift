@@ -17,6 +17,8 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// 4 or 16 bytes.
     public let bytes: [UInt8]
 
+    /// - Parameter text: dotted IPv4 or IPv6 text, with an optional zone (`%eth0`).
+    /// - Returns: nil for anything else.
     public init?(_ text: String) {
         var text = Substring(text)
         if let percent = text.firstIndex(of: "%") { text = text[..<percent] }  // an IPv6 zone

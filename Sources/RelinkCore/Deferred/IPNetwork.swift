@@ -14,6 +14,9 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
 
     /// The network of `address` with `prefixLength` leading bits, or nil when the length does not fit the
     /// address's version.
+    /// - Parameters:
+    ///   - address: any address of the network.
+    ///   - prefixLength: its prefix length.
     public init?(address: IPAddress, prefixLength: Int) {
         guard (0...address.bytes.count * 8).contains(prefixLength) else { return nil }
         self.address = IPAddress(unchecked: address.version, Self.masked(address.bytes, prefixLength))
@@ -22,6 +25,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `address/prefix` or a single address; nil for anything else, including whitespace, an empty or
     /// non-decimal prefix, a prefix too long for the address, and an IPv4-mapped network shorter than `/96`.
+    /// - Parameter text: `192.0.2.0/24`, `2001:db8::/32` or `198.51.100.7`.
     public init?(_ text: String) {
         let addressText: Substring
         var prefixLength: Int?
@@ -45,6 +49,8 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `address` is in this network. An IPv4 address never is in an IPv6 network nor the reverse,
     /// except through the IPv4-mapped form, which ``IPAddress`` already reads as IPv4.
+    /// - Parameter address: the address to test.
+    /// - Returns: true when its first `prefixLength` bits are the network's.
     public func contains(_ address: IPAddress) -> Bool {
         guard address.version == self.address.version else { return false }
         let network = self.address.bytes
@@ -71,6 +77,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Returns: the networks in order, or the first entry that is not a network (an empty one when the list
     ///   has an empty entry or none at all).
+    /// - Parameter text: the list, as `--trusted-proxies` takes it.
     public static func parseList(_ text: String) -> Result<[IPNetwork], InvalidEntry> {
         var networks: [IPNetwork] = []
         for entry in text.split(separator: ",", omittingEmptySubsequences: false) {

@@ -24,6 +24,7 @@ public struct AbsoluteURI: Hashable, Sendable {
     public var isHTTP: Bool { scheme == "http" || scheme == "https" }
 
     /// Parses `string`; nil when it is not an absolute URI, or is an http(s) URI without a valid host.
+    /// - Parameter string: the URI, without surrounding whitespace.
     public init?(_ string: String) {
         var contiguous = string
         guard let parts = contiguous.withUTF8({ Self.split($0) }) else { return nil }
@@ -96,6 +97,8 @@ public struct AbsoluteURI: Hashable, Sendable {
     }
 
     /// Whether this URI falls under `prefix`: same host, and its path is the prefix's path or below it.
+    /// - Parameter prefix: a domain URI prefix.
+    /// - Returns: true when this URI has its scheme and host and a path at or below its path.
     public func isUnder(_ prefix: DomainURIPrefix) -> Bool {
         guard isHTTP, host == prefix.host, port == prefix.port else { return false }
         let path = string[pathRange]

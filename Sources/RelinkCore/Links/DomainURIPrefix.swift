@@ -30,6 +30,8 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// - Parameter string: `https://host[:port][/path]`, without a query or fragment.
+    /// - Throws: `ParseError` saying what is wrong.
     public init(_ string: String) throws(ParseError) {
         guard let uri = AbsoluteURI(string), let host = uri.host else { throw .notAURI(string) }
         guard uri.isHTTP else { throw .notHTTP(string) }
@@ -55,6 +57,8 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
 
     /// The part of a request path after this prefix (`/abc` for `/links/abc` under `/links`),
     /// or nil when the path is not under the prefix. The prefix's own path answers `/`.
+    /// - Parameter requestPath: a request's path.
+    /// - Returns: the part below this prefix's path (`/` at least), or nil when the request is not below it.
     public func relativePath(of requestPath: Substring) -> Substring? {
         if path.isEmpty { return requestPath.isEmpty ? "/" : requestPath }
         guard requestPath.hasPrefix(path) else { return nil }
@@ -64,6 +68,8 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The URL of a path under this prefix: `url(path: "/abc")` is `https://example.com/links/abc`.
+    /// - Parameter relative: a path below the prefix, starting with `/`.
+    /// - Returns: the absolute URL.
     public func url(path relative: String) -> String {
         description + relative
     }

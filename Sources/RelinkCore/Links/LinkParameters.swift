@@ -28,6 +28,8 @@ public struct LinkParameters: Hashable, Sendable {
     }
 
     /// These parameters, with each parameter that is absent here taken from `other`.
+    /// - Parameter other: defaults.
+    /// - Returns: the merged parameters.
     public func filling(from other: LinkParameters) -> LinkParameters {
         var merged = self
         for index in values.indices where merged.values[index] == nil {

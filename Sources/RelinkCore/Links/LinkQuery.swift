@@ -7,6 +7,8 @@ public enum LinkQuery {
     }
 
     /// `link=…&apn=…` in builder order, every value percent-encoded.
+    /// - Parameter parameters: the parameters to write.
+    /// - Returns: the query, in FDL's parameter order, values percent-encoded.
     public static func encode(_ parameters: LinkParameters) -> String {
         parameters.entries
             .map { "\($0.parameter.name)=\(PercentEncoding.encodeQueryValue($0.value))" }
@@ -25,6 +27,8 @@ public enum LinkQuery {
 
     /// Decodes a raw query (without the `?`). Accepts any valid percent-encoding and `+` for a space.
     /// A broken escape or a repeated parameter is an error, since what the link meant would be a guess.
+    /// - Parameter query: a long link's query, without `?`.
+    /// - Returns: the parameters, and what was unknown, repeated or not decodable.
     public static func decode(_ query: Substring) -> Decoded {
         var decoded = Decoded()
         let utf8 = query.utf8

@@ -4,12 +4,16 @@ public enum PercentEncoding {
 
     /// Encodes every byte that is not an ASCII letter or digit, as FDL's iOS builder did, so that
     /// a value's own `?`, `&`, `=`, `#`, `%`, `+` and spaces survive inside a query.
+    /// - Parameter value: any text.
+    /// - Returns: the text with everything but unreserved characters percent-encoded.
     public static func encodeQueryValue(_ value: String) -> String {
         encode(value) { isASCIIAlphanumeric($0) }
     }
 
     /// Encodes the bytes that may not appear literally in a URL (controls, spaces, non-ASCII, and
     /// `"<>\^`{|}`), leaving a URL that is already valid unchanged. Used to make `Location` headers safe.
+    /// - Parameter value: a URL that may hold spaces or non-ASCII characters.
+    /// - Returns: the URL with those encoded and existing escapes kept, safe for a `Location` header or an attribute.
     public static func encodeForURL(_ value: String) -> String {
         encode(value) { byte in
             guard byte > 0x20, byte < 0x7F else { return false }
@@ -25,6 +29,8 @@ public enum PercentEncoding {
 
     /// Encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`): safe in a path segment
     /// or a query value, and readable for identifiers such as package names.
+    /// - Parameter value: any text.
+    /// - Returns: the text encoded as a path segment or query value.
     public static func encodeComponent(_ value: String) -> String {
         encode(value) { byte in
             isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
@@ -57,6 +63,10 @@ public enum PercentEncoding {
 
     /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`, as HTML forms and FDL's server do).
     /// Returns nil for a malformed escape or bytes that are not UTF-8.
+    /// - Parameters:
+    ///   - value: percent-encoded text.
+    ///   - plusAsSpace: whether `+` means a space (queries) or itself (paths).
+    /// - Returns: the decoded text, or nil when an escape is malformed or the bytes are not UTF-8.
     public static func decode(_ value: Substring, plusAsSpace: Bool = true) -> String? {
         let utf8 = value.utf8
         var needsWork = false

@@ -7,6 +7,10 @@
 public enum PlatformDetector {
     /// The platform and in-app browser; with `deviceDetails`, also the OS version and device model of mobile
     /// clients (which only deferred-link matching needs, so redirects skip that work).
+    /// - Parameters:
+    ///   - userAgent: the request's `User-Agent`.
+    ///   - deviceDetails: also read the OS version and device model (for deferred-link matching).
+    /// - Returns: the platform, and the in-app browser when the agent names one.
     public static func detect(userAgent: String, deviceDetails: Bool = false) -> DetectedClient {
         var contiguous = userAgent
         return contiguous.withUTF8 { detect(bytes: $0, userAgent: userAgent, deviceDetails: deviceDetails) }
@@ -132,6 +136,10 @@ public enum PlatformDetector {
     }
 
     /// The OS version and device model of a mobile client, read from the User-Agent it was detected from.
+    /// - Parameters:
+    ///   - client: a client detected without details.
+    ///   - userAgent: its `User-Agent`.
+    /// - Returns: the client with its OS version and device model.
     public static func addingDeviceDetails(to client: DetectedClient, userAgent: String) -> DetectedClient {
         var client = client
         switch client.platform {

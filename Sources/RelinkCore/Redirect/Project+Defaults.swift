@@ -2,6 +2,10 @@ extension Project {
     /// `parameters` with what the link leaves out taken from the project: social tags, the desktop fallback,
     /// the forced-redirect default and, for routes (`fillingApps`), the first iOS and Android apps. Long and short
     /// links follow FDL instead: without `ibi` or `apn`, that platform opens `link`.
+    /// - Parameters:
+    ///   - parameters: a link's own parameters.
+    ///   - fillingApps: also fill in the project's apps (`ibi`, `isi`, `apn`), as routes do.
+    /// - Returns: the parameters with the project's defaults where the link leaves them out.
     public func applyingDefaults(to parameters: LinkParameters, fillingApps: Bool) -> LinkParameters {
         var result = parameters
         if fillingApps {
@@ -22,6 +26,8 @@ extension Project {
     }
 
     /// The configured iOS app with this bundle ID (or iPad bundle ID).
+    /// - Parameter bundleId: a bundle ID.
+    /// - Returns: the app, or nil.
     public func iOSApp(bundleId: String) -> IOSApp? {
         ios.first { $0.bundleId == bundleId || $0.iPadBundleId == bundleId }
     }

@@ -1,6 +1,12 @@
 /// Decides what a click gets, from the link, the project and the client alone: a pure function, so every
 /// branch is tested without a server. Order as FDL: `d=1`, then crawlers and `HEAD`, then iOS, Android, others.
 public enum RedirectPlanner {
+    /// - Parameters:
+    ///   - link: the resolved link, the project's defaults applied.
+    ///   - project: its project.
+    ///   - client: who clicked.
+    ///   - isHead: a `HEAD` request, which gets the link preview where there is one.
+    /// - Returns: the plan: a redirect, a page, or a rejection.
     public static func plan(_ link: ResolvedLink, project: Project, client: DetectedClient, isHead: Bool = false) -> RedirectPlan {
         let violations = project.allowlist.violations(
             in: link.parameters, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink)
@@ -16,6 +22,12 @@ public enum RedirectPlanner {
     /// Adds what one click contributes to a deferred deep link: its id in the Play referrer (which the app reads
     /// back through the Install Referrer API), and the claim link the iOS preview page copies. Plans can then be
     /// made once per link and platform, and decorated per click.
+    /// - Parameters:
+    ///   - plan: a plan made for the link and platform.
+    ///   - parameters: the link's parameters.
+    ///   - clickID: this click's id.
+    ///   - claimURL: the link the preview page copies, when the project allows the clipboard.
+    /// - Returns: the plan with the click's id in it.
     public static func decorate(_ plan: RedirectPlan, parameters: LinkParameters, clickID: String, claimURL: String?) -> RedirectPlan {
         switch plan {
         case .redirect(let url, .playStore, let reason):

@@ -10,6 +10,7 @@ public struct DomainDirectory: Sendable {
     /// For each `host[:port]`, its prefixes with the longest path first.
     private let prefixesByHost: [String: [(prefix: DomainURIPrefix, project: Project)]]
 
+    /// - Parameter configuration: routes.json, loaded.
     public init(_ configuration: RelinkConfiguration) {
         var byHost: [String: [(DomainURIPrefix, Project)]] = [:]
         for project in configuration.projects {
@@ -22,6 +23,10 @@ public struct DomainDirectory: Sendable {
 
     /// The project for a request with this `Host` header value and path. A port in the host that no domain
     /// names is ignored, so `localhost:8080` finds a `http://localhost` domain.
+    /// - Parameters:
+    ///   - host: the `Host` header value.
+    ///   - path: the request path.
+    /// - Returns: the project, the prefix and the path below it; nil when no project serves them.
     public func match(host: String, path: Substring) -> Match? {
         let host = host.lowercased()
         if let match = match(hostKey: host, path: path) { return match }
@@ -42,6 +47,8 @@ public struct DomainDirectory: Sendable {
     }
 
     /// The project, prefix and code of a short link such as `https://pictlink.page.link/Ab3x`.
+    /// - Parameter url: a URL, possibly with `?d=1`.
+    /// - Returns: nil when it is not a short link on a Relink domain.
     public func shortLink(_ url: String) -> (project: Project, prefix: DomainURIPrefix, code: ShortCode)? {
         guard let uri = AbsoluteURI(String(url.trimmingASCIIWhitespace())), uri.isHTTP, let host = uri.host,
             uri.query == nil || uri.query == APIPath.debugQuery
@@ -54,11 +61,15 @@ public struct DomainDirectory: Sendable {
     }
 
     /// The project that owns exactly this domain URI prefix.
+    /// - Parameter prefix: a domain URI prefix.
+    /// - Returns: the project, or nil.
     public func project(owning prefix: DomainURIPrefix) -> Project? {
         prefixesByHost[prefix.hostAndPort]?.first { $0.prefix == prefix }?.project
     }
 
     /// Whether any project serves this host, whatever the path.
+    /// - Parameter host: a `Host` header value.
+    /// - Returns: true when a project has a domain on it.
     public func servesHost(_ host: String) -> Bool {
         let host = host.lowercased()
         if prefixesByHost[host] != nil { return true }

@@ -10,6 +10,13 @@ public enum LinkRequest: Sendable {
     case notFound
 
     /// Works out what `relativePath` and `query` on `prefix` of `project` mean.
+    /// - Parameters:
+    ///   - project: the project the host and path belong to.
+    ///   - prefix: the matching domain URI prefix.
+    ///   - relativePath: the path below it.
+    ///   - query: the request's query, without `?`.
+    ///   - context: what links are validated against.
+    /// - Returns: a long link or route (parsed and validated), a short code to look up, or not found.
     public static func resolve(
         project: Project, prefix: DomainURIPrefix, relativePath: Substring, query: Substring?,
         context: LinkValidationContext

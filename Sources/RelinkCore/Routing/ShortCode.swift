@@ -6,6 +6,8 @@ public struct ShortCode: Hashable, Sendable, CustomStringConvertible {
     public static let maximumLength = 64
 
     /// A code: 1–64 characters `A-Z a-z 0-9 _ -`. Anything else cannot be a short link.
+    /// - Parameter value: a path segment.
+    /// - Returns: nil unless it is 1 to 64 characters `A-Z a-z 0-9 _ -`.
     public init?(_ value: Substring) {
         guard !value.isEmpty, value.utf8.count <= Self.maximumLength,
             value.utf8.allSatisfy({ PercentEncoding.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })

@@ -9,6 +9,8 @@ public enum ShortCodeGenerator {
     public static let minimumShortLength = 4
 
     /// 96 random bits in base 62, left-padded to 17 characters.
+    /// - Parameter generator: the source of randomness.
+    /// - Returns: a 17-character code.
     public static func unguessable(using generator: inout some RandomNumberGenerator) -> String {
         var high = UInt64(UInt32.random(in: .min ... .max, using: &generator))
         var low = UInt64.random(in: .min ... .max, using: &generator)
@@ -27,6 +29,8 @@ public enum ShortCodeGenerator {
     }
 
     /// 128 random bits in base 62, left-padded to 22 characters (62^22 > 2^128, so every value has its own code).
+    /// - Parameter generator: the source of randomness.
+    /// - Returns: 128 random bits as 22 base-62 characters.
     public static func random128(using generator: inout some RandomNumberGenerator) -> String {
         var high = UInt64.random(in: .min ... .max, using: &generator)
         var low = UInt64.random(in: .min ... .max, using: &generator)
@@ -45,6 +49,10 @@ public enum ShortCodeGenerator {
 
     /// `length` random base-62 characters, uniformly distributed: ten characters per draw of one uniform number
     /// below 62^10 (one draw per character would cost a system call each with the system generator).
+    /// - Parameters:
+    ///   - length: how many characters.
+    ///   - generator: the source of randomness.
+    /// - Returns: a code of `length` base-62 characters.
     public static func random(length: Int, using generator: inout some RandomNumberGenerator) -> String {
         var characters: [UInt8] = []
         characters.reserveCapacity(length)
@@ -59,6 +67,8 @@ public enum ShortCodeGenerator {
     }
 
     /// Whether `suffix` may be a `CUSTOM` code: `[A-Za-z0-9_-]{1,64}`.
+    /// - Parameter suffix: a requested custom suffix.
+    /// - Returns: true for 1 to 64 characters `A-Z a-z 0-9 _ -`.
     public static func isValidCustomSuffix(_ suffix: String) -> Bool {
         ShortCode(Substring(suffix)) != nil
     }

@@ -24,6 +24,12 @@ public enum LinkValidator {
 
     /// Errors and warnings; with `warnings: false` only the errors, which is all a redirect needs (the warnings
     /// are for the debug page, the CLI and the API).
+    /// - Parameters:
+    ///   - parameters: the link's parameters.
+    ///   - prefix: its domain URI prefix.
+    ///   - context: the link domains and project to check against.
+    ///   - warnings: whether to work out warnings too (they cost time, and only the debug page and the API show them).
+    /// - Returns: FDL's warnings and the errors that keep the link from redirecting.
     public static func validate(
         _ parameters: LinkParameters, prefix: DomainURIPrefix?, context: LinkValidationContext = .init(), warnings: Bool = true
     ) -> Result {
