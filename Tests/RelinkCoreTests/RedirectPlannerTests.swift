@@ -194,6 +194,39 @@ struct RedirectPlannerTests {
         }
     }
 
+    /// A store page the link names itself is sent as it is (never swapped for the `apn` listing) and, like
+    /// Relink's own store redirects, may lead to an install; a web fallback may not.
+    @Test func storePagesOfTheLinksOwnAreKeptAsTheyAre() {
+        let bare = Project(id: "bare", domains: [try! DomainURIPrefix("https://bare.example/go")])
+        let prefix = bare.domains[0]
+        func plan(_ query: String, _ client: DetectedClient) -> RedirectPlan {
+            let request = LinkRequest.resolve(project: bare, prefix: prefix, relativePath: "/", query: Substring(query), context: .init())
+            guard case .longLink(let link) = request else { fatalError() }
+            return RedirectPlanner.plan(link, project: bare, client: client)
+        }
+        let own = "https://play.google.com/store/apps/details?id=com.partner.app&referrer=utm_campaign%3Dnewsletter"
+        let base = "link=https%3A%2F%2Fbare.example%2Fx&apn=com.example.app"
+        let fallback = plan(base + "&afl=" + PercentEncoding.encodeQueryValue(own), F.android)
+        #expect(fallback == .redirect(url: own, destination: .storePage, reason: "Android goes to 'afl' instead of Google Play."))
+        #expect(fallback.mayLeadToInstall)
+        #expect(RedirectPlanner.decorate(fallback, parameters: LinkParameters(), clickID: "c", claimURL: nil) == fallback)
+        let listing = plan(base, F.android)
+        #expect(listing.mayLeadToInstall)
+        guard
+            case .redirect(let url, .playStore, _) = RedirectPlanner.decorate(
+                listing, parameters: LinkParameters([.apn: "com.example.app"]), clickID: "c1", claimURL: nil)
+        else {
+            Issue.record("expected the apn listing")
+            return
+        }
+        #expect(url.contains("id=com.example.app") && url.contains("relink_click%3Dc1"))
+        for store in ["https://itunes.apple.com/app/id1", "http://APPS.apple.com/app/id1", "https://play.google.com/x"] {
+            #expect(RedirectDestination(fallbackURL: store) == .storePage, "\(store)")
+        }
+        #expect(RedirectDestination(fallbackURL: "https://apps.apple.com.evil.test/app") == .web)
+        #expect(!plan(base + "&afl=https%3A%2F%2Fbare.example%2Fweb", F.android).mayLeadToInstall)
+    }
+
     @Test func aProjectWithoutPatternsAllowsItsDomainsAndTheStores() {
         let bare = Project(id: "bare", domains: [try! DomainURIPrefix("https://bare.example/go")])
         let prefix = bare.domains[0]

@@ -31,6 +31,7 @@ public enum RedirectPlanner {
     public static func decorate(_ plan: RedirectPlan, parameters: LinkParameters, clickID: String, claimURL: String?) -> RedirectPlan {
         switch plan {
         case .redirect(let url, .playStore, let reason):
+            // Only the listing made from `apn`: a Play URL of the link's own (`afl`, `ifl`) is a `.storePage`.
             let decorated = StoreURL.playStore(parameters, extraReferrer: [(StoreURL.clickReferrerKey, clickID)]) ?? url
             return .redirect(url: decorated, destination: .playStore, reason: reason)
         case .appPreview(var preview):
