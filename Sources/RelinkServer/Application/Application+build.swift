@@ -36,12 +36,14 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
 /// The router and the services behind it, built once per application.
 struct ApplicationParts {
     let router: Router<RelinkRequestContext>
+    let store: StoreService
     let recorder: EventRecorder
     let deferredRecorder: DeferredClickRecorder
     let linkChanges: LinkChangeWatcher?
 
+    /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
-        [recorder, deferredRecorder] + (linkChanges.map { [$0] } ?? [])
+        [store, recorder, deferredRecorder] + (linkChanges.map { [$0] } ?? [])
     }
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -84,6 +86,7 @@ struct ApplicationParts {
             resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred
         ).addRoutes(to: router)
         self.router = router
+        self.store = StoreService(store: store)
         self.recorder = recorder
         self.deferredRecorder = deferredRecorder
         self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }

@@ -11,7 +11,8 @@ public struct ServerConfiguration: Sendable {
     /// Which forwarded headers to read, and from which proxies: `.none` unless behind a proxy that sets them.
     public var forwardedHeaders: ForwardedHeaderPolicy
     public var logLevel: Logger.Level
-    /// Where links, keys and events are kept.
+    /// Where links, keys and events are kept; the application runs it as its first service and closes it when it
+    /// shuts down.
     public var store: any RelinkStore
     /// How often buffered click events are written.
     public var eventFlushInterval: Duration

@@ -3,6 +3,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import RelinkCore
+import ServiceLifecycle
 
 /// The store for several instances: PostgreSQL through postgres-nio's connection pool. Every instance runs the
 /// same migrations at start (serialised by an advisory lock), claims and counters are single statements that are
@@ -63,6 +64,14 @@ public final class PostgresStore: RelinkStore, Sendable {
     /// Closes the pool's connections; the store is unusable afterwards.
     public func close() {
         runTask.cancel()
+    }
+
+    /// Until the application shuts down, then closes the pool and waits for its connections to end. The pool
+    /// itself starts in `connect`, since the schema is migrated before the application may serve.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        runTask.cancel()
+        await runTask.value
     }
 
     deinit {
