@@ -6,6 +6,7 @@ public struct FlexibleValue: Codable, Sendable, Equatable, ExpressibleByStringLi
 
     public init(stringLiteral value: String) { text = value }
     public init(integerLiteral value: Int) { text = String(value) }
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(_ text: String) { self.text = text }
 
     public init(from decoder: any Decoder) throws {
@@ -44,6 +45,7 @@ public struct InstallAttributionRequest: Codable, Sendable, Equatable {
         /// `iPhone15,2` on iOS; `Build.MODEL` on Android.
         public var deviceModelName: String?
 
+        /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(
             screenResolutionHeight: FlexibleValue? = nil, screenResolutionWidth: FlexibleValue? = nil, languageCode: String? = nil,
             languageCodeRaw: String? = nil, languageCodeFromWebview: String? = nil, timezone: String? = nil,
@@ -80,6 +82,7 @@ public struct InstallAttributionRequest: Codable, Sendable, Equatable {
     /// Relink's: the Android release (`Build.VERSION.RELEASE`); `iosVersion` on iOS.
     public var osVersion: String?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         bundleId: String? = nil, iosVersion: String? = nil, sdkVersion: String? = nil, appInstallationTime: FlexibleValue? = nil,
         uniqueMatchLinkToCheck: String? = nil, device: Device? = nil, platform: String? = nil, installReferrer: String? = nil,
@@ -121,6 +124,7 @@ public struct InstallAttributionResponse: Codable, Sendable, Equatable {
     public var invitationId: String
     public var isStrongMatchExecutable: Bool
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         deepLink: String? = nil, attributionConfidence: AttributionConfidence? = nil, matchMessage: String,
         requestedLink: String? = nil, resolvedLink: String? = nil, utmSource: String? = nil, utmMedium: String? = nil,
@@ -158,6 +162,7 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
         case bundle_id, sdk_version
     }
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(requestedLink: String?, bundleId: String? = nil, sdkVersion: String? = nil, installId: String? = nil) {
         self.requestedLink = requestedLink
         self.bundleId = bundleId
@@ -193,6 +198,11 @@ public struct ReopenAttributionResponse: Codable, Sendable, Equatable {
     public var utmContent: String?
     public var utmTerm: String?
 
+    /// The answer for a link opened in the app.
+    /// - Parameters:
+    ///   - deepLink: what the app opens.
+    ///   - resolvedLink: the long form of the link.
+    ///   - parameters: its parameters, whose utm values and minimum version the answer carries.
     public init(deepLink: String, resolvedLink: String, parameters: LinkParameters) {
         self.deepLink = deepLink
         self.invitationId = ""

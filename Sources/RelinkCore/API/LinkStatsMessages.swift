@@ -7,6 +7,8 @@ public enum StatsPlatform: String, Sendable, Codable, CaseIterable {
     /// Relink's: link-preview crawlers and other bots, counted apart and left out of FDL's `linkStats`.
     case crawler = "CRAWLER"
 
+    /// The platform a click from `platform` is counted under.
+    /// - Parameter platform: the detected platform.
     public init(_ platform: Platform) {
         switch platform {
         case .iPhone, .iPad: self = .ios
@@ -37,6 +39,7 @@ public struct LinkStatsResponse: Codable, Sendable, Equatable {
         /// An int64 as a string, as FDL sent it.
         public var count: String
 
+        /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(platform: StatsPlatform, event: LinkEvent, count: Int64) {
             self.platform = platform
             self.event = event
@@ -46,6 +49,7 @@ public struct LinkStatsResponse: Codable, Sendable, Equatable {
 
     public var linkEventStats: [EventStat]
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(linkEventStats: [EventStat]) {
         self.linkEventStats = linkEventStats
     }

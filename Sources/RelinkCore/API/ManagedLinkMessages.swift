@@ -13,6 +13,7 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var createTime: String
     public var updateTime: String
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
         disabled: Bool, expireTime: String?, createTime: String, updateTime: String
@@ -35,6 +36,7 @@ public struct LinkListResponse: Codable, Sendable, Equatable {
     /// Pass as `pageToken` for the next page; absent on the last page.
     public var nextPageToken: String?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(links: [ManagedLink], nextPageToken: String?) {
         self.links = links
         self.nextPageToken = nextPageToken
@@ -51,6 +53,7 @@ public struct UpdateLinkRequest: Codable, Sendable, Equatable {
     /// RFC 3339, or `""` to remove the expiry.
     public var expireTime: String?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil) {
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
@@ -61,10 +64,14 @@ public struct UpdateLinkRequest: Codable, Sendable, Equatable {
 
 /// RFC 3339 timestamps as the API writes and reads them (`2026-12-01T00:00:00Z`; offsets and fractions accepted).
 public enum APITime {
+    /// - Parameter date: a time.
+    /// - Returns: it in UTC, `2026-12-01T00:00:00Z`.
     public static func format(_ date: Date) -> String {
         date.formatted(.iso8601)
     }
 
+    /// - Parameter text: an RFC 3339 timestamp.
+    /// - Returns: the time, or nil when the text is not one.
     public static func parse(_ text: String) -> Date? {
         try? Date(text, strategy: .iso8601)
     }

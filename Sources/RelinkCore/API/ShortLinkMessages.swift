@@ -6,6 +6,7 @@ public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
         /// Relink's extension, with `CUSTOM`.
         public var customSuffix: String?
 
+        /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(option: String? = nil, customSuffix: String? = nil) {
             self.option = option
             self.customSuffix = customSuffix
@@ -17,6 +18,7 @@ public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
     public var suffix: Suffix?
     public var sdkVersion: String?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil) {
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
@@ -30,6 +32,8 @@ public struct APIWarning: Codable, Sendable, Equatable {
     public var warningMessage: String
     public var warningDocumentLink: String?
 
+    /// FDL's form of a validation warning.
+    /// - Parameter warning: the warning.
     public init(_ warning: LinkWarning) {
         warningCode = warning.code.rawValue
         warningMessage = warning.message
@@ -42,6 +46,7 @@ public struct CreateShortLinkResponse: Codable, Sendable, Equatable {
     public var previewLink: String
     public var warning: [APIWarning]
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(shortLink: String, previewLink: String, warning: [APIWarning]) {
         self.shortLink = shortLink
         self.previewLink = previewLink
@@ -59,6 +64,7 @@ public struct APIErrorBody: Codable, Sendable, Equatable {
 
     public var error: Detail
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(code: Int, message: String, status: String) {
         error = Detail(code: code, message: message, status: status)
     }

@@ -5,6 +5,7 @@ public struct Allowlist: Hashable, Sendable {
 
     public var patterns: [URLPattern]
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(patterns: [URLPattern] = []) {
         self.patterns = patterns
     }

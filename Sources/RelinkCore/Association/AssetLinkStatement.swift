@@ -15,6 +15,8 @@ public struct AssetLinkStatement: Codable, Equatable, Sendable {
     public var relation: [String]
     public var target: Target
 
+    /// The statement that lets `app` open the domain's links (App Links).
+    /// - Parameter app: an Android app of the project.
     public init(app: AndroidApp) {
         relation = ["delegate_permission/common.handle_all_urls"]
         target = Target(namespace: "android_app", packageName: app.packageName, sha256CertFingerprints: app.sha256CertFingerprints)

@@ -2,6 +2,7 @@
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var problems: [ConfigurationProblem]
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(problems: [ConfigurationProblem]) {
         self.problems = problems
     }

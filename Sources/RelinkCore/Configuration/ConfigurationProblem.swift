@@ -3,6 +3,7 @@ public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible 
     public var path: String
     public var message: String
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(path: String, message: String) {
         self.path = path
         self.message = message

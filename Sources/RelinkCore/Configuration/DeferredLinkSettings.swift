@@ -12,6 +12,7 @@ public struct DeferredLinkSettings: Hashable, Sendable {
 
     public static let `default` = DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: false)
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool, minimumConfidence: AttributionConfidence = .weak) {
         self.fingerprintWindowMinutes = fingerprintWindowMinutes
         self.tokenWindowHours = tokenWindowHours

@@ -16,6 +16,7 @@ public struct IOSApp: Hashable, Sendable {
     /// Whether the app uses the domain for shared web credentials (`webcredentials` in the association file).
     public var webCredentials: Bool
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         name: String? = nil, bundleId: String, teamId: String, appStoreId: String? = nil, customScheme: String? = nil,
         iPadBundleId: String? = nil, appClipBundleId: String? = nil, webCredentials: Bool = false

@@ -7,6 +7,7 @@ public struct PathRoute: Hashable, Sendable {
     /// Parameters for links on this route; values may use `{name}` placeholders too.
     public var parameters: LinkParameters
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(path: PathTemplate, link: String, parameters: LinkParameters = LinkParameters()) {
         self.path = path
         self.link = link

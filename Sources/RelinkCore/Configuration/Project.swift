@@ -12,6 +12,7 @@ public struct Project: Hashable, Sendable, Identifiable {
     /// Per API key, for minting.
     public var rateLimit: RateLimit
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         id: String, domains: [DomainURIPrefix], ios: [IOSApp] = [], android: [AndroidApp] = [],
         allowlist: Allowlist = Allowlist(), defaults: ProjectDefaults = ProjectDefaults(), routes: [PathRoute] = [],

@@ -11,6 +11,7 @@ public struct ProjectDefaults: Hashable, Sendable {
     /// Skip the iOS preview page for links that do not set `efr` themselves, as if they had `efr=1`.
     public var forcedRedirect: Bool
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         socialTitle: String? = nil, socialDescription: String? = nil, socialImageLink: String? = nil,
         desktopFallbackLink: String? = nil, forcedRedirect: Bool = false

@@ -5,6 +5,7 @@ public struct RateLimit: Hashable, Sendable {
 
     public static let `default` = RateLimit(requestsPerSecond: 100, burst: 500)
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(requestsPerSecond: Double, burst: Int) {
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst

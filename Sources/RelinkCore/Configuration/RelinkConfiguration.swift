@@ -2,6 +2,7 @@
 public struct RelinkConfiguration: Hashable, Sendable {
     public var projects: [Project]
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(projects: [Project]) {
         self.projects = projects
     }

@@ -27,6 +27,7 @@ public enum AttributionMatcher {
         /// An earlier install took this click as a `WEAK` match: only a `DEFAULT` match may take it again.
         public var weaklyClaimed: Bool
 
+        /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(id: String, createdAt: Date, fingerprint: DeviceFingerprint, weaklyClaimed: Bool = false) {
             self.id = id
             self.createdAt = createdAt

@@ -19,6 +19,7 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
     /// An IANA time zone such as `Europe/Paris`.
     public var timeZone: String?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         addressHash: String? = nil, networkHash: String? = nil, ipVersion: IPAddress.Version? = nil, osVersion: String? = nil,
         device: String? = nil, languages: [String] = [], screen: String? = nil, timeZone: String? = nil

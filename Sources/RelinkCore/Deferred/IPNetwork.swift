@@ -96,6 +96,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
         /// The entry, without the spaces around it.
         public var text: String
 
+        /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(text: String) { self.text = text }
 
         public var description: String {

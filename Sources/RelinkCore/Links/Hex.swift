@@ -2,11 +2,17 @@
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
+    /// - Parameter bytes: any bytes.
+    /// - Returns: two lowercase hex digits per byte.
     public static func string(_ bytes: some Sequence<UInt8>) -> String {
         string(Array(bytes)[...])
     }
 
-    /// The first `count` bytes of a raw buffer (a digest's bytes, without copying them first).
+    /// The first `count` bytes of a raw buffer (a digest's bytes).
+    /// - Parameters:
+    ///   - bytes: the buffer.
+    ///   - count: how many of its bytes.
+    /// - Returns: two lowercase hex digits per byte.
     public static func string(_ bytes: UnsafeRawBufferPointer, count: Int) -> String {
         string(Array(bytes.prefix(count))[...])
     }

@@ -9,6 +9,8 @@ public struct LinkParameters: Hashable, Sendable {
         self.values = Array(repeating: nil, count: LinkParameter.allCases.count)
     }
 
+    /// The parameters in `values`; the others are absent.
+    /// - Parameter values: a value per parameter.
     public init(_ values: [LinkParameter: String]) {
         self.init()
         for (parameter, value) in values { self[parameter] = value }

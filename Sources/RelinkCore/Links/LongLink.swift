@@ -8,6 +8,7 @@ public struct LongLink: Hashable, Sendable {
     public var prefix: DomainURIPrefix
     public var parameters: LinkParameters
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(prefix: DomainURIPrefix, parameters: LinkParameters) {
         self.prefix = prefix
         self.parameters = parameters

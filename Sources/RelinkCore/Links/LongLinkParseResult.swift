@@ -6,6 +6,7 @@ public struct LongLinkParseResult: Sendable {
     public var warnings: [LinkWarning]
     public var errors: [LinkError]
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         prefix: DomainURIPrefix?, parameters: LinkParameters, warnings: [LinkWarning] = [], errors: [LinkError] = []
     ) {

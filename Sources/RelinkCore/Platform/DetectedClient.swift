@@ -8,6 +8,7 @@ public struct DetectedClient: Hashable, Sendable {
     /// The app whose in-app browser this is (`Facebook`, `Instagram`, `LINE`, …); these ignore universal links.
     public var inAppBrowser: String?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(platform: Platform, osVersion: String? = nil, deviceModel: String? = nil, inAppBrowser: String? = nil) {
         self.platform = platform
         self.osVersion = osVersion

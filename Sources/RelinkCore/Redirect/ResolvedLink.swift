@@ -20,6 +20,7 @@ public struct ResolvedLink: Sendable, Equatable {
     /// `d=1`: show the debug page.
     public var isDebug: Bool
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         kind: Kind, url: String, ownParameters: LinkParameters, parameters: LinkParameters, warnings: [LinkWarning] = [],
         errors: [LinkError] = [], isDebug: Bool = false

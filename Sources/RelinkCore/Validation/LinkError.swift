@@ -18,6 +18,7 @@ public struct LinkError: Error, Hashable, Sendable, Codable, CustomStringConvert
     public var parameter: String?
     public var message: String
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(_ code: Code, parameter: String? = nil, message: String) {
         self.code = code
         self.parameter = parameter

@@ -5,6 +5,7 @@ public struct LinkValidationContext: Sendable {
     /// The project the link belongs to, for the `NOT_IN_PROJECT_*` and store-id checks.
     public var project: Project?
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(linkDomains: [DomainURIPrefix] = [], project: Project? = nil) {
         self.linkDomains = linkDomains
         self.project = project

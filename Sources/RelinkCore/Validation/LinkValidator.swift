@@ -4,6 +4,7 @@ public enum LinkValidator {
         public var warnings: [LinkWarning] = []
         public var errors: [LinkError] = []
 
+        /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(warnings: [LinkWarning] = [], errors: [LinkError] = []) {
             self.warnings = warnings
             self.errors = errors

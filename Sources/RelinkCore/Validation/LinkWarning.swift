@@ -6,6 +6,7 @@ public struct LinkWarning: Hashable, Sendable, Codable, CustomStringConvertible 
     /// A sentence saying what is wrong and what happens because of it.
     public var message: String
 
+    /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(_ code: LinkWarningCode, parameter: String, message: String) {
         self.code = code
         self.parameter = parameter
