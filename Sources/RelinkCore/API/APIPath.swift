@@ -19,8 +19,12 @@ public enum APIPath {
     /// - Parameter path: the request's path, without its query.
     /// - Returns: true for `/v1` and `/v1/…`.
     public static func isAPI(_ path: Substring) -> Bool {
-        path == "/\(version)" || path.hasPrefix("/\(version)/")
+        // Every request on a link domain asks this: made once, not per call.
+        path == root || path.hasPrefix(rootSlash)
     }
+
+    private static let root = "/" + version
+    private static let rootSlash = "/" + version + "/"
 
     /// The query that asks a short link or route for its debug page (FDL's `?d=1`).
     public static let debugQuery = "d=1"
