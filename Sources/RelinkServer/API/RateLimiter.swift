@@ -1,49 +1,42 @@
-import Foundation
 import NIOConcurrencyHelpers
 import RelinkCore
 
-/// Token buckets per key (an API key's id, a client address), in memory: each instance limits what it serves.
+/// Token buckets per key (an API key's id, a client network), in memory: each instance limits what it serves.
+/// Sharded by key, each shard a fixed-size `TokenBuckets` behind its own lock, so the cost of a request and the
+/// memory held do not grow with the number of clients.
 final class RateLimiter<Key: Hashable & Sendable>: Sendable {
-    private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
-    private let buckets = NIOLockedValueBox<[Key: Bucket]>([:])
+    private let shards: [NIOLockedValueBox<TokenBuckets<Key>>]
     private let clock = ContinuousClock()
-    /// Buckets untouched this long are full again and can go, so the table does not grow without bound.
-    private let idle: Duration = .seconds(600)
+    private let start: ContinuousClock.Instant
+
+    /// - Parameter capacity: the most keys held at once, over all shards; the idlest are forgotten past it.
+    init(capacity: Int = 100_000, shards: Int = 16) {
+        let perShard = max(1, capacity / shards)
+        self.shards = (0..<shards).map { _ in NIOLockedValueBox(TokenBuckets<Key>(capacity: perShard)) }
+        start = clock.now
+    }
 
     /// Takes a token for `keyId`, or answers 429 saying what was limited (`limiting`, such as "minting with this
     /// API key") and how many whole seconds until a token is free.
     func acquire(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
-        take(keyId: keyId, limit: limit, consume: true).mapError { .rateLimited(retryAfter: $0.seconds, limiting: limiting) }
+        take(keyId: keyId, limit: limit, consume: true, limiting: limiting)
     }
 
     /// Whether `keyId` has a token left, without taking it: for limits on failures, which only failures spend.
     func check(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
-        take(keyId: keyId, limit: limit, consume: false).mapError { .rateLimited(retryAfter: $0.seconds, limiting: limiting) }
+        take(keyId: keyId, limit: limit, consume: false, limiting: limiting)
     }
 
-    struct RetryAfter: Error {
-        var seconds: Int
-    }
+    /// How many keys are held, over all shards.
+    var count: Int { shards.reduce(0) { $0 + $1.withLockedValue(\.count) } }
 
-    private func take(keyId: Key, limit: RateLimit, consume: Bool) -> Result<Void, RetryAfter> {
-        let now = clock.now
-        return buckets.withLockedValue { buckets in
-            if buckets.count > 100_000 { buckets = buckets.filter { now - $0.value.updated < idle } }
-            var bucket = buckets[keyId] ?? Bucket(tokens: Double(limit.burst), updated: now)
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(Double(limit.burst), bucket.tokens + seconds * limit.requestsPerSecond)
-            bucket.updated = now
-            defer { buckets[keyId] = bucket }
-            guard bucket.tokens >= 1 else {
-                return .failure(RetryAfter(seconds: max(1, Int(((1 - bucket.tokens) / limit.requestsPerSecond).rounded(.up)))))
-            }
-            if consume { bucket.tokens -= 1 }
+    private func take(keyId: Key, limit: RateLimit, consume: Bool, limiting: String) -> Result<Void, APIError> {
+        let elapsed = clock.now - start
+        let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let shard = shards[Int(UInt(bitPattern: keyId.hashValue) % UInt(shards.count))]
+        guard let wait = shard.withLockedValue({ $0.take(keyId, limit: limit, now: now, consume: consume) }) else {
             return .success(())
         }
+        return .failure(.rateLimited(retryAfter: max(1, Int(wait.rounded(.up))), limiting: limiting))
     }
 }
