@@ -102,6 +102,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // A test breaks the SQLite store underneath the click recorder.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // The page property test parses every rendered page with libxml2's HTML parser.
                 "CLibXML2", .product(name: "PropertyBased", package: "swift-property-based"),
                 // The two-instance tests: real sockets to two servers on one PostgreSQL.

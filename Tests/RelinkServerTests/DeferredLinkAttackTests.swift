@@ -1,13 +1,15 @@
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import RelinkCore
-import RelinkStore
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkStore
 
 /// Deferred links under attack: claims that try to take other people's clicks.
 @Suite("Deferred deep links under attack")
@@ -174,5 +176,25 @@ struct DeferredLinkAttackTests {
                 uri: "/v1/shortLinks?key=\(key)", method: .post, body: ByteBuffer(string: #"{"longDynamicLink": "\#(link)"}"#))
             try ShortLinkAPITests.expectError(minted, .badRequest, "INVALID_ARGUMENT", "a deep link must be an http(s) URL")
         }
+    }
+    /// The click buffer has a cap: past it clicks are dropped and counted, and while the store refuses them the
+    /// buffer never grows beyond it.
+    @Test func theClickBufferIsCapped() async throws {
+        let store = try SQLiteStore()
+        let recorder = DeferredClickRecorder(store: store, configuration: T.configuration, capacity: 10, logger: Logger(label: "test"))
+        func click(_ number: Int) -> PendingClick {
+            PendingClick(
+                id: "click\(number)", projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://pictlink.page.link/x",
+                createdAt: Date(), fingerprint: DeviceFingerprint(addressHash: "a"))
+        }
+        for number in 0..<25 { recorder.record(click(number)) }
+        #expect(recorder.depth == (buffered: 10, dropped: 15))
+        await recorder.flush()
+        #expect(recorder.depth == (buffered: 0, dropped: 15))
+        // The store stops taking clicks: what is buffered stays, within the cap.
+        try await store.writer.write { try $0.execute(sql: "DROP TABLE pending_clicks") }
+        for number in 100..<125 { recorder.record(click(number)) }
+        await recorder.flush()
+        #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
 }

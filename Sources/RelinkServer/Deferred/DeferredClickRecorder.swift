@@ -8,9 +8,21 @@ import ServiceLifecycle
 /// Clicks that may lead to an install, on their way to the store. As with click events, a redirect only appends
 /// to memory; a service writes the batch every `interval` and on graceful shutdown. It also purges what has
 /// aged out: clicks after their project's token window, answered claims after `claimRetention`.
+///
+/// The buffer holds at most `capacity` clicks: while the store cannot take them (locked, unreachable) further clicks
+/// are dropped and counted, so an outage costs deferred links, never memory or the redirect's time.
 public final class DeferredClickRecorder: Service, Sendable {
     private struct Buffer {
         var clicks: [PendingClick] = []
+        /// Clicks dropped because the buffer was full, since the start.
+        var dropped = 0
+
+        /// Keeps the first `capacity` clicks (once per failed flush, not per click).
+        mutating func trim(to capacity: Int) {
+            guard clicks.count > capacity else { return }
+            dropped += clicks.count - capacity
+            clicks.removeLast(clicks.count - capacity)
+        }
     }
 
     private let buffer = NIOLockedValueBox(Buffer())
@@ -18,13 +30,16 @@ public final class DeferredClickRecorder: Service, Sendable {
     private let configuration: RelinkConfiguration
     private let interval: Duration
     private let purgeInterval: Duration
+    /// The most clicks held in memory.
+    let capacity: Int
     static let claimRetention: TimeInterval = 30 * 86_400
     private let logger: Logger
 
     public init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration = .seconds(1),
-        purgeInterval: Duration = .seconds(600), logger: Logger
+        purgeInterval: Duration = .seconds(600), capacity: Int = 100_000, logger: Logger
     ) {
+        self.capacity = max(1, capacity)
         self.store = store
         self.configuration = configuration
         self.interval = interval
@@ -32,9 +47,19 @@ public final class DeferredClickRecorder: Service, Sendable {
         self.logger = logger
     }
 
+    /// Buffers a click; with `capacity` clicks already waiting it is dropped (and counted) instead: O(1) either way.
     public func record(_ click: PendingClick) {
-        buffer.withLockedValue { $0.clicks.append(click) }
+        buffer.withLockedValue { buffer in
+            guard buffer.clicks.count < capacity else {
+                buffer.dropped += 1
+                return
+            }
+            buffer.clicks.append(click)
+        }
     }
+
+    /// Clicks buffered now, and dropped since the start because the buffer was full.
+    var depth: (buffered: Int, dropped: Int) { buffer.withLockedValue { ($0.clicks.count, $0.dropped) } }
 
     /// What the preview page measured; false when the click is unknown here and in the store.
     public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
@@ -59,8 +84,16 @@ public final class DeferredClickRecorder: Service, Sendable {
         do {
             try await store.insertPendingClicks(clicks)
         } catch {
-            buffer.withLockedValue { $0.clicks.insert(contentsOf: clicks, at: 0) }
-            logger.error("could not write \(clicks.count) pending clicks, will retry: \(error)")
+            let dropped = buffer.withLockedValue { buffer in
+                let before = buffer.dropped
+                buffer.clicks.insert(contentsOf: clicks, at: 0)
+                buffer.trim(to: capacity)
+                return buffer.dropped - before
+            }
+            // Once per flush interval at most, however many clicks arrive meanwhile.
+            logger.error(
+                "could not write \(clicks.count) pending clicks, will retry\(dropped > 0 ? "; dropped \(dropped) over the buffer's \(capacity)" : ""): \(error)"
+            )
         }
     }
 
