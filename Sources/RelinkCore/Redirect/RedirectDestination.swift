@@ -16,8 +16,13 @@ extension RedirectDestination {
     /// rewrites them.
     /// - Parameter url: an http(s) URL from the link's parameters.
     public init(fallbackURL url: String) {
+        self.init(fallback: AbsoluteURI(url))
+    }
+
+    /// The same for a URL already parsed.
+    init(fallback uri: AbsoluteURI?) {
         // By host, as the allowlist reads stores: any scheme and letter case, either App Store host.
-        switch AbsoluteURI(url)?.host?.lowercased() {
+        switch uri?.host?.lowercased() {
         case "apps.apple.com", "itunes.apple.com", "play.google.com": self = .storePage
         default: self = .web
         }

@@ -58,9 +58,9 @@ public enum RedirectPlanner {
         case .android:
             return androidPlan(parameters, link: link)
         case .desktop, .other, .crawler:
-            if let ofl = httpURL(parameters.ofl) {
+            if let ofl = fallback(parameters.ofl) {
                 return .redirect(
-                    url: ofl, destination: RedirectDestination(fallbackURL: ofl),
+                    url: ofl.url, destination: ofl.destination,
                     reason: "Platforms other than iOS and Android go to 'ofl' (or the project's desktop fallback).")
             }
             return .redirect(
@@ -100,10 +100,8 @@ public enum RedirectPlanner {
     static func notInstalledDestination(
         _ parameters: LinkParameters, iPad: Bool
     ) -> (url: String, kind: RedirectDestination, reason: String) {
-        if iPad, let ipfl = httpURL(parameters.ipfl) { return (ipfl, RedirectDestination(fallbackURL: ipfl), "iPads go to 'ipfl'.") }
-        if let ifl = httpURL(parameters.ifl) {
-            return (ifl, RedirectDestination(fallbackURL: ifl), "iOS goes to 'ifl' when the app is not installed.")
-        }
+        if iPad, let ipfl = fallback(parameters.ipfl) { return (ipfl.url, ipfl.destination, "iPads go to 'ipfl'.") }
+        if let ifl = fallback(parameters.ifl) { return (ifl.url, ifl.destination, "iOS goes to 'ifl' when the app is not installed.") }
         if let store = StoreURL.appStore(parameters) { return (store, .appStore, "iOS goes to the App Store page of 'isi'.") }
         let link = parameters.link ?? ""
         return (link, RedirectDestination(fallbackURL: link), "Without 'ifl' or a numeric 'isi', iOS goes to 'link'.")
@@ -115,8 +113,8 @@ public enum RedirectPlanner {
                 url: link, destination: RedirectDestination(fallbackURL: link),
                 reason: "The link names no Android app ('apn'), so Android opens 'link', as in FDL.")
         }
-        if let afl = httpURL(parameters.afl) {
-            return .redirect(url: afl, destination: RedirectDestination(fallbackURL: afl), reason: "Android goes to 'afl' instead of Google Play.")
+        if let afl = fallback(parameters.afl) {
+            return .redirect(url: afl.url, destination: afl.destination, reason: "Android goes to 'afl' instead of Google Play.")
         }
         if let play = StoreURL.playStore(parameters) {
             return .redirect(
@@ -130,6 +128,12 @@ public enum RedirectPlanner {
         let image = httpURL(parameters.si)
         guard parameters.st != nil || parameters.sd != nil || image != nil, let link = parameters.link else { return nil }
         return SocialPreview(title: parameters.st, description: parameters.sd, imageURL: image, canonicalURL: link)
+    }
+
+    /// A fallback parameter's value and the kind of page it is, when it is an http(s) URL (parsed once).
+    static func fallback(_ value: String?) -> (url: String, destination: RedirectDestination)? {
+        guard let value, let uri = AbsoluteURI(value), uri.isHTTP else { return nil }
+        return (value, RedirectDestination(fallback: uri))
     }
 
     /// A parameter's value when it is an http(s) URL; other values are ignored (and warned about).
