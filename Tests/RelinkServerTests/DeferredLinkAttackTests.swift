@@ -197,4 +197,50 @@ struct DeferredLinkAttackTests {
         await recorder.flush()
         #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
+    /// Another process holding the SQLite database's write lock: a mint answers 503 with `Retry-After` and the
+    /// API's JSON body after the busy timeout (never a 500 after 10 s), links keep redirecting; all is well once
+    /// the lock is gone.
+    @Test func aLockedDatabaseIsA503() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appending(path: "relink.sqlite").path
+        let store = try SQLiteStore(path: path)
+        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
+        let other = try DatabaseQueue(path: path)
+        try await T.application(store: store).test(.router) { client in
+            let minted = try await T.mint("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fcached", key: key, with: client)
+            let cachedPath = try #require(AbsoluteURI(minted.shortLink)).path
+            // Another connection holds an exclusive lock, on a thread of its own, until released.
+            let locked = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let holder = Thread {
+                try? other.inDatabase { db in
+                    try db.execute(sql: "BEGIN EXCLUSIVE")
+                    locked.signal()
+                    release.wait()
+                    try db.execute(sql: "ROLLBACK")
+                }
+                locked.signal()
+            }
+            holder.start()
+            locked.wait()
+            let refused = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post,
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
+            try ShortLinkAPITests.expectError(refused, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
+            #expect(refused.headers[.retryAfter] == "1")
+            let cached = try await client.execute(uri: cachedPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
+            #expect(cached.status == .found)
+            // WAL: reads go on under another process's write lock.
+            let uncached = try await client.execute(uri: "/NotCached", method: .get, headers: T.headers(agent: T.Agent.desktop))
+            #expect(uncached.status == .notFound)
+            release.signal()
+            locked.wait()
+            let minted2 = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post,
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
+            #expect(minted2.status == .ok)
+        }
+    }
 }

@@ -36,7 +36,8 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError.invalidArgument("Invalid JSON payload received.")
         } catch StoreError.unavailable(let why) {
             context.logger.error("API request failed: \(request.method) \(request.uri.path): \(why)")
-            return APIError(status: .serviceUnavailable, message: "The database is unavailable. Try again shortly.")
+            return APIError(
+                status: .serviceUnavailable, message: "The database is unavailable. Try again shortly.", headers: [.retryAfter: "1"])
         } catch {
             context.logger.error("API request failed: \(request.method) \(request.uri.path): \(String(reflecting: error))")
             return APIError.internal

@@ -29,7 +29,10 @@ struct RedirectController: Sendable {
             resolution = try await resolver.resolve(host: origin.host, path: path, query: request.uri.query.map { Substring($0) })
         } catch {
             context.logger.error("short link lookup failed for \(origin.host)\(path): \(error)")
-            return pages.message("Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
+            var response = pages.message(
+                "Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
+            response.headers[.retryAfter] = "1"
+            return response
         }
         switch resolution {
         case .unknownDomain(let host):

@@ -57,7 +57,7 @@ extension SQLiteStore {
                 StoreCoding.encode(languages: f.languages), f.screen, f.timeZone,
             ]
         }
-        try await writer.write { db in
+        try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link,
@@ -69,7 +69,7 @@ extension SQLiteStore {
     }
 
     public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE pending_clicks SET screen = COALESCE(?, screen), time_zone = COALESCE(?, time_zone),
@@ -82,7 +82,7 @@ extension SQLiteStore {
     }
 
     public func pendingClick(id: String) async throws -> PendingClick? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM pending_clicks WHERE id = ?", arguments: [id]).map(PendingClick.init(row:))
         }
     }
@@ -91,7 +91,7 @@ extension SQLiteStore {
         projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
-        return try await writer.read { db in
+        return try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -112,7 +112,7 @@ extension SQLiteStore {
     public func addressActivity(
         projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
     ) async throws -> AddressActivity {
-        try await writer.read { db in
+        try await read { db in
             let row = try Row.fetchOne(
                 db,
                 sql: """
@@ -130,7 +130,7 @@ extension SQLiteStore {
     public func claim(
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
     ) async throws -> ClaimOutcome {
-        try await writer.write { db in
+        try await write { db in
             if let installId,
                 let row = try Row.fetchOne(
                     db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId])
@@ -156,7 +156,7 @@ extension SQLiteStore {
     }
 
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId]
             ).map(InstallClaim.init(row:))
@@ -164,7 +164,7 @@ extension SQLiteStore {
     }
 
     public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM pending_clicks WHERE project_id = ? AND created_at < ?",
                 arguments: [projectId, clicksBefore.timeIntervalSince1970])
@@ -178,18 +178,18 @@ extension SQLiteStore {
     }
 
     public func setting(_ key: String) async throws -> String? {
-        try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+        try await read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
     }
 
     public func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
             return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? value
         }
     }
 
     public func removeSetting(_ key: String) async throws -> Bool {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
             return db.changesCount > 0
         }

@@ -17,7 +17,9 @@ public final class SQLiteStore: RelinkStore, Sendable {
             }
         }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        // Writes in this process take turns in GRDB's queue; only another process (a backup, `relink keys`) can hold
+        // the lock. A request waits at most this long, then gets a 503 (`StoreError.unavailable`), never a 500.
+        configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.label = "relink"
         writer = try DatabasePool(path: path, configuration: configuration)
         description = "SQLite at \(path)"
@@ -93,7 +95,7 @@ extension SQLiteStore {
     public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
         let parameters = try StoreCoding.encode(draft.parameters)
         do {
-            let id = try await writer.write { db in
+            let id = try await write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
@@ -117,21 +119,21 @@ extension SQLiteStore {
     }
 
     public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE domain = ? AND code = ?", arguments: [domain, code])
                 .map(ShortLinkRecord.init(row:))
         }
     }
 
     public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE idempotency_key = ?", arguments: [idempotencyKey])
                 .map(ShortLinkRecord.init(row:))
         }
     }
 
     public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                 arguments: [projectId, beforeId ?? Int64.max, limit]
@@ -142,7 +144,7 @@ extension SQLiteStore {
     public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
         let updated = link.forUpdate()
         let parameters = try StoreCoding.encode(link.parameters)
-        let changed = try await writer.write { [updated] db in
+        let changed = try await write { [updated] db in
             try db.execute(
                 sql: """
                     UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?
@@ -165,7 +167,7 @@ extension SQLiteStore {
 
     public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
         let now = StoreCoding.stored(Date())
-        let id = try await writer.write { db in
+        let id = try await write { db in
             try db.execute(
                 sql: "INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [projectId, name, keyHash, keyPrefix, now.timeIntervalSince1970])
@@ -175,14 +177,14 @@ extension SQLiteStore {
     }
 
     public func apiKey(hash: String) async throws -> APIKeyRecord? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE key_hash = ?", arguments: [hash]).map(
                 APIKeyRecord.init(row:))
         }
     }
 
     public func apiKeys(projectId: String?) async throws -> [APIKeyRecord] {
-        try await writer.read { db in
+        try await read { db in
             if let projectId {
                 return try Row.fetchAll(
                     db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE project_id = ? ORDER BY id", arguments: [projectId]
@@ -195,7 +197,7 @@ extension SQLiteStore {
 
     public func revokeAPIKey(id: Int64) async throws -> APIKeyRecord? {
         let now = Date().timeIntervalSince1970
-        return try await writer.write { db in
+        return try await write { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [now, id])
             return try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE id = ?", arguments: [id]).map(
@@ -209,7 +211,7 @@ extension SQLiteStore {
 extension SQLiteStore {
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
-        try await writer.write { db in
+        try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (?, ?, ?, ?, ?)
@@ -222,7 +224,7 @@ extension SQLiteStore {
     }
 
     public func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -237,5 +239,34 @@ extension SQLiteStore {
                 return EventCount(platform: platform, event: event, count: row["total"])
             }
         }
+    }
+}
+
+// MARK: - Access
+
+extension SQLiteStore {
+    /// How long a request waits for a database another process has locked.
+    static let busyTimeout: TimeInterval = 1
+
+    /// `writer.write`, with a busy or locked database as `StoreError.unavailable`.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.write(updates)
+        } catch let error as DatabaseError where Self.isBusy(error) {
+            throw StoreError.unavailable("the SQLite database is locked by another process (\(error.resultCode))")
+        }
+    }
+
+    /// `writer.read`, with a busy or locked database as `StoreError.unavailable`.
+    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.read(value)
+        } catch let error as DatabaseError where Self.isBusy(error) {
+            throw StoreError.unavailable("the SQLite database is locked by another process (\(error.resultCode))")
+        }
+    }
+
+    static func isBusy(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
     }
 }
