@@ -44,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (default: $RELINK_LOG_LEVEL, else info).")
     var logLevel: String?
 
+    @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed (default: 60).", valueName: "seconds"))
+    var idleTimeout: Int = 60
+
     @OptionGroup var store: StoreOptions
 
     @Option(
@@ -70,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw CLIError.usage("unknown log level '\(levelText)'")
         }
+        guard (1...86_400).contains(idleTimeout) else { throw CLIError.usage("--idle-timeout must be 1 to 86400 seconds, got \(idleTimeout)") }
         let forwardedHeaders = try Self.forwardedHeaderPolicy(
             trust: trustForwardedHeaders, trustedProxies: trustedProxies, forwardedHeader: forwardedHeader, environment: environment)
         let database = try await store.open(logLevel: level)
@@ -93,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
-            forwardedHeaders: forwardedHeaders, logLevel: level, store: database,
+            forwardedHeaders: forwardedHeaders, logLevel: level, idleTimeout: .seconds(idleTimeout), store: database,
             addressHashSecrets: secrets)
         let app = try buildApplication(configuration: server)
         do {

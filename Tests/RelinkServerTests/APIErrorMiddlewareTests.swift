@@ -27,26 +27,35 @@ struct APIErrorMiddlewareTests {
 
 /// Requests that break off: the client's fault, answered 400, never a 500 or an error in the log.
 @Suite("Broken requests") struct BrokenRequestTests {
-    /// Sends `bytes` on a new connection to `port`, closes the sending side, and reads the answer.
-    static func exchange(_ bytes: String, port: Int) throws -> String {
+    /// A TCP connection to `port` on loopback that waits at most 10 s for each read, so a server that neither
+    /// answers nor closes fails the test instead of hanging it.
+    static func connected(port: Int) throws -> Int32 {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw POSIXError(.EBADF) }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
+        let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        // At most 10 s for the answer: a server that neither answers nor closes fails the test instead of hanging it.
+        guard result == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return descriptor
+    }
+
+    /// Sends `bytes` on a new connection to `port`, closes the sending side, and reads the answer.
+    static func exchange(_ bytes: String, port: Int) throws -> String {
+        let descriptor = try connected(port: port)
+        defer { close(descriptor) }
         let data = Array(bytes.utf8)
         guard send(descriptor, data, data.count, 0) == data.count else { throw POSIXError(.EIO) }
         shutdown(descriptor, Int32(SHUT_WR))
@@ -92,6 +101,43 @@ struct APIErrorMiddlewareTests {
             // A 4xx with the API's JSON error, never a 500.
             #expect(answer.hasPrefix("HTTP/1.1 4"), "\(answer)")
             #expect(answer.contains("application/json"), "\(answer)")
+        }
+    }
+    /// A connection that sends nothing is closed after the idle timeout, while requests go on being served.
+    @Test func anIdleConnectionIsClosed() async throws {
+        var logger = Logger(label: "relink.test")
+        logger.logLevel = .error
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try buildApplication(
+            configuration: ServerConfiguration(
+                port: 0, relink: TestSupport.configuration, logLevel: .error, idleTimeout: .milliseconds(300), store: try SQLiteStore(),
+                onServerRunning: { continuation.yield($0) }))
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        // Sends nothing and waits (at most 10 s) for the server to close: an empty answer, not a timeout.
+        let idle = try await Self.idleOffThePool(port: port)
+        #expect(idle, "the idle connection was still open after 10 s")
+        let served = try await Self.exchangeOffThePool(
+            "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: port)
+        #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// Connects, sends nothing, and tells whether the server closed the connection within 10 s.
+    static func idleOffThePool(port: Int) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let descriptor = try connected(port: port)
+                        defer { close(descriptor) }
+                        var byte: UInt8 = 0
+                        return recv(descriptor, &byte, 1, 0) == 0
+                    })
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
     }.joined(separator: "; ")
     return Application(
         router: parts.router,
+        server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
         // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
@@ -90,5 +91,12 @@ struct ApplicationParts {
         self.recorder = recorder
         self.deferredRecorder = deferredRecorder
         self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

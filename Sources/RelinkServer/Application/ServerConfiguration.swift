@@ -11,6 +11,8 @@ public struct ServerConfiguration: Sendable {
     /// Which forwarded headers to read, and from which proxies: `.none` unless behind a proxy that sets them.
     public var forwardedHeaders: ForwardedHeaderPolicy
     public var logLevel: Logger.Level
+    /// How long a connection may sit without a request before it is closed, so idle connections cannot pile up.
+    public var idleTimeout: Duration
     /// Where links, keys and events are kept; the application runs it as its first service and closes it when it
     /// shuts down.
     public var store: any RelinkStore
@@ -24,7 +26,8 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,
-        logLevel: Logger.Level = .info, store: any RelinkStore, eventFlushInterval: Duration = .seconds(1),
+        logLevel: Logger.Level = .info, idleTimeout: Duration = .seconds(60), store: any RelinkStore,
+        eventFlushInterval: Duration = .seconds(1),
         addressHashSecrets: AddressHashSecrets? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) {
         self.onServerRunning = onServerRunning
@@ -33,6 +36,7 @@ public struct ServerConfiguration: Sendable {
         self.relink = relink
         self.forwardedHeaders = forwardedHeaders
         self.logLevel = logLevel
+        self.idleTimeout = idleTimeout
         self.store = store
         self.eventFlushInterval = eventFlushInterval
         self.addressHashSecrets = addressHashSecrets
