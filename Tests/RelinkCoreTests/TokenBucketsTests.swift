@@ -15,13 +15,6 @@ import Testing
         #expect(buckets.take("b", limit: Self.limit, now: 1.5) == nil)
     }
 
-    @Test func checkingSpendsNothing() {
-        var buckets = TokenBuckets<String>(capacity: 10)
-        for _ in 0..<10 { #expect(buckets.take("a", limit: Self.limit, now: 0, consume: false) == nil) }
-        for _ in 0..<3 { #expect(buckets.take("a", limit: Self.limit, now: 0) == nil) }
-        #expect(buckets.take("a", limit: Self.limit, now: 0, consume: false) != nil)
-    }
-
     /// A million distinct keys through 1,000 slots: never more than 1,000 held, and limiting still works after.
     @Test func aMillionKeysStayWithinTheCapacity() {
         var buckets = TokenBuckets<Int>(capacity: 1_000)

@@ -35,9 +35,8 @@ public struct TokenBuckets<Key: Hashable & Sendable>: Sendable {
     ///   - key: whose bucket.
     ///   - limit: the refill rate and the bucket's size.
     ///   - now: seconds on a monotonic clock.
-    ///   - consume: false to check only (limits that only failures spend).
-    /// - Returns: nil when a token was there (and taken, with `consume`); else the seconds until one is.
-    public mutating func take(_ key: Key, limit: RateLimit, now: Double, consume: Bool = true) -> Double? {
+    /// - Returns: nil when a token was there (and is taken); else the seconds until one is.
+    public mutating func take(_ key: Key, limit: RateLimit, now: Double) -> Double? {
         let (position, isNew) = slot(for: key, limit: limit, now: now)
         var bucket = slots[position]
         bucket.tokens = min(Double(limit.burst), bucket.tokens + max(0, now - bucket.updated) * limit.requestsPerSecond)
@@ -46,7 +45,7 @@ public struct TokenBuckets<Key: Hashable & Sendable>: Sendable {
         if !isNew { bucket.referenced = true }
         defer { slots[position] = bucket }
         guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / limit.requestsPerSecond }
-        if consume { bucket.tokens -= 1 }
+        bucket.tokens -= 1
         return nil
     }
 

@@ -1,7 +1,5 @@
 /// The store listings Relink redirects to. They are built here, so they need no allowlist entry.
 public enum StoreURL {
-    public static let appStorePrefix = "https://apps.apple.com/"
-    public static let playStorePrefix = "https://play.google.com/store/apps/details?"
     /// The referrer key that carries a click's id to the app.
     public static let clickReferrerKey = "relink_click"
 

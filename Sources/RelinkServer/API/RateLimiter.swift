@@ -19,22 +19,10 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Takes a token for `keyId`, or answers 429 saying what was limited (`limiting`, such as "minting with this
     /// API key") and how many whole seconds until a token is free.
     func acquire(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
-        take(keyId: keyId, limit: limit, consume: true, limiting: limiting)
-    }
-
-    /// Whether `keyId` has a token left, without taking it: for limits on failures, which only failures spend.
-    func check(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
-        take(keyId: keyId, limit: limit, consume: false, limiting: limiting)
-    }
-
-    /// How many keys are held, over all shards.
-    var count: Int { shards.reduce(0) { $0 + $1.withLockedValue(\.count) } }
-
-    private func take(keyId: Key, limit: RateLimit, consume: Bool, limiting: String) -> Result<Void, APIError> {
         let elapsed = clock.now - start
         let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let shard = shards[Int(UInt(bitPattern: keyId.hashValue) % UInt(shards.count))]
-        guard let wait = shard.withLockedValue({ $0.take(keyId, limit: limit, now: now, consume: consume) }) else {
+        guard let wait = shard.withLockedValue({ $0.take(keyId, limit: limit, now: now) }) else {
             return .success(())
         }
         return .failure(.rateLimited(retryAfter: max(1, Int(wait.rounded(.up))), limiting: limiting))
