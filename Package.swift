@@ -29,6 +29,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Hummingbird's request and response types, imported directly (`HTTPTypes`) by server code and tests.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // /metrics: swift-metrics' types, rendered in Prometheus' text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The HTTP request parts Hummingbird's channel passes (`NIOHTTPTypes`), for the request-timeout handler.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // Pure domain logic: Foundation only, no I/O.
@@ -43,6 +48,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                // Long links of pending clicks are kept once, under their SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
                 // The store's lifetime is one of the application's services.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -60,6 +67,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -12,7 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
             127.0.0.1:8080. Several instances share one PostgreSQL database with --database postgres://…. Flags override the \
-            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_SECRET_FILE, RELINK_PREVIOUS_SECRET, RELINK_PREVIOUS_SECRET_FILE, RELINK_TRUST_FORWARDED_HEADERS, RELINK_TRUSTED_PROXIES, RELINK_FORWARDED_HEADER, RELINK_LOG_LEVEL), \
+            environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_SECRET_FILE, RELINK_PREVIOUS_SECRET, RELINK_PREVIOUS_SECRET_FILE, RELINK_TRUST_FORWARDED_HEADERS, RELINK_TRUSTED_PROXIES, RELINK_FORWARDED_HEADER, RELINK_LOG_LEVEL, RELINK_LOG_FORMAT, RELINK_METRICS_TOKEN), \
             which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
             """
     )
@@ -47,6 +47,35 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed (default: 60).", valueName: "seconds"))
     var idleTimeout: Int = 60
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a client may take to send a request's head once it has begun, so trickling clients cannot hold connections (default: 10).",
+            valueName: "seconds"))
+    var headerTimeout: Int = 10
+
+    @Option(help: ArgumentHelp("Seconds a client may take to send a request's body after its head (default: 10).", valueName: "seconds"))
+    var bodyTimeout: Int = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Per-client rate limits count an IPv6 client by this prefix of its address, 32 to 128 (default: 64).", valueName: "bits"))
+    var ipv6LimitPrefix: Int = 64
+
+    @Option(help: "text (the default) or json: one JSON object a line, with the request id (default: $RELINK_LOG_FORMAT).")
+    var logFormat: String?
+
+    @Option(help: ArgumentHelp("Serve /metrics (Prometheus) on this port of --metrics-host only (default: not served).", valueName: "port"))
+    var metricsPort: Int?
+
+    @Option(help: ArgumentHelp("The address the metrics port listens on (default: 127.0.0.1).", valueName: "address"))
+    var metricsHost: String = "127.0.0.1"
+
+    @Option(
+        help: ArgumentHelp(
+            "Require 'Authorization: Bearer <token>' for /metrics; without --metrics-port, /metrics is then served on the main port (default: $RELINK_METRICS_TOKEN).",
+            valueName: "token"))
+    var metricsToken: String?
+
     @OptionGroup var store: StoreOptions
 
     @Option(
@@ -74,6 +103,20 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError.usage("unknown log level '\(levelText)'")
         }
         guard (1...86_400).contains(idleTimeout) else { throw CLIError.usage("--idle-timeout must be 1 to 86400 seconds, got \(idleTimeout)") }
+        guard (1...3_600).contains(headerTimeout) else {
+            throw CLIError.usage("--header-timeout must be 1 to 3600 seconds, got \(headerTimeout)")
+        }
+        guard (1...3_600).contains(bodyTimeout) else { throw CLIError.usage("--body-timeout must be 1 to 3600 seconds, got \(bodyTimeout)") }
+        guard (32...128).contains(ipv6LimitPrefix) else {
+            throw CLIError.usage("--ipv6-limit-prefix must be 32 to 128 bits, got \(ipv6LimitPrefix)")
+        }
+        let format = (logFormat ?? environment["RELINK_LOG_FORMAT"] ?? "text").lowercased()
+        switch format {
+        case "text": break
+        case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        default: throw CLIError.usage("--log-format must be text or json, got '\(format)'")
+        }
+        let metrics = try Self.metricsEndpoint(port: metricsPort, host: metricsHost, token: metricsToken ?? environment["RELINK_METRICS_TOKEN"])
         let forwardedHeaders = try Self.forwardedHeaderPolicy(
             trust: trustForwardedHeaders, trustedProxies: trustedProxies, forwardedHeader: forwardedHeader, environment: environment)
         let database = try await store.open(logLevel: level)
@@ -97,7 +140,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
-            forwardedHeaders: forwardedHeaders, logLevel: level, idleTimeout: .seconds(idleTimeout), store: database,
+            forwardedHeaders: forwardedHeaders, logLevel: level, idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
+            bodyTimeout: .seconds(bodyTimeout), ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         let app = try buildApplication(configuration: server)
         do {
@@ -105,6 +149,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
         }
+    }
+
+    /// Where /metrics goes: its own port, the main port behind a token, or nowhere.
+    static func metricsEndpoint(port: Int?, host: String, token: String?) throws -> MetricsEndpoint {
+        let token = token.flatMap { $0.isEmpty ? nil : $0 }
+        if let token, token.utf8.count < 16 { throw CLIError.usage("--metrics-token must be at least 16 characters") }
+        if let port {
+            guard (0...65535).contains(port) else { throw CLIError.usage("--metrics-port must be 0 to 65535, got \(port)") }
+            return .port(host: host, port: port, token: token)
+        }
+        return token.map { .token($0) } ?? .disabled
     }
 
     /// The forwarded-header options and their variables as one policy, parsed once at startup. The proxy list and

@@ -140,7 +140,7 @@ struct DeferredLinkAttackTests {
             #expect(try await reopenCount() == 2)
             // Made-up install ids from one address: 20 count, then the per-address limit stops the requests.
             var statuses: [HTTPResponse.Status] = []
-            for index in 0..<(AttributionController.reopenLimit.burst * 2) {
+            for index in 0..<(ClientLimiter.Endpoint.reopen.limit.burst * 2) {
                 statuses.append(try await reopen(#", "installId": "fake-\#(index)""#, from: "192.0.2.12").status)
             }
             #expect(statuses.filter { $0 == .ok }.count >= 40)
@@ -152,7 +152,7 @@ struct DeferredLinkAttackTests {
             #expect(try await reopenCount() == 2 + 20 + 20)
             // However slow the machine (the budget refills at 2/s), a burst from there is soon limited again.
             var limited = try await reopen(#", "installId": "one-more""#, from: "192.0.2.12")
-            for _ in 0..<(AttributionController.reopenLimit.burst * 3) where limited.status == .ok {
+            for _ in 0..<(ClientLimiter.Endpoint.reopen.limit.burst * 3) where limited.status == .ok {
                 limited = try await reopen(#", "installId": "one-more""#, from: "192.0.2.12")
             }
             try ShortLinkAPITests.expectError(limited, .tooManyRequests, "RESOURCE_EXHAUSTED", "Quota exceeded for re-open reports from this address")

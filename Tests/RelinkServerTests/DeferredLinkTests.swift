@@ -273,12 +273,12 @@ struct DeferredLinkTests {
         try await app.test(.router) { client in
             var statuses: [HTTPResponse.Status] = []
             // The bucket refills at 20 per second while the test runs, so ask for well past the burst.
-            for _ in 0..<(AttributionController.limit.burst * 2) {
+            for _ in 0..<(ClientLimiter.Endpoint.claim.limit.burst * 2) {
                 statuses.append(try await Self.claim(client, #"{"bundleId": "jp.furyu.pictlink.ios"}"#, from: "192.0.2.99").status)
             }
-            #expect(statuses.prefix(AttributionController.limit.burst).allSatisfy { $0 == .ok })
+            #expect(statuses.prefix(ClientLimiter.Endpoint.claim.limit.burst).allSatisfy { $0 == .ok })
             let limited = try #require(statuses.firstIndex(of: .tooManyRequests))
-            #expect(limited >= AttributionController.limit.burst)
+            #expect(limited >= ClientLimiter.Endpoint.claim.limit.burst)
             #expect(statuses[limited...].allSatisfy { $0 == .ok || $0 == .tooManyRequests })
             // Another address is not affected.
             #expect(try await Self.claim(client, #"{"bundleId": "jp.furyu.pictlink.ios"}"#, from: "192.0.2.100").status == .ok)

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import PostgresNIO
 import RelinkCore
 import Testing
 
@@ -344,6 +346,65 @@ struct StoreConformanceTests {
             #expect(try await store.pendingClick(id: "other-old") != nil)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "old-install") == nil)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "new-install") != nil)
+        }
+    }
+
+    /// Runs `sql` (no parameters) on either store and returns its first row's column `n` as an integer.
+    static func integer(_ sql: String, in store: any RelinkStore) async throws -> Int64 {
+        if let sqlite = store as? SQLiteStore {
+            return try await sqlite.writer.write { db in try Row.fetchOne(db, sql: sql)?["n"] ?? 0 }
+        }
+        let postgres = try #require(store as? PostgresStore)
+        return try await postgres.rows(PostgresQuery(unsafeSQL: sql)).first.map { try $0.value("n", as: Int64.self) } ?? 0
+    }
+
+    /// A burst of clicks on one long link keeps its text once; each click's row holds its digest, and reads give the
+    /// whole link back. The purge drops a link once no click names it.
+    @Test(arguments: StoreKind.available) func aLongLinkIsKeptOnceForAllItsClicks(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now: TimeInterval = 1_700_000_000
+            let long = "https://pictlink.page.link/?link=https://pictlink.com/" + String(repeating: "x", count: 7_000) + "&apn=a"
+            var clicks = (0..<500).map { index in
+                var click = Self.click("long-\(index)", at: now - Double(index))
+                click.requestedLink = long
+                return click
+            }
+            var other = Self.click("other", at: now - 100_000)
+            other.requestedLink = long + "&utm_source=b"
+            clicks.append(other)
+            try await store.insertPendingClicks(Array(clicks[0..<250]))
+            try await store.insertPendingClicks(Array(clicks[250...]))
+            #expect(try await Self.integer("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM clicked_links", in: store) == 2)
+            // The clicks' rows hold no link text: the digest only.
+            #expect(
+                try await Self.integer("SELECT CAST(COALESCE(MAX(LENGTH(requested_link)), 0) AS BIGINT) AS n FROM pending_clicks", in: store) == 0)
+            #expect(try await Self.integer("SELECT CAST(MAX(LENGTH(link_digest)) AS BIGINT) AS n FROM pending_clicks", in: store) == 64)
+            #expect(try await store.pendingClick(id: "long-7")?.requestedLink == long)
+            #expect(try await store.pendingClick(id: "other")?.requestedLink == long + "&utm_source=b")
+            let candidates = try await store.candidateClicks(
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: Date(timeIntervalSince1970: now - 50),
+                fingerprint: clicks[0].fingerprint, limit: 10)
+            #expect(candidates.count == 10 && candidates.allSatisfy { $0.requestedLink == long })
+            // A short link stays in its row.
+            try await store.insertPendingClicks([Self.click("short")])
+            #expect(try await store.pendingClick(id: "short")?.requestedLink == "https://pictlink.page.link/short")
+
+            // Purged: "other" has expired; its link goes once no click names it and its last click is an hour old.
+            try await store.insertPendingClicks([])
+            _ = try await store.purgeDeferredData(
+                projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 50_000), claimsBefore: Date(timeIntervalSince1970: 0))
+            #expect(
+                try await Self.integer("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM clicked_links", in: store) == 2,
+                "kept for an hour after its last click")
+            if let sqlite = store as? SQLiteStore {
+                try await sqlite.writer.write { db in try db.execute(sql: "UPDATE clicked_links SET last_clicked_at = 0") }
+            } else {
+                try await #require(store as? PostgresStore).execute("UPDATE clicked_links SET last_clicked_at = 0")
+            }
+            _ = try await store.purgeDeferredData(
+                projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 50_000), claimsBefore: Date(timeIntervalSince1970: 0))
+            #expect(try await Self.integer("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM clicked_links", in: store) == 1)
+            #expect(try await store.pendingClick(id: "long-0")?.requestedLink == long)
         }
     }
 

@@ -7,16 +7,19 @@ import RelinkStore
 /// oversized body) keep their status, anything unexpected becomes a logged 500, never an HTML page. Other paths'
 /// errors pass through untouched.
 struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Where store failures are logged (once per interval) and counted.
+    var outages: StoreOutageLog? = nil
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
             guard APIPath.isAPI(Substring(request.uri.path)) else { throw error }
-            throw Self.apiError(error, request: request, context: context)
+            throw Self.apiError(error, request: request, context: context, outages: outages)
         }
     }
 
-    static func apiError(_ error: any Error, request: Request, context: Context) -> any Error {
+    static func apiError(_ error: any Error, request: Request, context: Context, outages: StoreOutageLog? = nil) -> any Error {
         do {
             throw error
         } catch let error as APIError {
@@ -35,7 +38,11 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch is DecodingError {
             return APIError.invalidArgument("Invalid JSON payload received.")
         } catch StoreError.unavailable(let why) {
-            context.logger.error("API request failed: \(request.method) \(request.uri.path): \(why)")
+            if let outages {
+                outages.report("api", "API request failed: \(request.method) \(request.uri.path)", error: StoreError.unavailable(why))
+            } else {
+                context.logger.error("API request failed: \(request.method) \(request.uri.path): \(why)")
+            }
             return APIError(
                 status: .serviceUnavailable, message: "The database is unavailable. Try again shortly.", headers: [.retryAfter: "1"])
         } catch {

@@ -14,11 +14,8 @@ import RelinkStore
 struct APIKeyAuthenticator: Sendable {
     let store: any RelinkStore
     let configuration: RelinkConfiguration
-    let failures: RateLimiter<String>
+    let limiter: ClientLimiter
     let forwardedHeaders: ForwardedHeaderPolicy
-
-    /// Failed keys per client address: a mistyped key or a rotation gone wrong still gets its 401s, a scan does not.
-    static let failureLimit = RateLimit(requestsPerSecond: 0.1, burst: 20)
 
     struct Caller: Sendable {
         let key: APIKeyRecord
@@ -34,12 +31,10 @@ struct APIKeyAuthenticator: Sendable {
         else {
             let address = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
                 .clientAddress
-            // Never the key itself: logs are read by more people than keys are given to.
-            context.logger.notice("API key not valid", metadata: ["client": "\(address ?? "unknown")", "path": "\(request.uri.path)"])
-            let outcome = failures.acquire(
-                keyId: "failed-key " + ClientNetwork.key(address), limit: Self.failureLimit,
-                limiting: "failed API key attempts from this address")
-            if case .failure(let error) = outcome { throw error }
+            // Never the key itself, nor the whole address: logs are read by more people than keys are given to.
+            context.logger.notice(
+                "API key not valid", metadata: ["client_network": "\(ClientNetwork.anonymized(address))", "path": "\(request.uri.path)"])
+            if case .failure(let error) = limiter.acquire(.failedKey, clientAddress: address) { throw error }
             throw APIError.invalidKey
         }
         // iOS clients name their app; an app outside the key's project may not use it.

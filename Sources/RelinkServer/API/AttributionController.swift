@@ -6,13 +6,9 @@ import RelinkCore
 /// the app's project's. Each client address is rate-limited, since anyone can call them.
 struct AttributionController: Sendable {
     let service: DeferredLinkService
-    let rateLimiter: RateLimiter<String>
+    let limiter: ClientLimiter
     let forwardedHeaders: ForwardedHeaderPolicy
-
-    /// Per client address: an app claims once per install, so this allows busy carrier NATs, not scanning.
-    static let limit = RateLimit(requestsPerSecond: 20, burst: 100)
-    /// Per client address, apart from claims: re-opens are counted, so a script may not report many.
-    static let reopenLimit = RateLimit(requestsPerSecond: 2, burst: 60)
+    let metrics: RelinkMetrics?
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
         group.post(RouterPath(APIPath.installAttribution)) { request, context in try await install(request, context) }
@@ -21,12 +17,7 @@ struct AttributionController: Sendable {
 
     private func origin(_ request: Request, _ context: RelinkRequestContext, reopen: Bool = false) throws -> RequestOrigin {
         let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        let address = ClientNetwork.key(origin.clientAddress)
-        let outcome =
-            reopen
-            ? rateLimiter.acquire(keyId: "reopen " + address, limit: Self.reopenLimit, limiting: "re-open reports from this address")
-            : rateLimiter.acquire(keyId: address, limit: Self.limit, limiting: "deferred-link claims from this address")
-        if case .failure(let error) = outcome { throw error }
+        if case .failure(let error) = limiter.acquire(reopen ? .reopen : .claim, clientAddress: origin.clientAddress) { throw error }
         return origin
     }
 
@@ -34,7 +25,9 @@ struct AttributionController: Sendable {
         let origin = try origin(request, context)
         let caller = context.caller
         let body = try await JSONResponse.decode(InstallAttributionRequest.self, from: request, context: context)
-        return try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
+        let answer = try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
+        metrics?.claimAnswered(answer.attributionConfidence)
+        return answer
     }
 
     func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> ReopenAttributionResponse {

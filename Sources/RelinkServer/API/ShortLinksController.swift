@@ -6,6 +6,7 @@ import RelinkStore
 struct ShortLinksController: Sendable {
     let service: ShortLinkService
     let rateLimiter: RateLimiter<Int64>
+    let metrics: RelinkMetrics?
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
         group.post(RouterPath(APIPath.shortLinks)) { request, context in try await create(request, context) }
@@ -16,6 +17,7 @@ struct ShortLinksController: Sendable {
         if case .failure(let error) = rateLimiter.acquire(
             keyId: caller.key.id, limit: caller.project.rateLimit, limiting: "minting with this API key")
         {
+            metrics?.rateLimited("mint")
             throw error
         }
         let body = try await JSONResponse.decode(CreateShortLinkRequest.self, from: request, context: context)

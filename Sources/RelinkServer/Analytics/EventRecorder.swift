@@ -9,37 +9,69 @@ import ServiceLifecycle
 /// waits for the disk); a service writes the counters in one transaction every `interval`, and once more on
 /// graceful shutdown, after the HTTP server has stopped, so nothing recorded is lost.
 ///
-/// The buffer is bounded by the number of distinct (link, day, platform, event) counters touched since the last
-/// write, not by the number of clicks. A failed write keeps its counts for the next attempt.
+/// The buffer holds one counter per distinct (link, day, platform, event) touched since the last write, not one
+/// entry per click, and at most `capacity` counters: while the store cannot take them, events of counters not
+/// yet in the buffer are dropped and counted (the redirect never waits). A failed write keeps its counts for the
+/// next attempt, within the same cap.
 public final class EventRecorder: Service, Sendable {
     private struct Buffer {
         var counts: [EventCounterKey: Int64] = [:]
         /// Recorded events, and events the store has accepted, since start: for tests, benchmarks and logs.
         var recorded: Int64 = 0
         var written: Int64 = 0
+        /// Events dropped because the buffer was full, since start.
+        var dropped: Int64 = 0
     }
 
     private let buffer = NIOLockedValueBox(Buffer())
     private let store: any EventRepository
     private let interval: Duration
+    /// The most counters held in memory.
+    let capacity: Int
     private let logger: Logger
+    private let metrics: RelinkMetrics?
+    private let outages: StoreOutageLog?
 
-    public init(store: any EventRepository, interval: Duration = .seconds(1), logger: Logger) {
+    public convenience init(
+        store: any EventRepository, interval: Duration = .seconds(1), capacity: Int = 100_000, logger: Logger,
+        metrics: RelinkMetrics? = nil
+    ) {
+        self.init(store: store, interval: interval, capacity: capacity, logger: logger, metrics: metrics, outages: nil)
+    }
+
+    init(
+        store: any EventRepository, interval: Duration, capacity: Int = 100_000, logger: Logger, metrics: RelinkMetrics?,
+        outages: StoreOutageLog?
+    ) {
         self.store = store
         self.interval = interval
+        self.capacity = max(1, capacity)
         self.logger = logger
+        self.metrics = metrics
+        self.outages = outages
     }
 
     /// Counts `events` of one click, under one lock.
     public func record(linkId: Int64, platform: Platform, events: [LinkEvent], at date: Date = Date()) {
         let day = EventCounterKey.day(of: date)
         let platform = StatsPlatform(platform)
-        buffer.withLockedValue { buffer in
+        let dropped = buffer.withLockedValue { buffer in
+            var dropped = 0
             for event in events {
-                buffer.counts[EventCounterKey(linkId: linkId, day: day, platform: platform, event: event), default: 0] += 1
+                let key = EventCounterKey(linkId: linkId, day: day, platform: platform, event: event)
+                if let index = buffer.counts.index(forKey: key) {
+                    buffer.counts.values[index] += 1
+                } else if buffer.counts.count < capacity {
+                    buffer.counts[key] = 1
+                } else {
+                    dropped += 1
+                }
             }
             buffer.recorded += Int64(events.count)
+            buffer.dropped += Int64(dropped)
+            return dropped
         }
+        if dropped > 0 { metrics?.queueDropped(.clickEvents, count: dropped) }
     }
 
     public func record(linkId: Int64, platform: Platform, event: LinkEvent, at date: Date = Date()) {
@@ -48,6 +80,9 @@ public final class EventRecorder: Service, Sendable {
 
     public var recordedCount: Int64 { buffer.withLockedValue { $0.recorded } }
     public var writtenCount: Int64 { buffer.withLockedValue { $0.written } }
+    public var droppedCount: Int64 { buffer.withLockedValue { $0.dropped } }
+    /// Counters waiting to be written.
+    var depth: Int { buffer.withLockedValue { $0.counts.count } }
 
     /// Writes what is pending now.
     public func flush() async {
@@ -56,16 +91,33 @@ public final class EventRecorder: Service, Sendable {
             return buffer.counts
         }
         guard !batch.isEmpty else { return }
+        let start = ContinuousClock.now
         do {
             try await store.addEventCounts(batch)
+            metrics?.flushed(.clickEvents, duration: .now - start, failed: false)
             let events = batch.values.reduce(0, +)
             buffer.withLockedValue { $0.written += events }
         } catch {
-            // Put the counts back: the next flush retries them.
-            buffer.withLockedValue { buffer in
-                for (key, count) in batch { buffer.counts[key, default: 0] += count }
+            metrics?.flushed(.clickEvents, duration: .now - start, failed: true)
+            // Put the counts back, within the cap: the next flush retries them.
+            let dropped = buffer.withLockedValue { buffer in
+                var dropped: Int64 = 0
+                for (key, count) in batch {
+                    if let index = buffer.counts.index(forKey: key) {
+                        buffer.counts.values[index] += count
+                    } else if buffer.counts.count < capacity {
+                        buffer.counts[key] = count
+                    } else {
+                        dropped += count
+                    }
+                }
+                buffer.dropped += dropped
+                return dropped
             }
-            logger.error("could not write \(batch.count) event counters, will retry: \(error)")
+            if dropped > 0 { metrics?.queueDropped(.clickEvents, count: Int(dropped)) }
+            let message =
+                "could not write \(batch.count) event counters, will retry\(dropped > 0 ? "; dropped \(dropped) events over the buffer's \(capacity) counters" : "")"
+            if let outages { outages.report("flush", message, error: error) } else { logger.error("\(message): \(error)") }
         }
     }
 

@@ -8,17 +8,21 @@ import ServiceLifecycle
 /// Builds the Relink service: the same application `relink serve` runs and the tests drive.
 public func buildApplication(configuration: ServerConfiguration) throws -> some ApplicationProtocol {
     let logger = {
-        var logger = Logger(label: "relink")
+        var logger = configuration.logger ?? Logger(label: "relink")
         logger.logLevel = configuration.logLevel
         return logger
     }()
     let parts = try ApplicationParts(configuration: configuration, logger: logger)
+    let (headerTimeout, bodyTimeout) = (TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout))
     let summary = configuration.relink.projects.map { project in
         "\(project.id) (\(project.domains.map(\.description).joined(separator: ", ")))"
     }.joined(separator: "; ")
     return Application(
         router: parts.router,
-        server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestTimeoutHandler(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout)],
+                idleTimeout: TimeAmount(configuration.idleTimeout))),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
         // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
@@ -41,10 +45,13 @@ struct ApplicationParts {
     let recorder: EventRecorder
     let deferredRecorder: DeferredClickRecorder
     let linkChanges: LinkChangeWatcher?
+    let metrics: RelinkMetrics
+    /// The separate `/metrics` listener, when `--metrics-port` asks for one.
+    let metricsServer: (any Service)?
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
-        [store, recorder, deferredRecorder] + (linkChanges.map { [$0] } ?? [])
+        [store, recorder, deferredRecorder] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
     }
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -53,44 +60,76 @@ struct ApplicationParts {
         let router = Router(context: RelinkRequestContext.self, options: [.autoGenerateHeadEndpoints])
         let pages = try PageRenderer()
         let cache = LinkCache()
-        let recorder = EventRecorder(store: store, interval: configuration.eventFlushInterval, logger: logger)
+        let metrics = RelinkMetrics()
+        let outages = StoreOutageLog(logger: logger, metrics: metrics)
+        let recorder = EventRecorder(
+            store: store, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics, outages: outages)
+        // One limiter for every endpoint anyone may call, each with its own budget per client network.
+        let clientLimiter = ClientLimiter(ipv6PrefixLength: configuration.ipv6PrefixLength, metrics: metrics)
         let authenticator = APIKeyAuthenticator(
-            store: store, configuration: relink, failures: RateLimiter(), forwardedHeaders: configuration.forwardedHeaders)
+            store: store, configuration: relink, limiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders)
         // Every path from a URL to its link goes through this one resolver.
         let resolver = LinkResolver(configuration: relink, store: store, cache: cache)
         let service = ShortLinkService(resolver: resolver)
         let deferredRecorder = DeferredClickRecorder(
-            store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger)
+            store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics,
+            outages: outages)
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
             hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()))
-        let clientLimiter = RateLimiter<String>()
+        metrics.onScrape { metrics in
+            metrics.setQueueDepth(.clickEvents, recorder.depth)
+            metrics.setQueueDepth(.pendingClicks, deferredRecorder.depth.buffered)
+            metrics.setCacheEntries(cache.count)
+        }
 
+        // Outermost: every request gets its id and is counted, whatever answers it.
+        router.add(middleware: RequestObservingMiddleware(metrics: metrics))
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders)
             .addRoutes(to: router)
         // Router-wide, so that unknown paths under /v1 (which no route matches) get the API's JSON error too.
-        router.add(middleware: APIErrorMiddleware())
+        if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }
+        router.add(middleware: APIErrorMiddleware(outages: outages))
         let api = router.group(RouterPath(APIPath.version)).add(middleware: APIKeyMiddleware(authenticator: authenticator))
-        ShortLinksController(service: service, rateLimiter: RateLimiter<Int64>()).addRoutes(to: api)
+        ShortLinksController(service: service, rateLimiter: RateLimiter<Int64>(), metrics: metrics).addRoutes(to: api)
         LinksController(service: service).addRoutes(to: api)
         StatsController(service: service, recorder: recorder).addRoutes(to: api)
-        AttributionController(service: deferred, rateLimiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders)
-            .addRoutes(to: api)
+        AttributionController(
+            service: deferred, limiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders, metrics: metrics
+        )
+        .addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
         BeaconController(
-            directory: resolver.directory, recorder: deferredRecorder, rateLimiter: clientLimiter,
+            directory: resolver.directory, recorder: deferredRecorder, limiter: clientLimiter,
             forwardedHeaders: configuration.forwardedHeaders
         ).addRoutes(to: router)
         // Last: everything else on a link domain is a click.
         RedirectController(
-            resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred
+            resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
+            metrics: metrics, outages: outages
         ).addRoutes(to: router)
         self.router = router
         self.store = StoreService(store: store)
         self.recorder = recorder
         self.deferredRecorder = deferredRecorder
         self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }
+        self.metrics = metrics
+        self.metricsServer = Self.metricsServer(configuration: configuration, metrics: metrics, logger: logger)
+    }
+
+    /// A listener of its own serving only `/metrics`, for `--metrics-port`.
+    static func metricsServer(configuration: ServerConfiguration, metrics: RelinkMetrics, logger: Logger) -> (any Service)? {
+        guard case .port(let host, let port, let token) = configuration.metrics else { return nil }
+        let router = Router()
+        MetricsController(metrics: metrics, token: token).addRoutes(to: router)
+        return Application(
+            router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Relink"),
+            onServerRunning: { channel in
+                if let port = channel.localAddress?.port { await configuration.onMetricsServerRunning?(port) }
+                logger.info("Relink metrics on http://\(host):\(channel.localAddress?.port ?? port)/metrics")
+            },
+            logger: logger)
     }
 }
 

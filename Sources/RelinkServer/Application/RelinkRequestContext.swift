@@ -10,6 +10,8 @@ public struct RelinkRequestContext: RequestContext, RemoteAddressRequestContext 
     public let remoteAddress: SocketAddress?
     /// Set by `APIKeyMiddleware` when the request names a valid key.
     var caller: APIKeyAuthenticator.Caller?
+    /// When the request began, for its duration in the metrics.
+    let requestStart: ContinuousClock.Instant
 
     /// API responses: JSON with slashes unescaped (so URLs read as URLs) and keys sorted.
     public var responseEncoder: JSONEncoder { JSONResponse.encoder }
@@ -24,6 +26,7 @@ public struct RelinkRequestContext: RequestContext, RemoteAddressRequestContext 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.requestStart = .now
     }
 
     /// Request bodies are small JSON documents; anything larger is refused with 413 before it is read.

@@ -11,8 +11,19 @@ public struct ServerConfiguration: Sendable {
     /// Which forwarded headers to read, and from which proxies: `.none` unless behind a proxy that sets them.
     public var forwardedHeaders: ForwardedHeaderPolicy
     public var logLevel: Logger.Level
+    /// The logger to use instead of one from `LoggingSystem` (tests read what is logged).
+    public var logger: Logger?
     /// How long a connection may sit without a request before it is closed, so idle connections cannot pile up.
     public var idleTimeout: Duration
+    /// How long a client may take to send a request's head (from the connection's start, or the end of the previous
+    /// response), so a client trickling header bytes cannot hold a connection.
+    public var headerTimeout: Duration
+    /// How long a client may take to send a request's body once its head has arrived.
+    public var bodyTimeout: Duration
+    /// Per-client limits count an IPv6 client by this prefix of its address (64: its /64).
+    public var ipv6PrefixLength: Int
+    /// Where `/metrics` is served; `.disabled` unless asked for.
+    public var metrics: MetricsEndpoint
     /// Where links, keys and events are kept; the application runs it as its first service and closes it when it
     /// shuts down.
     public var store: any RelinkStore
@@ -23,10 +34,14 @@ public struct ServerConfiguration: Sendable {
     public var addressHashSecrets: AddressHashSecrets?
     /// Called with the port once the server listens (tests that pick port 0 learn it here).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
+    /// Called with the metrics listener's port once it listens.
+    public var onMetricsServerRunning: (@Sendable (Int) async -> Void)?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,
-        logLevel: Logger.Level = .info, idleTimeout: Duration = .seconds(60), store: any RelinkStore,
+        logLevel: Logger.Level = .info, idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(10), ipv6PrefixLength: Int = 64, metrics: MetricsEndpoint = .disabled,
+        store: any RelinkStore,
         eventFlushInterval: Duration = .seconds(1),
         addressHashSecrets: AddressHashSecrets? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) {
@@ -37,6 +52,10 @@ public struct ServerConfiguration: Sendable {
         self.forwardedHeaders = forwardedHeaders
         self.logLevel = logLevel
         self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.ipv6PrefixLength = ipv6PrefixLength
+        self.metrics = metrics
         self.store = store
         self.eventFlushInterval = eventFlushInterval
         self.addressHashSecrets = addressHashSecrets

@@ -10,7 +10,7 @@ struct BeaconController: Sendable {
 
     let directory: DomainDirectory
     let recorder: DeferredClickRecorder
-    let rateLimiter: RateLimiter<String>
+    let limiter: ClientLimiter
     let forwardedHeaders: ForwardedHeaderPolicy
 
     struct Beacon: Decodable {
@@ -30,10 +30,7 @@ struct BeaconController: Sendable {
         guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path else {
             return Response(status: .notFound)
         }
-        guard
-            case .success = rateLimiter.acquire(
-                keyId: "beacon " + ClientNetwork.key(origin.clientAddress), limit: AttributionController.limit, limiting: "beacons from this address")
-        else {
+        guard case .success = limiter.acquire(.beacon, clientAddress: origin.clientAddress) else {
             return Response(status: .tooManyRequests)
         }
         var request = request

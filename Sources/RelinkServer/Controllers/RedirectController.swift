@@ -11,6 +11,8 @@ struct RedirectController: Sendable {
     let forwardedHeaders: ForwardedHeaderPolicy
     let recorder: EventRecorder
     let deferred: DeferredLinkService
+    var metrics: RelinkMetrics? = nil
+    var outages: StoreOutageLog? = nil
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -28,7 +30,12 @@ struct RedirectController: Sendable {
         do {
             resolution = try await resolver.resolve(host: origin.host, path: path, query: request.uri.query.map { Substring($0) })
         } catch {
-            context.logger.error("short link lookup failed for \(origin.host)\(path): \(error)")
+            if let outages {
+                outages.report("lookup", "short link lookup failed for \(origin.host)\(path)", error: error)
+            } else {
+                context.logger.error("short link lookup failed for \(origin.host)\(path): \(error)")
+            }
+            count(.shortLink, outcome: .unavailable, context)
             var response = pages.message(
                 "Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
             response.headers[.retryAfter] = "1"
@@ -36,25 +43,36 @@ struct RedirectController: Sendable {
         }
         switch resolution {
         case .unknownDomain(let host):
+            count(.unknownLink, outcome: .notFound, context)
             return pages.message("Unknown link domain", ["Relink serves no project on \(host)."], status: .notFound)
         case .notFound(let url):
+            count(.unknownLink, outcome: .notFound, context)
             return pages.message("Link not found", ["There is no link at \(url)."], status: .notFound)
         case .unknownShortLink(let url):
             // FDL's wording for an unknown short link.
+            count(.shortLink, outcome: .notFound, context)
             return pages.message("Dynamic Link Not Found", ["Short URL (\(url)) not found."], status: .notFound)
         case .inactive(let record, let debug):
+            let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
             if request.method != .head, !debug {
-                let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
                 recorder.record(linkId: record.id, platform: client.platform, event: .click)
             }
+            count(.shortLink, platform: client.platform, outcome: .gone, context)
             let reason = record.disabled ? "This link has been disabled." : "This link has expired."
             return pages.message("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone)
         case .found(let target):
-            return await respond(to: target, request: request, origin: origin)
+            return await respond(to: target, request: request, origin: origin, context: context)
         }
     }
 
-    func respond(to target: LinkResolver.Target, request: Request, origin: RequestOrigin) async -> Response {
+    /// Counts a click in the metrics, with the time since its request began.
+    private func count(
+        _ kind: RelinkMetrics.RequestKind, platform: Platform? = nil, outcome: RelinkMetrics.Outcome, _ context: RelinkRequestContext
+    ) {
+        metrics?.request(kind, platform: platform, outcome: outcome, duration: .now - context.requestStart)
+    }
+
+    func respond(to target: LinkResolver.Target, request: Request, origin: RequestOrigin, context: RelinkRequestContext) async -> Response {
         let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
         let isHead = request.method == .head
         let link = target.link
@@ -73,7 +91,13 @@ struct RedirectController: Sendable {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
             recorder.record(linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click])
         }
-        return render(plan, clickID: clickID, prefix: target.prefix)
+        let response = render(plan, clickID: clickID, prefix: target.prefix)
+        if metrics != nil {
+            let kind: RelinkMetrics.RequestKind =
+                target.shortLink != nil ? .shortLink : (link.kind == .longLink ? .longLink : .route)
+            count(kind, platform: client.platform, outcome: plan.metricsOutcome, context)
+        }
+        return response
     }
 
     /// For a click that may lead to an install: its id in the plan, and the click kept for the install to claim.
@@ -115,6 +139,18 @@ struct RedirectController: Sendable {
         case .rejected(let rejection):
             let lines = rejection.errors.map(\.message) + rejection.violations.map(\.description)
             return pages.message("Invalid Dynamic Link", lines, status: .badRequest)
+        }
+    }
+}
+
+extension RedirectPlan {
+    var metricsOutcome: RelinkMetrics.Outcome {
+        switch self {
+        case .redirect: .redirect
+        case .appPreview: .appPreview
+        case .socialPreview: .socialPreview
+        case .debug: .debug
+        case .rejected: .rejected
         }
     }
 }

@@ -14,14 +14,33 @@ import ServiceLifecycle
 public final class DeferredClickRecorder: Service, Sendable {
     private struct Buffer {
         var clicks: [PendingClick] = []
+        /// Where each buffered click is in `clicks`, so a beacon finds its click in O(1).
+        var positions: [String: Int] = [:]
         /// Clicks dropped because the buffer was full, since the start.
         var dropped = 0
 
-        /// Keeps the first `capacity` clicks (once per failed flush, not per click).
-        mutating func trim(to capacity: Int) {
-            guard clicks.count > capacity else { return }
-            dropped += clicks.count - capacity
-            clicks.removeLast(clicks.count - capacity)
+        mutating func append(_ click: PendingClick) {
+            positions[click.id] = clicks.count
+            clicks.append(click)
+        }
+
+        mutating func removeAll() -> [PendingClick] {
+            defer {
+                clicks.removeAll(keepingCapacity: true)
+                positions.removeAll(keepingCapacity: true)
+            }
+            return clicks
+        }
+
+        /// Puts back a batch that could not be written, before what arrived since, and keeps the first `capacity`
+        /// clicks (once per failed flush, not per click).
+        mutating func putBack(_ batch: [PendingClick], capacity: Int) {
+            clicks.insert(contentsOf: batch, at: 0)
+            if clicks.count > capacity {
+                dropped += clicks.count - capacity
+                clicks.removeLast(clicks.count - capacity)
+            }
+            positions = Dictionary(clicks.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -34,10 +53,21 @@ public final class DeferredClickRecorder: Service, Sendable {
     let capacity: Int
     static let claimRetention: TimeInterval = 30 * 86_400
     private let logger: Logger
+    private let metrics: RelinkMetrics?
+    private let outages: StoreOutageLog?
 
-    public init(
+    public convenience init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration = .seconds(1),
         purgeInterval: Duration = .seconds(600), capacity: Int = 100_000, logger: Logger
+    ) {
+        self.init(
+            store: store, configuration: configuration, interval: interval, purgeInterval: purgeInterval, capacity: capacity,
+            logger: logger, metrics: nil, outages: nil)
+    }
+
+    init(
+        store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration, purgeInterval: Duration = .seconds(600),
+        capacity: Int = 100_000, logger: Logger, metrics: RelinkMetrics?, outages: StoreOutageLog?
     ) {
         self.capacity = max(1, capacity)
         self.store = store
@@ -45,17 +75,21 @@ public final class DeferredClickRecorder: Service, Sendable {
         self.interval = interval
         self.purgeInterval = purgeInterval
         self.logger = logger
+        self.metrics = metrics
+        self.outages = outages
     }
 
     /// Buffers a click; with `capacity` clicks already waiting it is dropped (and counted) instead: O(1) either way.
     public func record(_ click: PendingClick) {
-        buffer.withLockedValue { buffer in
+        let kept = buffer.withLockedValue { buffer in
             guard buffer.clicks.count < capacity else {
                 buffer.dropped += 1
-                return
+                return false
             }
-            buffer.clicks.append(click)
+            buffer.append(click)
+            return true
         }
+        if !kept { metrics?.queueDropped(.pendingClicks) }
     }
 
     /// Clicks buffered now, and dropped since the start because the buffer was full.
@@ -64,7 +98,7 @@ public final class DeferredClickRecorder: Service, Sendable {
     /// What the preview page measured; false when the click is unknown here and in the store.
     public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
         let merged = buffer.withLockedValue { buffer -> Bool in
-            guard let index = buffer.clicks.firstIndex(where: { $0.id == clickId }) else { return false }
+            guard let index = buffer.positions[clickId] else { return false }
             if let screen { buffer.clicks[index].fingerprint.screen = screen }
             if let timeZone { buffer.clicks[index].fingerprint.timeZone = timeZone }
             if !languages.isEmpty { buffer.clicks[index].fingerprint.languages = languages }
@@ -76,24 +110,23 @@ public final class DeferredClickRecorder: Service, Sendable {
 
     /// Writes what is buffered now.
     public func flush() async {
-        let clicks = buffer.withLockedValue { buffer in
-            defer { buffer.clicks.removeAll(keepingCapacity: true) }
-            return buffer.clicks
-        }
+        let clicks = buffer.withLockedValue { $0.removeAll() }
         guard !clicks.isEmpty else { return }
+        let start = ContinuousClock.now
         do {
             try await store.insertPendingClicks(clicks)
+            metrics?.flushed(.pendingClicks, duration: .now - start, failed: false)
         } catch {
+            metrics?.flushed(.pendingClicks, duration: .now - start, failed: true)
             let dropped = buffer.withLockedValue { buffer in
                 let before = buffer.dropped
-                buffer.clicks.insert(contentsOf: clicks, at: 0)
-                buffer.trim(to: capacity)
+                buffer.putBack(clicks, capacity: capacity)
                 return buffer.dropped - before
             }
-            // Once per flush interval at most, however many clicks arrive meanwhile.
-            logger.error(
-                "could not write \(clicks.count) pending clicks, will retry\(dropped > 0 ? "; dropped \(dropped) over the buffer's \(capacity)" : ""): \(error)"
-            )
+            metrics?.queueDropped(.pendingClicks, count: dropped)
+            let message =
+                "could not write \(clicks.count) pending clicks, will retry\(dropped > 0 ? "; dropped \(dropped) over the buffer's \(capacity)" : "")"
+            if let outages { outages.report("flush", message, error: error) } else { logger.error("\(message): \(error)") }
         }
     }
 

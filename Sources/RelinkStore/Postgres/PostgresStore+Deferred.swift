@@ -8,24 +8,38 @@ extension PostgresStore {
         // One array per column and UNNEST: 15 parameters per statement whatever the batch size, which PostgreSQL
         // parses and plans far faster than a VALUES list of 15 parameters per row. Arrays carry no NULLs here, so
         // nullable columns travel as '' (text) or 0 (numbers) and NULLIF turns them back.
+        let links = ClickedLink.distinctLongLinks(of: clicks)
+        if !links.isEmpty {
+            // Before the clicks that name them; a link's last click is renewed so the purge leaves it alone.
+            let (digests, texts) = (Array(links.keys), links.keys.map { links[$0]! })
+            try await rows(
+                """
+                INSERT INTO clicked_links (digest, link, last_clicked_at)
+                SELECT digest, link, \(Date().timeIntervalSince1970) FROM UNNEST(\(digests), \(texts)) AS l (digest, link)
+                ON CONFLICT (digest) DO UPDATE SET last_clicked_at = EXCLUDED.last_clicked_at
+                """)
+        }
         for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement * 5) {
             let chunk = clicks[start..<min(start + Self.rowsPerStatement * 5, clicks.count)]
             let f = chunk.map(\.fingerprint)
+            let stored = chunk.map { ClickedLink.stored($0.requestedLink) }
             try await rows(
                 """
-                INSERT INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, created_at,
+                INSERT INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest, created_at,
                     address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
-                SELECT id, project_id, platform, NULLIF(link_id, 0), NULLIF(app_id, ''), requested_link, created_at,
+                SELECT id, project_id, platform, NULLIF(link_id, 0), NULLIF(app_id, ''), requested_link, NULLIF(link_digest, ''),
+                    created_at,
                     NULLIF(address_hash, ''), NULLIF(network_hash, ''), NULLIF(ip_version, 0), NULLIF(os_version, ''),
                     NULLIF(device, ''), languages, NULLIF(screen, ''), NULLIF(time_zone, '')
                 FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.projectId)), \(chunk.map(\.platform.rawValue)),
-                            \(chunk.map { $0.linkId ?? 0 }), \(chunk.map { $0.appId ?? "" }), \(chunk.map(\.requestedLink)),
+                            \(chunk.map { $0.linkId ?? 0 }), \(chunk.map { $0.appId ?? "" }), \(stored.map(\.inline)),
+                            \(stored.map { $0.digest ?? "" }),
                             \(chunk.map(\.createdAt.timeIntervalSince1970)), \(f.map { $0.addressHash ?? "" }),
                             \(f.map { $0.networkHash ?? "" }), \(f.map { Int64($0.ipVersion?.rawValue ?? 0) }),
                             \(f.map { $0.osVersion ?? "" }), \(f.map { $0.device ?? "" }),
                             \(f.map { StoreCoding.encode(languages: $0.languages) }), \(f.map { $0.screen ?? "" }),
                             \(f.map { $0.timeZone ?? "" }))
-                    AS c (id, project_id, platform, link_id, app_id, requested_link, created_at, address_hash, network_hash,
+                    AS c (id, project_id, platform, link_id, app_id, requested_link, link_digest, created_at, address_hash, network_hash,
                           ip_version, os_version, device, languages, screen, time_zone)
                 ON CONFLICT (id) DO NOTHING
                 """)
@@ -45,7 +59,7 @@ extension PostgresStore {
     }
 
     public func pendingClick(id: String) async throws -> PendingClick? {
-        try await rows("SELECT * FROM pending_clicks WHERE id = \(id)").first.map(PendingClick.init(row:))
+        try await rows("\(unescaped: ClickedLink.selectClicks) WHERE p.id = \(id)").first.map(PendingClick.init(row:))
     }
 
     public func candidateClicks(
@@ -54,11 +68,11 @@ extension PostgresStore {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await rows(
             """
-            SELECT * FROM pending_clicks
-            WHERE project_id = \(projectId) AND platform = \(platform.rawValue) AND app_id = \(appId)
-              AND created_at >= \(since.timeIntervalSince1970) AND (claimed_at IS NULL OR confidence = 'WEAK')
-              AND (address_hash = \(fingerprint.addressHash) OR network_hash = \(fingerprint.networkHash))
-            ORDER BY created_at DESC LIMIT \(limit)
+            \(unescaped: ClickedLink.selectClicks)
+            WHERE p.project_id = \(projectId) AND p.platform = \(platform.rawValue) AND p.app_id = \(appId)
+              AND p.created_at >= \(since.timeIntervalSince1970) AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
+              AND (p.address_hash = \(fingerprint.addressHash) OR p.network_hash = \(fingerprint.networkHash))
+            ORDER BY p.created_at DESC LIMIT \(limit)
             """
         ).map(PendingClick.init(row:))
     }
@@ -126,6 +140,11 @@ extension PostgresStore {
     public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
         let clicks = try await rows(
             "DELETE FROM pending_clicks WHERE project_id = \(projectId) AND created_at < \(clicksBefore.timeIntervalSince1970) RETURNING 1 AS one")
+        try await rows(
+            """
+            DELETE FROM clicked_links WHERE last_clicked_at < \(Date().timeIntervalSince1970 - ClickedLink.graceAfterLastClick)
+              AND NOT EXISTS (SELECT 1 FROM pending_clicks WHERE link_digest = clicked_links.digest)
+            """)
         let claims = try await rows(
             "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one")
         return clicks.count + claims.count

@@ -97,6 +97,15 @@ extension PostgresStore {
                 "DROP INDEX pending_clicks_by_device",
             ]
         ),
+        (
+            "4-clicked-links",
+            [
+                // A long link is kept once for all its clicks (see `ClickedLink`).
+                "CREATE TABLE clicked_links (digest TEXT PRIMARY KEY, link TEXT NOT NULL, last_clicked_at DOUBLE PRECISION NOT NULL)",
+                "ALTER TABLE pending_clicks ADD COLUMN link_digest TEXT",
+                "CREATE INDEX pending_clicks_by_link ON pending_clicks (link_digest) WHERE link_digest IS NOT NULL",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

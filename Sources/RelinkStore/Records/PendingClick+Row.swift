@@ -7,7 +7,8 @@ extension PendingClick {
             id: try row.text("id"), projectId: try row.text("project_id"),
             // Only IOS and ANDROID are ever written.
             platform: AppPlatform(rawValue: try row.text("platform")) ?? .iOS, linkId: try row.optionalInteger("link_id"),
-            appId: try row.optionalText("app_id"), requestedLink: try row.text("requested_link"), createdAt: try row.date("created_at"),
+            appId: try row.optionalText("app_id"), requestedLink: try row.optionalText("kept_link") ?? row.text("requested_link"),
+            createdAt: try row.date("created_at"),
             fingerprint: DeviceFingerprint(
                 addressHash: try row.optionalText("address_hash"), networkHash: try row.optionalText("network_hash"),
                 ipVersion: try row.optionalInteger("ip_version").flatMap { IPAddress.Version(rawValue: Int($0)) },

@@ -45,24 +45,42 @@ extension SQLiteStore {
             // Candidates are found by address or network only now (never by OS and device alone).
             try db.execute(sql: "DROP INDEX pending_clicks_by_device")
         }
+        migrator.registerMigration("4-clicked-links") { db in
+            // A long link is kept once for all its clicks (see `ClickedLink`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE clicked_links (digest TEXT PRIMARY KEY NOT NULL, link TEXT NOT NULL, last_clicked_at DOUBLE NOT NULL);
+                    ALTER TABLE pending_clicks ADD COLUMN link_digest TEXT;
+                    CREATE INDEX pending_clicks_by_link ON pending_clicks (link_digest) WHERE link_digest IS NOT NULL;
+                    """)
+        }
     }
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
         guard !clicks.isEmpty else { return }
         let rows = clicks.map { click -> StatementArguments in
             let f = click.fingerprint
+            let (link, digest) = ClickedLink.stored(click.requestedLink)
             return [
-                click.id, click.projectId, click.platform.rawValue, click.linkId, click.appId, click.requestedLink,
+                click.id, click.projectId, click.platform.rawValue, click.linkId, click.appId, link, digest,
                 click.createdAt.timeIntervalSince1970, f.addressHash, f.networkHash, f.ipVersion?.rawValue, f.osVersion, f.device,
                 StoreCoding.encode(languages: f.languages), f.screen, f.timeZone,
             ]
         }
+        let links = ClickedLink.distinctLongLinks(of: clicks)
+        let now = Date().timeIntervalSince1970
         try await write { db in
+            let link = try db.cachedStatement(
+                sql: """
+                    INSERT INTO clicked_links (digest, link, last_clicked_at) VALUES (?, ?, ?)
+                    ON CONFLICT (digest) DO UPDATE SET last_clicked_at = excluded.last_clicked_at
+                    """)
+            for (digest, text) in links { try link.execute(arguments: [digest, text, now]) }
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link,
+                    INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest,
                         created_at, address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for arguments in rows { try statement.execute(arguments: arguments) }
         }
@@ -83,7 +101,7 @@ extension SQLiteStore {
 
     public func pendingClick(id: String) async throws -> PendingClick? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM pending_clicks WHERE id = ?", arguments: [id]).map(PendingClick.init(row:))
+            try Row.fetchOne(db, sql: ClickedLink.selectClicks + " WHERE p.id = ?", arguments: [id]).map(PendingClick.init(row:))
         }
     }
 
@@ -95,11 +113,11 @@ extension SQLiteStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM pending_clicks
-                    WHERE project_id = ? AND platform = ? AND app_id = ? AND created_at >= ?
-                      AND (claimed_at IS NULL OR confidence = 'WEAK')
-                      AND (address_hash = ? OR network_hash = ?)
-                    ORDER BY created_at DESC LIMIT ?
+                    \(ClickedLink.selectClicks)
+                    WHERE p.project_id = ? AND p.platform = ? AND p.app_id = ? AND p.created_at >= ?
+                      AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
+                      AND (p.address_hash = ? OR p.network_hash = ?)
+                    ORDER BY p.created_at DESC LIMIT ?
                     """,
                 arguments: [
                     projectId, platform.rawValue, appId, since.timeIntervalSince1970, fingerprint.addressHash, fingerprint.networkHash,
@@ -169,6 +187,11 @@ extension SQLiteStore {
                 sql: "DELETE FROM pending_clicks WHERE project_id = ? AND created_at < ?",
                 arguments: [projectId, clicksBefore.timeIntervalSince1970])
             var removed = db.changesCount
+            try db.execute(
+                sql: """
+                    DELETE FROM clicked_links WHERE last_clicked_at < ?
+                      AND NOT EXISTS (SELECT 1 FROM pending_clicks WHERE link_digest = clicked_links.digest)
+                    """, arguments: [Date().timeIntervalSince1970 - ClickedLink.graceAfterLastClick])
             try db.execute(
                 sql: "DELETE FROM install_claims WHERE project_id = ? AND created_at < ?",
                 arguments: [projectId, claimsBefore.timeIntervalSince1970])

@@ -1,0 +1,56 @@
+import RelinkCore
+
+/// The one rate limiter of every endpoint anyone may call without a key: claims, re-opens, beacons, and failed API
+/// keys. Each endpoint has its own budget per client network (an IPv4 address, an IPv6 /64 by default), kept in
+/// one fixed-capacity table, so neither the cost of a request nor the memory grows with the number of clients.
+final class ClientLimiter: Sendable {
+    enum Endpoint: String, Sendable, CaseIterable {
+        case claim, reopen, beacon
+        case failedKey = "failed_key"
+
+        /// An app claims once per install, so this allows busy carrier NATs, not scanning; beacons come once per
+        /// preview page. Re-opens are counted, so a script may not report many. A mistyped key or a rotation gone
+        /// wrong still gets its 401s, a scan does not.
+        var limit: RateLimit {
+            switch self {
+            case .claim, .beacon: RateLimit(requestsPerSecond: 20, burst: 100)
+            case .reopen: RateLimit(requestsPerSecond: 2, burst: 60)
+            case .failedKey: RateLimit(requestsPerSecond: 0.1, burst: 20)
+            }
+        }
+
+        /// What the 429's message says was limited.
+        var limiting: String {
+            switch self {
+            case .claim: "deferred-link claims from this address"
+            case .reopen: "re-open reports from this address"
+            case .beacon: "beacons from this address"
+            case .failedKey: "failed API key attempts from this address"
+            }
+        }
+    }
+
+    struct Key: Hashable, Sendable {
+        let endpoint: Endpoint
+        let network: ClientNetwork
+    }
+
+    private let buckets: RateLimiter<Key>
+    /// The IPv6 prefix length clients are counted by (`--ipv6-limit-prefix`).
+    let ipv6PrefixLength: Int
+    private let metrics: RelinkMetrics?
+
+    init(ipv6PrefixLength: Int = 64, capacity: Int = 100_000, metrics: RelinkMetrics? = nil) {
+        self.ipv6PrefixLength = ipv6PrefixLength
+        buckets = RateLimiter(capacity: capacity)
+        self.metrics = metrics
+    }
+
+    /// Takes a token of `endpoint`'s budget for the network of `clientAddress`, or answers the 429 to send.
+    func acquire(_ endpoint: Endpoint, clientAddress: String?) -> Result<Void, APIError> {
+        let key = Key(endpoint: endpoint, network: ClientNetwork(clientAddress, ipv6PrefixLength: ipv6PrefixLength))
+        let outcome = buckets.acquire(keyId: key, limit: endpoint.limit, limiting: endpoint.limiting)
+        if case .failure = outcome { metrics?.rateLimited(endpoint.rawValue) }
+        return outcome
+    }
+}

@@ -1,0 +1,57 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import RelinkCore
+
+/// The outermost middleware: gives each request its id (the caller's `X-Request-Id` when it is a plain token, else
+/// Hummingbird's), sends it back as `X-Request-Id`, puts it on the request's logger, and counts every request that
+/// is not a click (the redirect controller counts clicks, with their kind, platform and outcome).
+struct RequestObservingMiddleware: RouterMiddleware {
+    typealias Context = RelinkRequestContext
+
+    static let requestIdHeader = HTTPField.Name("X-Request-Id")!
+    let metrics: RelinkMetrics?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        let requestId: String
+        if let given = request.headers[Self.requestIdHeader], Self.isPlainToken(given) {
+            requestId = given
+            context.logger[metadataKey: "hb.request.id"] = .string(given)
+        } else {
+            requestId = context.id
+        }
+        let kind = Self.kind(of: Substring(request.uri.path), method: request.method)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[Self.requestIdHeader] = requestId
+        if let kind, let metrics {
+            metrics.request(kind, platform: nil, outcome: .init(status: response.status.code), duration: .now - context.requestStart)
+        }
+        return response
+    }
+
+    /// What a path is, when it is not a click (nil: the redirect controller counts it).
+    static func kind(of path: Substring, method: HTTPRequest.Method) -> RelinkMetrics.RequestKind? {
+        if APIPath.isAPI(path) { return .api }
+        if method == .post && path.hasSuffix(BeaconController.path) { return .beacon }
+        if path.hasPrefix("/.well-known/") || path == "/apple-app-site-association" { return .association }
+        if path == "/healthz" { return .health }
+        if path == "/metrics" { return .metrics }
+        return nil
+    }
+
+    /// 1 to 128 letters, digits and `-._:`: an id a proxy or client set, safe to echo and log.
+    static func isPlainToken(_ value: String) -> Bool {
+        let utf8 = value.utf8
+        return (1...128).contains(utf8.count)
+            && utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x3A
+            }
+    }
+}

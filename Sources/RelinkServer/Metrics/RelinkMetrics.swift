@@ -1,0 +1,206 @@
+import CoreMetrics
+import NIOConcurrencyHelpers
+import Prometheus
+import RelinkCore
+
+/// Everything Relink counts, as swift-metrics types made by one Prometheus factory per application (never the
+/// process-wide `MetricsSystem`, so tests may build many applications). `/metrics` renders its registry.
+///
+/// Labels take a handful of fixed values each (never a link, code, key or address), so the number of series is
+/// bounded whatever the traffic.
+public final class RelinkMetrics: Sendable {
+    /// What a request asked for.
+    public enum RequestKind: String, Sendable, CaseIterable {
+        case longLink = "long_link"
+        case route
+        case shortLink = "short_link"
+        /// A click on a path or domain that holds no link.
+        case unknownLink = "unknown_link"
+        case api, association, beacon, health, metrics
+    }
+
+    /// How a request ended: for clicks what the planner chose, for the rest the class of the status.
+    public enum Outcome: String, Sendable, CaseIterable {
+        case redirect
+        case appPreview = "app_preview"
+        case socialPreview = "social_preview"
+        case debug, rejected
+        case notFound = "not_found"
+        case gone, ok
+        case clientError = "client_error"
+        case rateLimited = "rate_limited"
+        case unavailable
+        case serverError = "server_error"
+
+        init(status: Int) {
+            switch status {
+            case 429: self = .rateLimited
+            case 503: self = .unavailable
+            case 404: self = .notFound
+            case 410: self = .gone
+            case 300..<400: self = .redirect
+            case 400..<500: self = .clientError
+            case 500...: self = .serverError
+            default: self = .ok
+            }
+        }
+    }
+
+    /// The in-memory queues between requests and the store.
+    public enum Queue: String, Sendable, CaseIterable {
+        /// Click, redirect and install counters (one entry per link, day, platform and event).
+        case clickEvents = "click_events"
+        case pendingClicks = "pending_clicks"
+    }
+
+    private struct RequestSeries: Hashable {
+        var kind: RequestKind
+        var platform: String
+        var outcome: Outcome
+    }
+
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let requests = NIOLockedValueBox([RequestSeries: CoreMetrics.Counter]())
+    private let durations: [RequestKind: CoreMetrics.Timer]
+    private let queueDepths: [Queue: CoreMetrics.Gauge]
+    private let queueDrops: [Queue: CoreMetrics.Counter]
+    private let flushDurations: [Queue: CoreMetrics.Timer]
+    private let flushFailures: [Queue: CoreMetrics.Counter]
+    private let claims: [String: CoreMetrics.Counter]
+    private let rateLimits: NIOLockedValueBox<[String: CoreMetrics.Counter]>
+    private let storeErrors: NIOLockedValueBox<[String: CoreMetrics.Counter]>
+    private let cacheEntries: CoreMetrics.Gauge
+    /// Run before each scrape: they set the gauges that are read off state (queue depths, cache size).
+    private let scrapeHooks = NIOLockedValueBox([@Sendable (RelinkMetrics) -> Void]())
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // A click takes well under a millisecond; the buckets resolve that, up to the store's 1 s wait and beyond.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .milliseconds(2500), .seconds(5),
+        ]
+        self.registry = registry
+        self.factory = factory
+        durations = Dictionary(
+            uniqueKeysWithValues: RequestKind.allCases.map {
+                ($0, CoreMetrics.Timer(label: "relink_request_duration_seconds", dimensions: [("kind", $0.rawValue)], factory: factory))
+            })
+        queueDepths = Dictionary(
+            uniqueKeysWithValues: Queue.allCases.map {
+                ($0, CoreMetrics.Gauge(label: "relink_queue_depth", dimensions: [("queue", $0.rawValue)], factory: factory))
+            })
+        queueDrops = Dictionary(
+            uniqueKeysWithValues: Queue.allCases.map {
+                ($0, CoreMetrics.Counter(label: "relink_queue_dropped_total", dimensions: [("queue", $0.rawValue)], factory: factory))
+            })
+        flushDurations = Dictionary(
+            uniqueKeysWithValues: Queue.allCases.map {
+                ($0, CoreMetrics.Timer(label: "relink_flush_duration_seconds", dimensions: [("queue", $0.rawValue)], factory: factory))
+            })
+        flushFailures = Dictionary(
+            uniqueKeysWithValues: Queue.allCases.map {
+                ($0, CoreMetrics.Counter(label: "relink_flush_failures_total", dimensions: [("queue", $0.rawValue)], factory: factory))
+            })
+        claims = Dictionary(
+            uniqueKeysWithValues: (AttributionConfidence.allCases.map(\.rawValue) + ["NONE"]).map {
+                ($0, CoreMetrics.Counter(label: "relink_claims_total", dimensions: [("confidence", $0)], factory: factory))
+            })
+        rateLimits = NIOLockedValueBox([:])
+        storeErrors = NIOLockedValueBox([:])
+        cacheEntries = CoreMetrics.Gauge(label: "relink_link_cache_entries", factory: factory)
+    }
+
+    // MARK: Requests
+
+    /// Counts a request and its time. `platform` is the clicking client's, nil for requests that are not clicks.
+    public func request(_ kind: RequestKind, platform: Platform?, outcome: Outcome, duration: Duration) {
+        let series = RequestSeries(kind: kind, platform: platform?.metricsLabel ?? "none", outcome: outcome)
+        let counter = requests.withLockedValue { counters in
+            if let counter = counters[series] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "relink_requests_total",
+                dimensions: [("kind", kind.rawValue), ("platform", series.platform), ("outcome", outcome.rawValue)], factory: factory)
+            counters[series] = counter
+            return counter
+        }
+        counter.increment()
+        durations[kind]?.recordNanoseconds(duration.nanoseconds)
+    }
+
+    // MARK: Queues and the store
+
+    func queueDropped(_ queue: Queue, count: Int = 1) {
+        guard count > 0 else { return }
+        queueDrops[queue]?.increment(by: Int64(count))
+    }
+
+    func flushed(_ queue: Queue, duration: Duration, failed: Bool) {
+        flushDurations[queue]?.recordNanoseconds(duration.nanoseconds)
+        if failed { flushFailures[queue]?.increment() }
+    }
+
+    func setQueueDepth(_ queue: Queue, _ depth: Int) { queueDepths[queue]?.record(depth) }
+
+    func setCacheEntries(_ count: Int) { cacheEntries.record(count) }
+
+    /// A store call that failed: `operation` is what it was for (`lookup`, `api`, `flush`).
+    func storeError(_ operation: String) {
+        labelled(storeErrors, "relink_store_errors_total", "operation", operation).increment()
+    }
+
+    // MARK: Attribution and limits
+
+    func claimAnswered(_ confidence: AttributionConfidence?) { claims[confidence?.rawValue ?? "NONE"]?.increment() }
+
+    /// A request refused by a rate limit: `endpoint` is which budget (`claim`, `beacon`, `mint`, …).
+    func rateLimited(_ endpoint: String) {
+        labelled(rateLimits, "relink_rate_limited_total", "endpoint", endpoint).increment()
+    }
+
+    private func labelled(
+        _ box: NIOLockedValueBox<[String: CoreMetrics.Counter]>, _ label: String, _ dimension: String, _ value: String
+    ) -> CoreMetrics.Counter {
+        box.withLockedValue { counters in
+            if let counter = counters[value] { return counter }
+            let counter = CoreMetrics.Counter(label: label, dimensions: [(dimension, value)], factory: factory)
+            counters[value] = counter
+            return counter
+        }
+    }
+
+    // MARK: Rendering
+
+    /// Adds a function run before each scrape, to read gauges off state.
+    func onScrape(_ hook: @escaping @Sendable (RelinkMetrics) -> Void) { scrapeHooks.withLockedValue { $0.append(hook) } }
+
+    /// The Prometheus text exposition of everything counted so far.
+    public func render() -> String {
+        for hook in scrapeHooks.withLockedValue({ $0 }) { hook(self) }
+        return registry.emitToString()
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension Platform {
+    /// Lower case, as Prometheus labels usually are.
+    var metricsLabel: String {
+        switch self {
+        case .iPhone: "iphone"
+        case .iPad: "ipad"
+        case .android: "android"
+        case .desktop: "desktop"
+        case .crawler: "crawler"
+        case .other: "other"
+        }
+    }
+}

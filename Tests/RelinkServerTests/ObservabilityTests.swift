@@ -1,0 +1,228 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import RelinkCore
+import RelinkStore
+import ServiceLifecycle
+import Testing
+
+@testable import RelinkServer
+
+/// `/metrics`, request ids and what reaches the log.
+@Suite("Observability") struct ObservabilityTests {
+    typealias T = TestSupport
+    static let token = "metrics-token-0123456789"
+
+    static func application(
+        store: any RelinkStore, metrics: MetricsEndpoint = .token(token), logger: Logger? = nil
+    ) throws
+        -> some ApplicationProtocol
+    {
+        var configuration = ServerConfiguration(
+            port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, metrics: metrics, store: store,
+            eventFlushInterval: .seconds(60))
+        configuration.logger = logger
+        return try buildApplication(configuration: configuration)
+    }
+
+    static func scrape(_ client: some TestClientProtocol) async throws -> String {
+        let response = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(token)"])
+        #expect(response.status == .ok)
+        #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+        return String(buffer: response.body)
+    }
+
+    /// The value of the series `name{labels}` in a scrape, 0 when absent.
+    static func value(_ scrape: String, _ series: String) -> Double {
+        for line in scrape.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1)) ?? .nan
+        }
+        return 0
+    }
+
+    @Test func metricsCountRedirectsClaimsAndLimitsWithFixedLabels() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try Self.application(store: store)
+        try await app.test(.router) { client in
+            let before = try await Self.scrape(client)
+            // A long link from a desktop, an iPhone's preview page, a short link, an unknown code, an API call.
+            _ = try await client.execute(uri: "/?" + T.sampleQuery, method: .get, headers: T.headers(agent: T.Agent.desktop))
+            var iPhone = T.headers(agent: T.Agent.iPhone)
+            iPhone[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.9"
+            let page = try await client.execute(uri: "/?" + T.sampleQuery, method: .get, headers: iPhone)
+            let minted = try await T.mint("https://pictlink.page.link/?" + T.sampleQuery, key: key, with: client)
+            let path = try #require(URL(string: minted.shortLink)?.path)
+            _ = try await client.execute(uri: path, method: .get, headers: T.headers(agent: T.Agent.android))
+            _ = try await client.execute(uri: "/NoSuchCode", method: .get, headers: T.headers(agent: T.Agent.desktop))
+            // A claim with the page's clipboard token: UNIQUE.
+            let token = try #require(DeferredLinkTests.attribute("data-clipboard", in: page.text))
+            let claimed = try await DeferredLinkTests.claim(
+                client, #"{\#(DeferredLinkTests.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "metrics-1"}"#,
+                from: "203.0.113.9")
+            #expect(claimed.status == .ok)
+            // Failed keys until the limiter refuses them.
+            for _ in 0...ClientLimiter.Endpoint.failedKey.limit.burst {
+                _ = try await client.execute(uri: "/v1/shortLinks?key=rl_wrong", method: .post, headers: [:], body: ByteBuffer(string: "{}"))
+            }
+            let after = try await Self.scrape(client)
+
+            for series in [
+                #"relink_requests_total{kind="long_link",platform="desktop",outcome="redirect"}"#,
+                #"relink_requests_total{kind="long_link",platform="iphone",outcome="app_preview"}"#,
+                #"relink_requests_total{kind="short_link",platform="android",outcome="redirect"}"#,
+                #"relink_requests_total{kind="short_link",platform="none",outcome="not_found"}"#,
+                #"relink_requests_total{kind="api",platform="none",outcome="ok"}"#,
+                #"relink_requests_total{kind="api",platform="none",outcome="rate_limited"}"#,
+                #"relink_claims_total{confidence="UNIQUE"}"#,
+                #"relink_rate_limited_total{endpoint="failed_key"}"#,
+                #"relink_request_duration_seconds_count{kind="long_link"}"#,
+            ] {
+                #expect(Self.value(after, series) > Self.value(before, series), "\(series) did not grow:\n\(after)")
+            }
+            #expect(Self.value(after, #"relink_queue_depth{queue="click_events"}"#) > 0)
+            #expect(Self.value(after, #"relink_queue_depth{queue="pending_clicks"}"#) >= 0)
+            #expect(after.contains("# TYPE relink_request_duration_seconds histogram"))
+            #expect(after.contains("relink_link_cache_entries"))
+            // Labels take fixed values only: never a code, a link, a key or an address.
+            #expect(!after.contains(path.dropFirst()))
+            #expect(!after.contains("203.0.113"))
+            #expect(!after.contains("rl_wrong"))
+        }
+    }
+
+    @Test func metricsNeedTheToken() async throws {
+        let app = try Self.application(store: try SQLiteStore())
+        try await app.test(.router) { client in
+            let anonymous = try await client.execute(uri: "/metrics", method: .get)
+            #expect(anonymous.status == .unauthorized)
+            #expect(!String(buffer: anonymous.body).contains("relink_"))
+            let wrong = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer metrics-token-0123456780"])
+            #expect(wrong.status == .unauthorized)
+        }
+        // Without a token or port, /metrics is an ordinary (unknown) link path.
+        let closed = try Self.application(store: try SQLiteStore(), metrics: .disabled)
+        try await closed.test(.router) { client in
+            let response = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(Self.token)"])
+            #expect(response.status == .notFound)
+            #expect(!String(buffer: response.body).contains("relink_requests_total"))
+        }
+    }
+
+    /// `--metrics-port`: a listener of its own; the main port does not serve metrics.
+    @Test func metricsOnTheirOwnPort() async throws {
+        var logger = Logger(label: "relink.test")
+        logger.logLevel = .error
+        let (ports, continuation) = AsyncStream.makeStream(of: (String, Int).self)
+        var configuration = ServerConfiguration(
+            port: 0, relink: T.configuration, logLevel: .error, metrics: .port(host: "127.0.0.1", port: 0, token: nil),
+            store: try SQLiteStore(), onServerRunning: { continuation.yield(("main", $0)) })
+        configuration.onMetricsServerRunning = { continuation.yield(("metrics", $0)) }
+        let app = try buildApplication(configuration: configuration)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        var found: [String: Int] = [:]
+        for await (name, port) in ports {
+            found[name] = port
+            if found.count == 2 { break }
+        }
+        let main = try #require(found["main"])
+        let metricsPort = try #require(found["metrics"])
+        _ = try await BrokenRequestTests.exchangeOffThePool(
+            "GET /?\(T.sampleQuery) HTTP/1.1\r\nHost: pictlink.page.link\r\nConnection: close\r\n\r\n", port: main)
+        let scrape = try await BrokenRequestTests.exchangeOffThePool(
+            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: metricsPort)
+        #expect(scrape.hasPrefix("HTTP/1.1 200"))
+        #expect(scrape.contains(#"relink_requests_total{kind="long_link",platform="other",outcome="redirect"} 1"#), "\(scrape)")
+        let onMain = try await BrokenRequestTests.exchangeOffThePool(
+            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: main)
+        #expect(!onMain.contains("relink_requests_total"))
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    @Test func everyResponseCarriesARequestId() async throws {
+        let app = try Self.application(store: try SQLiteStore())
+        try await app.test(.router) { client in
+            let first = try await client.execute(uri: "/?" + T.sampleQuery, method: .get)
+            let second = try await client.execute(uri: "/v1/nothing", method: .get)
+            let firstId = try #require(first.headers[RequestObservingMiddleware.requestIdHeader])
+            let secondId = try #require(second.headers[RequestObservingMiddleware.requestIdHeader])
+            #expect(firstId != secondId)
+            #expect(firstId.count >= 16)
+            // A proxy's id is kept when it is a plain token, replaced when it is not.
+            let given = try await client.execute(
+                uri: "/healthz", method: .get, headers: [RequestObservingMiddleware.requestIdHeader: "lb-1234.abc"])
+            #expect(given.headers[RequestObservingMiddleware.requestIdHeader] == "lb-1234.abc")
+            let hostile = try await client.execute(
+                uri: "/healthz", method: .get, headers: [RequestObservingMiddleware.requestIdHeader: "a\"b<script>"])
+            #expect(hostile.headers[RequestObservingMiddleware.requestIdHeader] != "a\"b<script>")
+        }
+    }
+
+    /// Lines a test's JSON log handler wrote.
+    final class LogLines: Sendable {
+        let lines = NIOLockedValueBox([String]())
+        var all: [String] { lines.withLockedValue { $0 } }
+        func logger(level: Logger.Level) -> Logger {
+            var logger = Logger(label: "relink") { label in JSONLogHandler(label: label) { line in self.lines.withLockedValue { $0.append(line) } } }
+            logger.logLevel = level
+            return logger
+        }
+    }
+
+    @Test func jsonLogLinesAreOneObjectEachWithTheRequestId() throws {
+        let lines = LogLines()
+        var logger = lines.logger(level: .info)
+        logger[metadataKey: "hb.request.id"] = "abc123"
+        logger.info("two\nlines and a \"quote\" </script>", metadata: ["path": "/x"])
+        let line = try #require(lines.all.first)
+        #expect(line.hasSuffix("\n") && line.dropLast().firstIndex(of: "\n") == nil)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["request_id"] as? String == "abc123")
+        #expect(object["message"] as? String == "two\nlines and a \"quote\" </script>")
+        #expect(object["level"] as? String == "info")
+        #expect(object["path"] as? String == "/x")
+        #expect((object["time"] as? String)?.hasPrefix("20") == true)
+    }
+
+    /// Everything logged at trace level while a client clicks, claims, mints and tries wrong keys: never its
+    /// address, an API key or the address-hash secret.
+    @Test func logsHoldNoKeysSecretsOrAddresses() async throws {
+        let lines = LogLines()
+        let (store, key) = try await T.storeWithKey()
+        let secrets = AddressHashSecrets(current: "super-secret-address-hash-key-000")
+        var configuration = ServerConfiguration(
+            port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .trace, store: store,
+            addressHashSecrets: secrets)
+        configuration.logger = lines.logger(level: .trace)
+        let app = try buildApplication(configuration: configuration)
+        let address = "198.51.100.77"
+        let forwarded = HTTPField.Name("X-Forwarded-For")!
+        try await app.test(.router) { client in
+            var headers = T.headers(agent: T.Agent.iPhone)
+            headers[forwarded] = address
+            _ = try await client.execute(uri: "/?" + T.sampleQuery, method: .get, headers: headers)
+            _ = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [forwarded: address],
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?\#(T.sampleQuery)"}"#))
+            _ = try await client.execute(
+                uri: "/v1/shortLinks", method: .post, headers: [forwarded: address, .authorization: "Bearer rl_not_a_real_key_123"],
+                body: ByteBuffer(string: "{}"))
+            _ = try await client.execute(
+                uri: "/v1/shortLinks?key=rl_another_wrong_key_456", method: .post, headers: [forwarded: address], body: ByteBuffer(string: "{}"))
+            _ = try await DeferredLinkTests.claim(client, #"{\#(DeferredLinkTests.iPhoneClaim)}"#, from: address)
+        }
+        let all = lines.all
+        #expect(!all.isEmpty)
+        for line in all {
+            #expect(!line.contains(address), "a log line holds the client's address: \(line)")
+            #expect(!line.contains(key), "a log line holds an API key: \(line)")
+            #expect(!line.contains("rl_not_a_real_key_123") && !line.contains("rl_another_wrong_key_456"), "a log line holds a key: \(line)")
+            #expect(!line.contains("super-secret-address-hash"), "a log line holds the secret: \(line)")
+        }
+    }
+}
