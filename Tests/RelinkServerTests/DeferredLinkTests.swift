@@ -271,15 +271,18 @@ struct DeferredLinkTests {
     @Test func claimsAreRateLimitedPerAddress() async throws {
         let app = try T.application(trustForwardedHeaders: true)
         try await app.test(.router) { client in
-            var statuses: [HTTPResponse.Status] = []
-            // The bucket refills at 20 per second while the test runs, so ask for well past the burst.
-            for _ in 0..<(ClientLimiter.Endpoint.claim.limit.burst * 2) {
-                statuses.append(try await Self.claim(client, #"{"bundleId": "jp.furyu.pictlink.ios"}"#, from: "192.0.2.99").status)
+            // Three times the burst at once: the bucket refills at 20 a second, far slower than they arrive, even on a
+            // machine busy with other tests.
+            let burst = ClientLimiter.Endpoint.claim.limit.burst
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<(burst * 3) {
+                    group.addTask { try await Self.claim(client, #"{"bundleId": "jp.furyu.pictlink.ios"}"#, from: "192.0.2.99").status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(statuses.prefix(ClientLimiter.Endpoint.claim.limit.burst).allSatisfy { $0 == .ok })
-            let limited = try #require(statuses.firstIndex(of: .tooManyRequests))
-            #expect(limited >= ClientLimiter.Endpoint.claim.limit.burst)
-            #expect(statuses[limited...].allSatisfy { $0 == .ok || $0 == .tooManyRequests })
+            let limited = statuses.filter { $0 == .tooManyRequests }.count
+            #expect(limited > 0 && limited <= burst * 2, "\(limited) of \(burst * 3) limited")
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .tooManyRequests })
             // Another address is not affected.
             #expect(try await Self.claim(client, #"{"bundleId": "jp.furyu.pictlink.ios"}"#, from: "192.0.2.100").status == .ok)
         }

@@ -62,7 +62,8 @@ struct MultiInstanceTests {
 
     static func url(schema: String) throws -> DatabaseURL {
         let base = databaseURL ?? ""
-        return try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)")
+        // A generous wait: these tests check behaviour, on a machine that other suites keep busy.
+        return try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=30")
     }
 
     /// Starts A and B on a fresh schema, runs `body`, then stops what is still running and drops the schema.

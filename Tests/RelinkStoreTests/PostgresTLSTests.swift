@@ -272,7 +272,7 @@ struct PostgresTLSTests {
         ("sslmode=require&sslkey=/c.key", "sslcert and sslkey must be given together"),
         ("sslmode=require&sslcert=&sslkey=/c.key", "sslcert must be the path of a PEM file"),
         ("sslmode=disable&sslcert=/c.pem&sslkey=/c.key", "sslcert and sslkey need TLS, but sslmode=disable"),
-        ("sslpassword=x", "unknown parameter 'sslpassword' (known: sslmode, sslrootcert, sslcert, sslkey, schema, pool_max_conns)"),
+        ("sslpassword=x", "unknown parameter 'sslpassword' (known: sslmode, sslrootcert, sslcert, sslkey, schema, pool_max_conns, wait_timeout)"),
         ("sslcrl=/crl.pem", "unknown parameter 'sslcrl'"),
     ])
     func rejectsBadTLSParameters(_ parameters: String, _ reason: String) {

@@ -51,6 +51,9 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     /// The schema (search_path) Relink's tables live in; nil for the server's default (`public`).
     public var schema: String?
     public var maximumConnections: Int
+    /// How long a request waits for the database (a connection from the pool and its query) before it is answered
+    /// 503: `wait_timeout` in seconds, 1 by default. Batched writes of events and clicks wait up to 30 s.
+    public var requestWait: Duration
 
     /// Parses a URL; the error says what is wrong without repeating the password. Reads no files: the certificate
     /// files are read by `tlsSettings()`, before connecting.
@@ -76,6 +79,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         clientCertificate = nil
         schema = nil
         maximumConnections = 20
+        requestWait = .seconds(1)
         var sslmode: String?
         var sslcert: String?
         var sslkey: String?
@@ -109,11 +113,16 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
                     throw invalid("\(item.name) must be a number from 2 to 1000, not '\(value)'")
                 }
                 maximumConnections = count
+            case "wait_timeout":
+                guard let seconds = Double(value), (0.05...60).contains(seconds) else {
+                    throw invalid("wait_timeout must be a number of seconds from 0.05 to 60, not '\(value)'")
+                }
+                requestWait = .milliseconds(Int(seconds * 1000))
             case "application_name", "connect_timeout":
                 continue
             default:
                 throw invalid(
-                    "unknown parameter '\(item.name)' (known: sslmode, sslrootcert, sslcert, sslkey, schema, pool_max_conns)")
+                    "unknown parameter '\(item.name)' (known: sslmode, sslrootcert, sslcert, sslkey, schema, pool_max_conns, wait_timeout)")
             }
         }
         switch rootCertificates {

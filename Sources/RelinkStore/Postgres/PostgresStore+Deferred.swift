@@ -17,7 +17,7 @@ extension PostgresStore {
                 INSERT INTO clicked_links (digest, link, last_clicked_at)
                 SELECT digest, link, \(Date().timeIntervalSince1970) FROM UNNEST(\(digests), \(texts)) AS l (digest, link)
                 ON CONFLICT (digest) DO UPDATE SET last_clicked_at = EXCLUDED.last_clicked_at
-                """)
+                """, wait: Self.batchWait)
         }
         for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement * 5) {
             let chunk = clicks[start..<min(start + Self.rowsPerStatement * 5, clicks.count)]
@@ -42,7 +42,7 @@ extension PostgresStore {
                     AS c (id, project_id, platform, link_id, app_id, requested_link, link_digest, created_at, address_hash, network_hash,
                           ip_version, os_version, device, languages, screen, time_zone)
                 ON CONFLICT (id) DO NOTHING
-                """)
+                """, wait: Self.batchWait)
         }
     }
 
@@ -97,7 +97,7 @@ extension PostgresStore {
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
     ) async throws -> ClaimOutcome {
         let logger = self.logger
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             if let installId {
                 // Claims of one install wait for each other (a retry racing the first try); claims of different
                 // installs do not.
@@ -139,14 +139,16 @@ extension PostgresStore {
 
     public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
         let clicks = try await rows(
-            "DELETE FROM pending_clicks WHERE project_id = \(projectId) AND created_at < \(clicksBefore.timeIntervalSince1970) RETURNING 1 AS one")
+            "DELETE FROM pending_clicks WHERE project_id = \(projectId) AND created_at < \(clicksBefore.timeIntervalSince1970) RETURNING 1 AS one",
+            wait: Self.batchWait)
         try await rows(
             """
             DELETE FROM clicked_links WHERE last_clicked_at < \(Date().timeIntervalSince1970 - ClickedLink.graceAfterLastClick)
               AND NOT EXISTS (SELECT 1 FROM pending_clicks WHERE link_digest = clicked_links.digest)
-            """)
+            """, wait: Self.batchWait)
         let claims = try await rows(
-            "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one")
+            "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one",
+            wait: Self.batchWait)
         return clicks.count + claims.count
     }
 

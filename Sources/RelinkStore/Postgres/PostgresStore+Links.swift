@@ -130,7 +130,7 @@ extension PostgresStore {
             SELECT * FROM UNNEST(\(sorted.map(\.key.linkId)), \(sorted.map { Int64($0.key.day) }),
                                  \(sorted.map(\.key.platform.rawValue)), \(sorted.map(\.key.event.rawValue)), \(sorted.map(\.value)))
             ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = event_counters.count + excluded.count
-            """)
+            """, wait: Self.batchWait)
     }
 
     public func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] {

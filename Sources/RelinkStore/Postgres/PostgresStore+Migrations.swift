@@ -118,7 +118,7 @@ extension PostgresStore {
                 try await rows(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
             } catch  where [.uniqueViolation, .duplicateSchema].contains(SQLState(error)) {}
         }
-        try await transaction { connection in
+        try await transaction(wait: .seconds(300)) { [self] connection in
             let lockName = "relink migrations " + (url.schema ?? "public")
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockName)))", logger: logger)
             try await connection.query(

@@ -177,11 +177,44 @@ public final class PostgresStore: RelinkStore, Sendable {
     }
 
     /// Runs `body` in a transaction, rethrowing the error that caused a rollback rather than postgres-nio's wrapper.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw Self.unavailable(error.closureError ?? error.beginError ?? error.commitError ?? error)
+    /// - Parameter wait: how long it may take before it is abandoned as `StoreError.unavailable` (the URL's
+    ///   `wait_timeout` by default).
+    func transaction<T: Sendable>(
+        wait: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await bounded(wait ?? url.requestWait) {
+            do {
+                return try await self.client.withTransaction(logger: self.logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                throw Self.unavailable(error.closureError ?? error.beginError ?? error.commitError ?? error)
+            }
+        }
+    }
+
+    /// How long a batched write (events, pending clicks, the purge) may take: off the request path, and larger.
+    static let batchWait = Duration.seconds(30)
+
+    /// Runs `body`, or gives up after `wait` with `StoreError.unavailable`: a database that is down, unreachable
+    /// (packets dropped, no reset) or out of connections costs a request at most `wait`, never a hang or a 500.
+    /// The body runs in a task of its own, which is cancelled but not awaited on timeout: a query stuck on a dead
+    /// connection need not notice cancellation, and the request must not wait for it.
+    func bounded<T: Sendable>(_ wait: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let work = Task { try await body() }
+        let timeout = StoreError.unavailable("the database did not answer within \(wait) (\(url.host):\(url.port))")
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let once = ResumeOnce(continuation)
+                Task {
+                    let result = await work.result
+                    once.resume(with: result)
+                }
+                Task {
+                    try? await Task.sleep(for: wait)
+                    if once.resume(with: .failure(timeout)) { work.cancel() }
+                }
+            }
+        } onCancel: {
+            work.cancel()
         }
     }
 
@@ -201,16 +234,43 @@ public final class PostgresStore: RelinkStore, Sendable {
     }
 
     /// Runs a query and collects its rows.
+    /// - Parameter wait: how long it may take before it is abandoned as `StoreError.unavailable` (the URL's
+    ///   `wait_timeout` by default).
     @discardableResult
-    func rows(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
-        do {
-            return try await client.query(query, logger: logger).collect().map(PostgresRandomAccessRow.init)
-        } catch {
-            throw Self.unavailable(error)
+    func rows(_ query: PostgresQuery, wait: Duration? = nil) async throws -> [PostgresRandomAccessRow] {
+        try await bounded(wait ?? url.requestWait) {
+            do {
+                return try await self.client.query(query, logger: self.logger).collect().map(PostgresRandomAccessRow.init)
+            } catch {
+                throw Self.unavailable(error)
+            }
         }
     }
 
     static func constraint(_ error: any Error) -> String? {
         (error as? PSQLError)?.serverInfo?[.constraintName]
+    }
+}
+
+/// Resumes a continuation with whichever result comes first.
+private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation = continuation
+    }
+
+    /// - Returns: whether this result was the one delivered.
+    @discardableResult
+    func resume(with result: Result<T, any Error>) -> Bool {
+        guard
+            let continuation = lock.withLock({ () -> CheckedContinuation<T, any Error>? in
+                defer { self.continuation = nil }
+                return self.continuation
+            })
+        else { return false }
+        continuation.resume(with: result)
+        return true
     }
 }

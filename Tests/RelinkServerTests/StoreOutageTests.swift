@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+@testable import RelinkStore
+
+private let outageDatabaseURL = ProcessInfo.processInfo.environment["RELINK_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+/// PostgreSQL out of reach (packets dropped, so nothing fails fast): requests wait at most `wait_timeout` and get a
+/// 503 with Retry-After, cached links keep redirecting, and everything recovers when the network does.
+@Suite("PostgreSQL outage", .enabled(if: outageDatabaseURL != nil), .serialized)
+struct StoreOutageTests {
+    @Test func anUnreachableDatabaseIsA503WithinASecondAndCachedLinksKeepRedirecting() async throws {
+        let base = try DatabaseURL(try #require(outageDatabaseURL))
+        let proxy = try TCPProxy(toPort: base.port)
+        defer { proxy.close() }
+        let schema = "t_outage_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        var text = try #require(outageDatabaseURL)
+        text = text.replacingOccurrences(of: "\(base.host):\(base.port)", with: "127.0.0.1:\(proxy.port)")
+        text += (text.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=1"
+        var logger = Logger(label: "relink.test")
+        logger.logLevel = .critical
+        let store = try await PostgresStore.connect(try DatabaseURL(text), logger: logger)
+        defer { store.close() }
+        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "outage", in: store)
+        let app = try TestSupport.application(store: store)
+        try await app.test(.router) { client in
+            let minted = try await TestSupport.mint("https://pictlink.page.link/?" + TestSupport.sampleQuery, key: key, with: client)
+            let path = try #require(URL(string: minted.shortLink)?.path)
+            let desktop = TestSupport.headers(agent: TestSupport.Agent.desktop)
+            #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
+
+            proxy.cut = true
+            // The cached link still redirects, at once.
+            let clock = ContinuousClock()
+            var start = clock.now
+            #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
+            #expect(clock.now - start < .milliseconds(500))
+            // A link not in the cache: 503 with Retry-After, within the wait (1 s) and some slack.
+            start = clock.now
+            let uncached = try await client.execute(uri: "/NeverAskedFor", method: .get, headers: desktop)
+            #expect(uncached.status == .serviceUnavailable)
+            #expect(uncached.headers[.retryAfter] == "1")
+            #expect(clock.now - start < .milliseconds(2500), "took \(clock.now - start)")
+            // The API: the JSON error body, 503, never a 500.
+            start = clock.now
+            let mint = try await client.execute(
+                uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [:],
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https://pictlink.com/x"}"#))
+            #expect(mint.status == .serviceUnavailable)
+            #expect(String(buffer: mint.body).contains("UNAVAILABLE"))
+            #expect(mint.headers[.retryAfter] == "1")
+            #expect(clock.now - start < .milliseconds(2500), "took \(clock.now - start)")
+            let claim = try await client.execute(
+                uri: "/v1/installAttribution", method: .post, headers: [:],
+                body: ByteBuffer(string: #"{\#(DeferredLinkTests.iPhoneClaim), "installId": "outage-1"}"#))
+            #expect(claim.status == .serviceUnavailable)
+
+            // The network comes back: so does everything else, within a few seconds.
+            proxy.cut = false
+            var recovered = false
+            for _ in 0..<40 where !recovered {
+                let again = try await client.execute(uri: "/NeverAskedFor", method: .get, headers: desktop)
+                recovered = again.status == .notFound
+                if !recovered { try await Task.sleep(for: .milliseconds(250)) }
+            }
+            #expect(recovered, "still failing 10 s after the database came back")
+        }
+        try? await store.execute("DROP SCHEMA \(schema) CASCADE")
+    }
+}
