@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import RelinkServer
+import Testing
+
+@testable import relink
+
+/// `relink serve`'s limits, timeouts, logs and metrics flags: bad values stop it with a one-line usage error before
+/// it opens the database or listens.
+@Suite("Serve options")
+struct ServeOptionsTests {
+    static func usageError(_ arguments: [String]) async throws -> String? {
+        var command = try #require(try Relink.parseAsRoot(["serve", "--config", EndToEndTests.routes] + arguments) as? ServeCommand)
+        do {
+            try await command.run()
+            return nil
+        } catch let error as CLIError {
+            #expect(error.exitCode == CLIError.usageExitCode)
+            return error.message
+        }
+    }
+
+    @Test(arguments: [
+        (["--header-timeout", "0"], "--header-timeout must be 1 to 3600 seconds"),
+        (["--body-timeout", "100000"], "--body-timeout must be 1 to 3600 seconds"),
+        (["--ipv6-limit-prefix", "16"], "--ipv6-limit-prefix must be 32 to 128 bits"),
+        (["--log-format", "xml"], "--log-format must be text or json"),
+        (["--metrics-token", "short"], "--metrics-token must be at least 16 characters"),
+        (["--metrics-port", "70000"], "--metrics-port must be 0 to 65535"),
+    ])
+    func badValuesAreUsageErrors(_ arguments: [String], _ message: String) async throws {
+        let error = try await Self.usageError(arguments)
+        #expect(error?.contains(message) == true, "\(error ?? "no error")")
+        #expect(error?.contains("\n") == false)
+    }
+
+    @Test func metricsGoWhereTheFlagsSay() throws {
+        #expect(try ServeCommand.metricsEndpoint(port: nil, host: "127.0.0.1", token: nil) == .disabled)
+        #expect(try ServeCommand.metricsEndpoint(port: nil, host: "127.0.0.1", token: "") == .disabled)
+        #expect(
+            try ServeCommand.metricsEndpoint(port: nil, host: "127.0.0.1", token: "0123456789abcdef") == .token("0123456789abcdef"))
+        #expect(
+            try ServeCommand.metricsEndpoint(port: 9464, host: "0.0.0.0", token: nil) == .port(host: "0.0.0.0", port: 9464, token: nil))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+@Suite("Client limits and queues") struct ClientLimiterTests {
+    @Test func clientNetworksCountIPv4ByAddressAndIPv6ByPrefix() {
+        #expect(ClientNetwork("192.0.2.7").description == "192.0.2.7")
+        #expect(ClientNetwork("::ffff:192.0.2.7") == ClientNetwork("192.0.2.7"))
+        #expect(ClientNetwork("192.0.2.7") != ClientNetwork("192.0.2.8"))
+        // A /64 by default: a client rotating its interface id stays one client.
+        #expect(ClientNetwork("2001:db8:1:2::1") == ClientNetwork("2001:db8:1:2:ffff:eeee:dddd:cccc"))
+        #expect(ClientNetwork("2001:db8:1:2::1") != ClientNetwork("2001:db8:1:3::1"))
+        #expect(ClientNetwork("2001:db8:1:2::1").description == "2001:db8:1:2:0:0:0:0/64")
+        // --ipv6-limit-prefix 48 and 56: whole sites; 128: single addresses.
+        #expect(ClientNetwork("2001:db8:1:2::1", ipv6PrefixLength: 48) == ClientNetwork("2001:db8:1:ff::1", ipv6PrefixLength: 48))
+        #expect(ClientNetwork("2001:db8:1:2::1", ipv6PrefixLength: 56) == ClientNetwork("2001:db8:1:ff::1", ipv6PrefixLength: 56))
+        #expect(ClientNetwork("2001:db8:1:1ff::1", ipv6PrefixLength: 56) != ClientNetwork("2001:db8:1:2ff::1", ipv6PrefixLength: 56))
+        #expect(ClientNetwork("2001:db8::1", ipv6PrefixLength: 128) != ClientNetwork("2001:db8::2", ipv6PrefixLength: 128))
+        #expect(ClientNetwork("2001:db8::1:1", ipv6PrefixLength: 96) == ClientNetwork("2001:db8::1:2", ipv6PrefixLength: 96))
+        #expect(ClientNetwork(nil) == .unknown && ClientNetwork("not an address") == .unknown)
+        #expect(ClientNetwork.anonymized("198.51.100.77") == "198.51.100.0/24")
+        #expect(ClientNetwork.anonymized("2001:db8:1:2::1") == "2001:db8:1::/48")
+    }
+
+    /// Each endpoint has its own budget: a client that used up its re-opens may still claim.
+    @Test func endpointsHaveTheirOwnBudgets() {
+        let limiter = ClientLimiter(ipv6PrefixLength: 64, capacity: 1_000)
+        for _ in 0..<ClientLimiter.Endpoint.reopen.limit.burst {
+            guard case .success = limiter.acquire(.reopen, clientAddress: "2001:db8::1") else {
+                Issue.record("limited early")
+                return
+            }
+        }
+        guard case .failure = limiter.acquire(.reopen, clientAddress: "2001:db8::ffff") else {
+            Issue.record("another address of the same /64 got a fresh budget")
+            return
+        }
+        guard case .success = limiter.acquire(.claim, clientAddress: "2001:db8::1") else {
+            Issue.record("re-opens used up the claims' budget")
+            return
+        }
+        guard case .success = limiter.acquire(.reopen, clientAddress: "2001:db8:0:1::1") else {
+            Issue.record("another /64 was limited")
+            return
+        }
+    }
+
+    /// Click events past the cap are dropped and counted, not held; the counters already held keep counting, and a
+    /// failed write keeps them.
+    @Test func eventCountersHaveACap() async throws {
+        let store = try SQLiteStore()
+        let metrics = RelinkMetrics()
+        let recorder = EventRecorder(store: store, interval: .seconds(60), capacity: 10, logger: Logger(label: "test"), metrics: metrics)
+        for link in 1...30 { recorder.record(linkId: Int64(link), platform: .desktop, event: .click) }
+        #expect(recorder.depth == 10)
+        #expect(recorder.droppedCount == 20)
+        recorder.record(linkId: 1, platform: .desktop, event: .click)
+        #expect(recorder.droppedCount == 20)
+        #expect(metrics.render().contains(#"relink_queue_dropped_total{queue="click_events"} 20"#))
+        // These links do not exist, so the store refuses the batch: it is put back, within the cap, for the next try.
+        await recorder.flush()
+        #expect(recorder.writtenCount == 0)
+        #expect(recorder.depth == 10)
+        #expect(recorder.droppedCount == 20)
+        #expect(metrics.render().contains(#"relink_flush_failures_total{queue="click_events"} 1"#))
+    }
+}
