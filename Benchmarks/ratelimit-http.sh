@@ -46,7 +46,7 @@ echo "RSS at start: $(rss); ${CONNECTIONS} connections, ${THREADS} wrk threads, 
 phase "10 addresses" 10 "$DURATION"
 # Long enough to send about a million requests, each from an address the limiter has not seen in this pass.
 ten=$(cat "$WORK/rps-10 addresses")
-million_seconds=$(awk -v r="$ten" 'BEGIN { s = int(1000000 / r) + 1; if (s < 30) s = 30; print s }')
+million_seconds=$(awk -v r="$ten" 'BEGIN { s = int(1250000 / r) + 1; if (s < 30) s = 30; print s }')
 phase "1,000,000 addresses" 1000000 "$million_seconds"
 phase "10 addresses again" 10 "$DURATION"
 awk -v a="$ten" -v b="$(cat "$WORK/rps-1,000,000 addresses")" \

@@ -85,26 +85,21 @@ public final class RelinkMetrics: Sendable {
         ]
         self.registry = registry
         self.factory = factory
-        durations = Dictionary(
-            uniqueKeysWithValues: RequestKind.allCases.map {
-                ($0, CoreMetrics.Timer(label: "relink_request_duration_seconds", dimensions: [("kind", $0.rawValue)], factory: factory))
-            })
-        queueDepths = Dictionary(
-            uniqueKeysWithValues: Queue.allCases.map {
-                ($0, CoreMetrics.Gauge(label: "relink_queue_depth", dimensions: [("queue", $0.rawValue)], factory: factory))
-            })
-        queueDrops = Dictionary(
-            uniqueKeysWithValues: Queue.allCases.map {
-                ($0, CoreMetrics.Counter(label: "relink_queue_dropped_total", dimensions: [("queue", $0.rawValue)], factory: factory))
-            })
-        flushDurations = Dictionary(
-            uniqueKeysWithValues: Queue.allCases.map {
-                ($0, CoreMetrics.Timer(label: "relink_flush_duration_seconds", dimensions: [("queue", $0.rawValue)], factory: factory))
-            })
-        flushFailures = Dictionary(
-            uniqueKeysWithValues: Queue.allCases.map {
-                ($0, CoreMetrics.Counter(label: "relink_flush_failures_total", dimensions: [("queue", $0.rawValue)], factory: factory))
-            })
+        durations = Self.series(RequestKind.allCases) {
+            CoreMetrics.Timer(label: "relink_request_duration_seconds", dimensions: [("kind", $0)], factory: factory)
+        }
+        queueDepths = Self.series(Queue.allCases) {
+            CoreMetrics.Gauge(label: "relink_queue_depth", dimensions: [("queue", $0)], factory: factory)
+        }
+        queueDrops = Self.series(Queue.allCases) {
+            CoreMetrics.Counter(label: "relink_queue_dropped_total", dimensions: [("queue", $0)], factory: factory)
+        }
+        flushDurations = Self.series(Queue.allCases) {
+            CoreMetrics.Timer(label: "relink_flush_duration_seconds", dimensions: [("queue", $0)], factory: factory)
+        }
+        flushFailures = Self.series(Queue.allCases) {
+            CoreMetrics.Counter(label: "relink_flush_failures_total", dimensions: [("queue", $0)], factory: factory)
+        }
         claims = Dictionary(
             uniqueKeysWithValues: (AttributionConfidence.allCases.map(\.rawValue) + ["NONE"]).map {
                 ($0, CoreMetrics.Counter(label: "relink_claims_total", dimensions: [("confidence", $0)], factory: factory))
@@ -112,6 +107,13 @@ public final class RelinkMetrics: Sendable {
         rateLimits = NIOLockedValueBox([:])
         storeErrors = NIOLockedValueBox([:])
         cacheEntries = CoreMetrics.Gauge(label: "relink_link_cache_entries", factory: factory)
+    }
+
+    /// One metric per value of a label, made up front so that counting never looks anything up under a lock.
+    private static func series<Key: RawRepresentable<String> & Hashable, Metric>(
+        _ keys: [Key], _ make: (String) -> Metric
+    ) -> [Key: Metric] {
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, make($0.rawValue)) })
     }
 
     // MARK: Requests
