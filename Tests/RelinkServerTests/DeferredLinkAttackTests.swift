@@ -200,6 +200,31 @@ struct DeferredLinkAttackTests {
     /// Another process holding the SQLite database's write lock: a mint answers 503 with `Retry-After` and the
     /// API's JSON body after the busy timeout (never a 500 after 10 s), links keep redirecting; all is well once
     /// the lock is gone.
+    /// A full disk (here: SQLite's page limit) is the database's trouble: 503 with Retry-After, never a 500.
+    @Test func aFullDatabaseIsA503() async throws {
+        let store = try SQLiteStore()
+        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
+        try await store.writer.write { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1
+            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
+        }
+        try await T.application(store: store).test(.router) { client in
+            var statuses: [HTTPResponse.Status] = []
+            for index in 0..<300 where !statuses.contains(.serviceUnavailable) {
+                let response = try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post,
+                    body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Ffull\#(index)"}"#))
+                statuses.append(response.status)
+                if response.status == .serviceUnavailable {
+                    try ShortLinkAPITests.expectError(response, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
+                    #expect(response.headers[.retryAfter] == "1")
+                }
+            }
+            #expect(statuses.last == .serviceUnavailable)
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .serviceUnavailable }, "\(Set(statuses))")
+        }
+    }
+
     @Test func aLockedDatabaseIsA503() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -224,7 +224,11 @@ public final class PostgresStore: RelinkStore, Sendable {
         guard let psql = error as? PSQLError else { return error }
         let lost: [PSQLError.Code] = [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed]
         let state = psql.serverInfo?[.sqlState] ?? ""
-        guard lost.contains(psql.code) || state.hasPrefix("08") || state.hasPrefix("57P") else { return error }
+        // Connection exceptions (08), transaction rollbacks such as deadlocks (40), insufficient resources such as a
+        // full disk or too many connections (53), a lock not available (55P03), operator intervention such as a
+        // shutdown (57), system errors (58): the database's trouble, not the request's.
+        let transient = ["08", "40", "53", "57", "58"].contains { state.hasPrefix($0) } || state == "55P03"
+        guard lost.contains(psql.code) || transient else { return error }
         return StoreError.unavailable("the database is unavailable: \(explain(error))")
     }
 

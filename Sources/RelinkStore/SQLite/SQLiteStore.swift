@@ -248,25 +248,35 @@ extension SQLiteStore {
     /// How long a request waits for a database another process has locked.
     static let busyTimeout: TimeInterval = 1
 
-    /// `writer.write`, with a busy or locked database as `StoreError.unavailable`.
+    /// `writer.write`, with the database's own trouble as `StoreError.unavailable` (see `unavailable(_:)`).
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await writer.write(updates)
-        } catch let error as DatabaseError where Self.isBusy(error) {
-            throw StoreError.unavailable("the SQLite database is locked by another process (\(error.resultCode))")
+        } catch let error as DatabaseError {
+            throw Self.unavailable(error)
         }
     }
 
-    /// `writer.read`, with a busy or locked database as `StoreError.unavailable`.
+    /// `writer.read`, with the database's own trouble as `StoreError.unavailable` (see `unavailable(_:)`).
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await writer.read(value)
-        } catch let error as DatabaseError where Self.isBusy(error) {
-            throw StoreError.unavailable("the SQLite database is locked by another process (\(error.resultCode))")
+        } catch let error as DatabaseError {
+            throw Self.unavailable(error)
         }
     }
 
-    static func isBusy(_ error: DatabaseError) -> Bool {
-        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    /// A database that is locked, full, unreadable or unwritable is `StoreError.unavailable` (503, retry later),
+    /// never a 500; constraint errors and the like are the caller's to handle, unchanged.
+    static func unavailable(_ error: DatabaseError) -> any Error {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            StoreError.unavailable("the SQLite database is locked by another process (\(error.resultCode))")
+        case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_PROTOCOL,
+            .SQLITE_NOMEM, .SQLITE_PERM:
+            StoreError.unavailable("the SQLite database cannot be used: \(error.resultCode) \(error.message ?? "")")
+        default:
+            error
+        }
     }
 }
