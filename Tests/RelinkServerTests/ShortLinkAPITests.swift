@@ -229,7 +229,9 @@ struct ShortLinkAPITests {
                     #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 >= 1)
                 }
             }
-            #expect(statuses == [.unauthorized: 20, .tooManyRequests: 280])
+            // The burst of 20, plus the one token per 10 s that refills while a busy machine runs the loop.
+            #expect((20...25).contains(statuses[.unauthorized] ?? 0), "\(statuses)")
+            #expect((statuses[.unauthorized] ?? 0) + (statuses[.tooManyRequests] ?? 0) == 300)
             // Bearer keys count the same.
             let bearer = try await client.execute(
                 uri: "/v1/shortLinks", method: .post, headers: [forwardedFor: "203.0.113.7", .authorization: "Bearer rl_guess"],
