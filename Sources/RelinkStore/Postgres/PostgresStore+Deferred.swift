@@ -11,12 +11,13 @@ extension PostgresStore {
         let links = ClickedLink.distinctLongLinks(of: clicks)
         if !links.isEmpty {
             // Before the clicks that name them; a link's last click is renewed so the purge leaves it alone.
-            let (digests, texts) = (Array(links.keys), links.keys.map { links[$0]! })
+            let keys = Array(links.keys)
             try await rows(
                 """
-                INSERT INTO clicked_links (digest, link, last_clicked_at)
-                SELECT digest, link, \(Date().timeIntervalSince1970) FROM UNNEST(\(digests), \(texts)) AS l (digest, link)
-                ON CONFLICT (digest) DO UPDATE SET last_clicked_at = EXCLUDED.last_clicked_at
+                INSERT INTO clicked_links (project_id, digest, link, last_clicked_at)
+                SELECT project_id, digest, link, \(Date().timeIntervalSince1970)
+                FROM UNNEST(\(keys.map(\.projectId)), \(keys.map(\.digest)), \(keys.map { links[$0]! })) AS l (project_id, digest, link)
+                ON CONFLICT (project_id, digest) DO UPDATE SET last_clicked_at = EXCLUDED.last_clicked_at
                 """, wait: Self.batchWait)
         }
         for start in stride(from: 0, to: clicks.count, by: Self.rowsPerStatement * 5) {
@@ -143,8 +144,8 @@ extension PostgresStore {
             wait: Self.batchWait)
         try await rows(
             """
-            DELETE FROM clicked_links WHERE last_clicked_at < \(Date().timeIntervalSince1970 - ClickedLink.graceAfterLastClick)
-              AND NOT EXISTS (SELECT 1 FROM pending_clicks WHERE link_digest = clicked_links.digest)
+            DELETE FROM clicked_links
+            WHERE project_id = \(projectId) AND last_clicked_at < \(clicksBefore.timeIntervalSince1970 - ClickedLink.graceAfterLastClick)
             """, wait: Self.batchWait)
         let claims = try await rows(
             "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one",

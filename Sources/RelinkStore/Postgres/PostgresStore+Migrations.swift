@@ -101,9 +101,13 @@ extension PostgresStore {
             "4-clicked-links",
             [
                 // A long link is kept once for all its clicks (see `ClickedLink`).
-                "CREATE TABLE clicked_links (digest TEXT PRIMARY KEY, link TEXT NOT NULL, last_clicked_at DOUBLE PRECISION NOT NULL)",
+                """
+                CREATE TABLE clicked_links (
+                    project_id TEXT NOT NULL, digest TEXT NOT NULL, link TEXT NOT NULL, last_clicked_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, digest)
+                )
+                """,
                 "ALTER TABLE pending_clicks ADD COLUMN link_digest TEXT",
-                "CREATE INDEX pending_clicks_by_link ON pending_clicks (link_digest) WHERE link_digest IS NOT NULL",
             ]
         ),
     ]

@@ -49,9 +49,11 @@ extension SQLiteStore {
             // A long link is kept once for all its clicks (see `ClickedLink`).
             try db.execute(
                 sql: """
-                    CREATE TABLE clicked_links (digest TEXT PRIMARY KEY NOT NULL, link TEXT NOT NULL, last_clicked_at DOUBLE NOT NULL);
+                    CREATE TABLE clicked_links (
+                        project_id TEXT NOT NULL, digest TEXT NOT NULL, link TEXT NOT NULL, last_clicked_at DOUBLE NOT NULL,
+                        PRIMARY KEY (project_id, digest)
+                    );
                     ALTER TABLE pending_clicks ADD COLUMN link_digest TEXT;
-                    CREATE INDEX pending_clicks_by_link ON pending_clicks (link_digest) WHERE link_digest IS NOT NULL;
                     """)
         }
     }
@@ -72,10 +74,10 @@ extension SQLiteStore {
         try await write { db in
             let link = try db.cachedStatement(
                 sql: """
-                    INSERT INTO clicked_links (digest, link, last_clicked_at) VALUES (?, ?, ?)
-                    ON CONFLICT (digest) DO UPDATE SET last_clicked_at = excluded.last_clicked_at
+                    INSERT INTO clicked_links (project_id, digest, link, last_clicked_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (project_id, digest) DO UPDATE SET last_clicked_at = excluded.last_clicked_at
                     """)
-            for (digest, text) in links { try link.execute(arguments: [digest, text, now]) }
+            for (key, text) in links { try link.execute(arguments: [key.projectId, key.digest, text, now]) }
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest,
@@ -189,9 +191,8 @@ extension SQLiteStore {
             var removed = db.changesCount
             try db.execute(
                 sql: """
-                    DELETE FROM clicked_links WHERE last_clicked_at < ?
-                      AND NOT EXISTS (SELECT 1 FROM pending_clicks WHERE link_digest = clicked_links.digest)
-                    """, arguments: [Date().timeIntervalSince1970 - ClickedLink.graceAfterLastClick])
+                    DELETE FROM clicked_links WHERE project_id = ? AND last_clicked_at < ?
+                    """, arguments: [projectId, clicksBefore.timeIntervalSince1970 - ClickedLink.graceAfterLastClick])
             try db.execute(
                 sql: "DELETE FROM install_claims WHERE project_id = ? AND created_at < ?",
                 arguments: [projectId, claimsBefore.timeIntervalSince1970])
