@@ -45,6 +45,8 @@ let package = Package(
             dependencies: [
                 "RelinkCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for a write's own busy timeout.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,10 @@
 import Foundation
 import GRDB
+#if canImport(GRDBSQLite)
+    import GRDBSQLite
+#else
+    import SQLite3
+#endif
 import RelinkCore
 
 /// The embedded store: one SQLite file in WAL mode (concurrent readers, one writer), migrated when opened.
@@ -249,12 +254,35 @@ extension SQLiteStore {
     static let busyTimeout: TimeInterval = 1
 
     /// `writer.write`, with the database's own trouble as `StoreError.unavailable` (see `unavailable(_:)`).
+    ///
+    /// Writes take turns; the time a write waited for its turn counts toward the second it may wait for another
+    /// process's lock, so a queue of writes behind a locked database fails within about a second each, instead of
+    /// each waiting its full second after the one before.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let start = ContinuousClock.now
         do {
-            return try await writer.write(updates)
+            return try await writer.writeWithoutTransaction { db in
+                let waited = ContinuousClock.now - start
+                let remaining = Int((Self.busyTimeout - Self.seconds(waited)) * 1000)
+                guard remaining > 0 else {
+                    throw StoreError.unavailable("the SQLite database is busy: a write waited \(waited) for its turn")
+                }
+                sqlite3_busy_timeout(db.sqliteConnection, Int32(remaining))
+                defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.busyTimeout * 1000)) }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try updates(db)
+                    return .commit
+                }
+                return result!
+            }
         } catch let error as DatabaseError {
             throw Self.unavailable(error)
         }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// `writer.read`, with the database's own trouble as `StoreError.unavailable` (see `unavailable(_:)`).
