@@ -62,6 +62,8 @@ let package = Package(
             dependencies: [
                 "RelinkCore", "RelinkStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // HTTP1Channel's settings: timeouts and channel handlers of both listeners.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -58,6 +58,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds a response may wait for a client that does not read it before the connection is closed (default: 10).",
+            valueName: "seconds"))
+    var sendTimeout: Int = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "The most connections open at once; past it new ones are closed at once (default: 10000, within the process's file limit).",
+            valueName: "count"))
+    var maxConnections: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "Per-client rate limits count an IPv6 client by this prefix of its address, 32 to 128 (default: 64).", valueName: "bits"))
     var ipv6LimitPrefix: Int = 64
 
@@ -107,6 +119,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError.usage("--header-timeout must be 1 to 3600 seconds, got \(headerTimeout)")
         }
         guard (1...3_600).contains(bodyTimeout) else { throw CLIError.usage("--body-timeout must be 1 to 3600 seconds, got \(bodyTimeout)") }
+        guard (1...3_600).contains(sendTimeout) else { throw CLIError.usage("--send-timeout must be 1 to 3600 seconds, got \(sendTimeout)") }
+        let connections = try Self.connectionLimit(asked: maxConnections)
         guard (32...128).contains(ipv6LimitPrefix) else {
             throw CLIError.usage("--ipv6-limit-prefix must be 32 to 128 bits, got \(ipv6LimitPrefix)")
         }
@@ -141,7 +155,8 @@ struct ServeCommand: AsyncParsableCommand {
         let server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
             forwardedHeaders: forwardedHeaders, logLevel: level, idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
-            bodyTimeout: .seconds(bodyTimeout), ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
+            bodyTimeout: .seconds(bodyTimeout), sendTimeout: .seconds(sendTimeout), maxConnections: connections,
+            ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         let app = try buildApplication(configuration: server)
         do {
@@ -149,6 +164,25 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
         }
+    }
+
+    /// The connection limit: as asked, or 10,000; never more than the open-file limit allows (raised to its hard
+    /// limit first), leaving room for the database, logs and the listeners themselves.
+    static func connectionLimit(asked: Int?) throws -> Int {
+        if let asked, asked < 1 { throw CLIError.usage("--max-connections must be at least 1, got \(asked)") }
+        var files = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0 else { return asked ?? 10_000 }
+        if files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
+        let room = Int(clamping: files.rlim_cur) - 64
+        guard let asked else { return max(16, min(10_000, room)) }
+        guard asked <= room else {
+            throw CLIError.usage("--max-connections \(asked) exceeds what the open-file limit allows (\(room)); raise `ulimit -n`")
+        }
+        return asked
     }
 
     /// Where /metrics goes: its own port, the main port behind a token, or nowhere.

@@ -121,4 +121,151 @@ import Testing
             }
         }
     }
+
+    /// A server on port 0 (and a metrics port) with short timeouts; `body` gets the main and metrics ports.
+    static func withServer(
+        maxConnections: Int = 10_000, _ body: @Sendable (_ port: Int, _ metricsPort: Int) async throws -> Void
+    ) async throws {
+        var logger = Logger(label: "relink.test")
+        logger.logLevel = .error
+        let (ports, continuation) = AsyncStream.makeStream(of: (String, Int).self)
+        var configuration = ServerConfiguration(
+            port: 0, relink: TestSupport.configuration, logLevel: .error, idleTimeout: .seconds(8), headerTimeout: .seconds(1),
+            bodyTimeout: .seconds(1), sendTimeout: .seconds(1), maxConnections: maxConnections,
+            metrics: .port(host: "127.0.0.1", port: 0, token: nil), store: try SQLiteStore(),
+            onServerRunning: { continuation.yield(("main", $0)) })
+        configuration.onMetricsServerRunning = { continuation.yield(("metrics", $0)) }
+        let app = try buildApplication(configuration: configuration)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        var found: [String: Int] = [:]
+        for await (name, port) in ports {
+            found[name] = port
+            if found.count == 2 { break }
+        }
+        do {
+            try await body(try #require(found["main"]), try #require(found["metrics"]))
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await task.value
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// Whether the server has closed `descriptor`: reads what is waiting without blocking until the end (closed) or
+    /// until nothing more is there (open).
+    static func isClosed(_ descriptor: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        for _ in 0..<10_000 {
+            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count == 0 { return true }
+            if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+        }
+        return false
+    }
+
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// A client that pipelines requests and never reads the answers: closed once the answers have waited 1 s.
+    @Test func aClientThatNeverReadsIsClosed() async throws {
+        try await Self.withServer { port, _ in
+            let closed = try await Self.offThePool {
+                // A small receive buffer, set before connecting so that the window is small from the start.
+                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                defer { close(descriptor) }
+                var small: Int32 = 1024
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+                let request = Array("GET /v1/openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
+                for _ in 0..<300 { _ = send(descriptor, request, request.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                Thread.sleep(forTimeInterval: 4)
+                // Read what the kernel still holds (the server can close before it is delivered): closed if the
+                // stream ends before a 2 s pause.
+                var timeout = timeval(tv_sec: 2, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline {
+                    let count = recv(descriptor, &buffer, buffer.count, 0)
+                    if count == 0 { return true }
+                    if count < 0 {
+                        print("aClientThatNeverReadsIsClosed: recv failed with errno \(errno)")
+                        return errno == ECONNRESET
+                    }
+                }
+                return false
+            }
+            #expect(closed, "a connection whose client never read was still open after 5 s")
+        }
+    }
+
+    /// An answer sent before the request's body, then the body, then the next request trickled: the header timeout
+    /// still applies to that next request.
+    @Test func anEarlyAnswerDoesNotStretchTheHeaderTimeout() async throws {
+        try await Self.withServer { port, metricsPort in
+            let (main, metrics) = try await Self.offThePool {
+                func trickle(_ port: Int, _ first: String) throws -> Bool {
+                    let descriptor = try BrokenRequestTests.connected(port: port)
+                    defer { close(descriptor) }
+                    let head = Array(first.utf8)
+                    _ = send(descriptor, head, head.count, Int32(MSG_NOSIGNAL))
+                    Thread.sleep(forTimeInterval: 0.3)
+                    let rest = Array("hello".utf8) + Array("GET /healthz HTTP/1.1\r\nHo".utf8)
+                    for byte in rest {
+                        var byte = byte
+                        guard send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 else { return true }
+                        Thread.sleep(forTimeInterval: 0.1)
+                        if Self.isClosed(descriptor) { return true }
+                    }
+                    Thread.sleep(forTimeInterval: 3)
+                    return Self.isClosed(descriptor)
+                }
+                return (
+                    try trickle(port, "GET /p/1 HTTP/1.1\r\nHost: pictlink.page.link\r\nContent-Length: 5\r\n\r\n"),
+                    try trickle(metricsPort, "GET /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\n")
+                )
+            }
+            #expect(main, "the trickled request after an early answer outlived the header timeout")
+            #expect(metrics, "the metrics port has no header timeout")
+        }
+    }
+
+    /// Past the connection limit a new connection is closed at once; closing others makes room again.
+    @Test func connectionsPastTheLimitAreClosed() async throws {
+        try await Self.withServer(maxConnections: 20) { port, metricsPort in
+            let (refused, metricsRefused, servedAfter) = try await Self.offThePool {
+                var held = try (0..<20).map { _ in try BrokenRequestTests.connected(port: port) }
+                defer { for descriptor in held { close(descriptor) } }
+                Thread.sleep(forTimeInterval: 0.3)
+                let extra = try BrokenRequestTests.connected(port: port)
+                defer { close(extra) }
+                let onMetrics = try BrokenRequestTests.connected(port: metricsPort)
+                defer { close(onMetrics) }
+                Thread.sleep(forTimeInterval: 0.5)
+                let refused = Self.isClosed(extra)
+                let metricsRefused = Self.isClosed(onMetrics)
+                for descriptor in held.prefix(5) { close(descriptor) }
+                held.removeFirst(5)
+                Thread.sleep(forTimeInterval: 0.3)
+                let answer = try BrokenRequestTests.exchange("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: port)
+                return (refused, metricsRefused, answer.hasPrefix("HTTP/1.1 200"))
+            }
+            #expect(refused, "the 21st connection was kept")
+            #expect(metricsRefused, "the metrics port does not share the limit")
+            #expect(servedAfter)
+        }
+    }
 }

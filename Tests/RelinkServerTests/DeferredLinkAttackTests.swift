@@ -197,9 +197,21 @@ struct DeferredLinkAttackTests {
         await recorder.flush()
         #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
-    /// Another process holding the SQLite database's write lock: a mint answers 503 with `Retry-After` and the
-    /// API's JSON body after the busy timeout (never a 500 after 10 s), links keep redirecting; all is well once
-    /// the lock is gone.
+
+    /// Clicks on long links (here 7,000 characters) fill the buffer's bytes before its count.
+    @Test func theClickBufferIsCappedInBytes() async throws {
+        let store = try SQLiteStore()
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: T.configuration, capacity: 1_000, maximumBytes: 30_000, logger: Logger(label: "test"))
+        let long = "https://pictlink.page.link/p/" + String(repeating: "x", count: 7_000)
+        for number in 0..<20 {
+            recorder.record(
+                PendingClick(
+                    id: "long\(number)", projectId: "pictlink", platform: .android, linkId: nil, requestedLink: long, createdAt: Date(),
+                    fingerprint: DeviceFingerprint(addressHash: "a")))
+        }
+        #expect(recorder.depth == (buffered: 3, dropped: 17))
+    }
     /// A full disk (here: SQLite's page limit) is the database's trouble: 503 with Retry-After, never a 500.
     @Test func aFullDatabaseIsA503() async throws {
         let store = try SQLiteStore()
@@ -225,6 +237,9 @@ struct DeferredLinkAttackTests {
         }
     }
 
+    /// Another process holding the SQLite database's write lock: a mint answers 503 with `Retry-After` and the
+    /// API's JSON body after the busy timeout (never a 500 after 10 s), links keep redirecting; all is well once
+    /// the lock is gone.
     @Test func aLockedDatabaseIsA503() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -263,7 +278,8 @@ struct DeferredLinkAttackTests {
                     group.addTask {
                         try await client.execute(
                             uri: "/v1/shortLinks?key=\(key)", method: .post,
-                            body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fq\#(index)"}"#)
+                            body: ByteBuffer(
+                                string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fq\#(index)"}"#)
                         ).status
                     }
                 }

@@ -7,13 +7,16 @@ final class ClientLimiter: Sendable {
     enum Endpoint: String, Sendable, CaseIterable {
         case claim, reopen, beacon
         case failedKey = "failed_key"
+        /// Keeping a click on a long link (over `PendingClick.inlineLinkLength`) for deferred deep linking: each
+        /// distinct one costs its text in the database for a day.
+        case longLinkCapture = "long_link_capture"
 
         /// An app claims once per install, so this allows busy carrier NATs, not scanning; beacons come once per
         /// preview page. Re-opens are counted, so a script may not report many. A mistyped key or a rotation gone
         /// wrong still gets its 401s, a scan does not.
         var limit: RateLimit {
             switch self {
-            case .claim, .beacon: RateLimit(requestsPerSecond: 20, burst: 100)
+            case .claim, .beacon, .longLinkCapture: RateLimit(requestsPerSecond: 20, burst: 100)
             case .reopen: RateLimit(requestsPerSecond: 2, burst: 60)
             case .failedKey: RateLimit(requestsPerSecond: 0.1, burst: 20)
             }
@@ -26,6 +29,7 @@ final class ClientLimiter: Sendable {
             case .reopen: "re-open reports from this address"
             case .beacon: "beacons from this address"
             case .failedKey: "failed API key attempts from this address"
+            case .longLinkCapture: "deferred-link clicks on long links from this address"
             }
         }
     }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import RelinkCore
@@ -13,16 +14,12 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
         return logger
     }()
     let parts = try ApplicationParts(configuration: configuration, logger: logger)
-    let (headerTimeout, bodyTimeout) = (TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout))
     let summary = configuration.relink.projects.map { project in
         "\(project.id) (\(project.domains.map(\.description).joined(separator: ", ")))"
     }.joined(separator: "; ")
     return Application(
         router: parts.router,
-        server: .http1(
-            configuration: .init(
-                additionalChannelHandlers: [RequestTimeoutHandler(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout)],
-                idleTimeout: TimeAmount(configuration.idleTimeout))),
+        server: .http1(configuration: parts.http1),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
         // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
@@ -48,6 +45,8 @@ struct ApplicationParts {
     let metrics: RelinkMetrics
     /// The separate `/metrics` listener, when `--metrics-port` asks for one.
     let metricsServer: (any Service)?
+    /// Both listeners' HTTP/1 settings: the idle, header, body and send timeouts and the connection limit.
+    let http1: HTTP1Channel.Configuration
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
@@ -84,7 +83,7 @@ struct ApplicationParts {
         }
 
         // Outermost: every request gets its id and is counted, whatever answers it.
-        router.add(middleware: RequestObservingMiddleware(metrics: metrics))
+        router.add(middleware: RequestObservingMiddleware(metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort))
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders)
             .addRoutes(to: router)
@@ -107,7 +106,7 @@ struct ApplicationParts {
         // Last: everything else on a link domain is a click.
         RedirectController(
             resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
-            metrics: metrics, outages: outages
+            metrics: metrics, outages: outages, limiter: clientLimiter
         ).addRoutes(to: router)
         self.router = router
         self.store = StoreService(store: store)
@@ -115,16 +114,29 @@ struct ApplicationParts {
         self.deferredRecorder = deferredRecorder
         self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }
         self.metrics = metrics
-        self.metricsServer = Self.metricsServer(configuration: configuration, metrics: metrics, logger: logger)
+        let limit = ConnectionLimit(maximum: configuration.maxConnections)
+        let (header, body, send) = (
+            TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout), TimeAmount(configuration.sendTimeout)
+        )
+        http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                ConnectionLimitHandler(limit: limit), RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send),
+            ],
+            idleTimeout: TimeAmount(configuration.idleTimeout))
+        self.metricsServer = Self.metricsServer(configuration: configuration, http1: http1, metrics: metrics, logger: logger)
     }
 
-    /// A listener of its own serving only `/metrics`, for `--metrics-port`.
-    static func metricsServer(configuration: ServerConfiguration, metrics: RelinkMetrics, logger: Logger) -> (any Service)? {
+    /// A listener of its own serving only `/metrics`, for `--metrics-port`, with the same timeouts and connection
+    /// limit as the main one.
+    static func metricsServer(
+        configuration: ServerConfiguration, http1: HTTP1Channel.Configuration, metrics: RelinkMetrics, logger: Logger
+    ) -> (any Service)? {
         guard case .port(let host, let port, let token) = configuration.metrics else { return nil }
         let router = Router()
         MetricsController(metrics: metrics, token: token).addRoutes(to: router)
         return Application(
-            router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Relink"),
+            router: router, server: .http1(configuration: http1),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Relink"),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port { await configuration.onMetricsServerRunning?(port) }
                 logger.info("Relink metrics on http://\(host):\(channel.localAddress?.port ?? port)/metrics")

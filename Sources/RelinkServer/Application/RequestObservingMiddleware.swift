@@ -11,6 +11,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
 
     static let requestIdHeader = HTTPField.Name("X-Request-Id")!
     let metrics: RelinkMetrics?
+    /// Whether `/metrics` is a route on this port (`--metrics-token`); otherwise it is a link path like any other.
+    var servesMetrics = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -21,7 +23,7 @@ struct RequestObservingMiddleware: RouterMiddleware {
         } else {
             requestId = context.id
         }
-        let kind = Self.kind(of: Substring(request.uri.path), method: request.method)
+        let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics)
         var response: Response
         do {
             response = try await next(request, context)
@@ -36,12 +38,14 @@ struct RequestObservingMiddleware: RouterMiddleware {
     }
 
     /// What a path is, when it is not a click (nil: the redirect controller counts it).
-    static func kind(of path: Substring, method: HTTPRequest.Method) -> RelinkMetrics.RequestKind? {
+    static func kind(of path: Substring, method: HTTPRequest.Method, servesMetrics: Bool) -> RelinkMetrics.RequestKind? {
         if APIPath.isAPI(path) { return .api }
         if method == .post && path.hasSuffix(BeaconController.path) { return .beacon }
+        if path == "/metrics" && servesMetrics { return .metrics }
+        // Only GET and HEAD reach the redirect controller; other methods on a link path are refused here.
+        if method != .get && method != .head { return .unknownLink }
         if path.hasPrefix("/.well-known/") || path == "/apple-app-site-association" { return .association }
         if path == "/healthz" { return .health }
-        if path == "/metrics" { return .metrics }
         return nil
     }
 

@@ -20,6 +20,10 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Duration
     /// How long a client may take to send a request's body once its head has arrived.
     public var bodyTimeout: Duration
+    /// How long a response may wait for a client that does not read it.
+    public var sendTimeout: Duration
+    /// The most connections open at once, over the main and metrics listeners.
+    public var maxConnections: Int
     /// Per-client limits count an IPv6 client by this prefix of its address (64: its /64).
     public var ipv6PrefixLength: Int
     /// Where `/metrics` is served; `.disabled` unless asked for.
@@ -40,7 +44,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,
         logLevel: Logger.Level = .info, idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10),
-        bodyTimeout: Duration = .seconds(10), ipv6PrefixLength: Int = 64, metrics: MetricsEndpoint = .disabled,
+        bodyTimeout: Duration = .seconds(10), sendTimeout: Duration = .seconds(10), maxConnections: Int = 10_000,
+        ipv6PrefixLength: Int = 64, metrics: MetricsEndpoint = .disabled,
         store: any RelinkStore,
         eventFlushInterval: Duration = .seconds(1),
         addressHashSecrets: AddressHashSecrets? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
@@ -54,6 +59,8 @@ public struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
+        self.sendTimeout = sendTimeout
+        self.maxConnections = maxConnections
         self.ipv6PrefixLength = ipv6PrefixLength
         self.metrics = metrics
         self.store = store

@@ -2,10 +2,12 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Closes a connection whose client is slow to send a request: the head must be complete within `headerTimeout` of
-/// its first byte, the body within `bodyTimeout` of the head. A connection that sends nothing is the idle timeout's
-/// (Hummingbird's, which counts whole requests and so cannot tell an idle client from one trickling a byte at a
-/// time). Bytes are noticed by `RequestByteObserver`, which this handler puts at the front of the pipeline.
+/// Closes a connection whose client is slow: the head must be complete within `headerTimeout` of its first byte,
+/// the body within `bodyTimeout` of the head, and a response may not wait longer than `sendTimeout` for the client
+/// to read (a client that pipelines requests and never reads would otherwise hold the connection and its buffers).
+/// A connection that sends nothing is the idle timeout's (Hummingbird's, which counts whole requests and so cannot
+/// tell an idle client from one trickling a byte at a time). Bytes are noticed by `RequestByteObserver`, which this
+/// handler puts at the front of the pipeline.
 final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -17,20 +19,25 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         case idle
         /// The first bytes of a request are in, its head is not.
         case readingHead
-        case readingBody
+        /// The head is in, the body is not. The response may be out already (an early answer, before the body):
+        /// then bytes arriving after it may begin the next request.
+        case readingBody(responded: Bool, nextStarted: Bool)
         /// The request is in; its response is not out yet. Bytes arriving meanwhile belong to the next request.
         case responding(nextStarted: Bool)
     }
 
     private let headerTimeout: TimeAmount
     private let bodyTimeout: TimeAmount
+    private let sendTimeout: TimeAmount
     private var state = State.idle
     private var timer: Scheduled<Void>?
+    private var sendTimer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
 
-    init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount) {
+    init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, sendTimeout: TimeAmount = .seconds(10)) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
+        self.sendTimeout = sendTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -40,12 +47,28 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelTimer()
+        cancelSendTimer()
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimer()
+        cancelSendTimer()
         context.fireChannelInactive()
+    }
+
+    /// Unwritable: responses are queued because the client does not read them. It has `sendTimeout` to start again.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            cancelSendTimer()
+        } else if sendTimer == nil {
+            sendTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: sendTimeout) { [weak self] in
+                guard let self, let context = self.context else { return }
+                self.sendTimer = nil
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Raw bytes arrived (called by the observer, on the channel's event loop).
@@ -56,6 +79,8 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
             schedule(headerTimeout)
         case .responding:
             state = .responding(nextStarted: true)
+        case .readingBody(responded: true, _):
+            state = .readingBody(responded: true, nextStarted: true)
         case .readingHead, .readingBody:
             break
         }
@@ -64,24 +89,38 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            state = .readingBody
+            state = .readingBody(responded: false, nextStarted: false)
             schedule(bodyTimeout)
         case .body:
             break
         case .end:
             cancelTimer()
-            state = .responding(nextStarted: false)
+            if case .readingBody(responded: true, let nextStarted) = state {
+                // Answered before its body was in: what follows is the next request (bytes that came with the
+                // body's end count as its start, which at worst closes an idle connection at the header timeout).
+                state = nextStarted ? .readingHead : .idle
+                if nextStarted { schedule(headerTimeout) }
+            } else {
+                state = .responding(nextStarted: false)
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), case .responding(let nextStarted) = state {
-            if nextStarted {
-                state = .readingHead
-                schedule(headerTimeout)
-            } else {
-                state = .idle
+        if case .end = unwrapOutboundIn(data) {
+            switch state {
+            case .responding(let nextStarted):
+                if nextStarted {
+                    state = .readingHead
+                    schedule(headerTimeout)
+                } else {
+                    state = .idle
+                }
+            case .readingBody(responded: false, let nextStarted):
+                state = .readingBody(responded: true, nextStarted: nextStarted)
+            case .idle, .readingHead, .readingBody:
+                break
             }
         }
         context.write(data, promise: promise)
@@ -100,6 +139,11 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func cancelTimer() {
         timer?.cancel()
         timer = nil
+    }
+
+    private func cancelSendTimer() {
+        sendTimer?.cancel()
+        sendTimer = nil
     }
 }
 

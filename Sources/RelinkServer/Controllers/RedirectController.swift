@@ -13,6 +13,8 @@ struct RedirectController: Sendable {
     let deferred: DeferredLinkService
     var metrics: RelinkMetrics? = nil
     var outages: StoreOutageLog? = nil
+    /// Limits how fast one client network leaves clicks on long links to be kept (nil: no limit, in tests).
+    var limiter: ClientLimiter? = nil
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -106,6 +108,13 @@ struct RedirectController: Sendable {
     ) async -> (RedirectPlan, String?) {
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
+        // Past its budget of long links, a client network's clicks still redirect, without being kept.
+        if link.url.utf8.count > PendingClick.inlineLinkLength, let limiter,
+            case .failure = limiter.acquire(.longLinkCapture, clientAddress: origin.clientAddress)
+        {
+            metrics?.queueDropped(.pendingClicks)
+            return (plan, nil)
+        }
         let clickID = DeferredLinkService.newClickID()
         let claimURL: String? = target.project.deferred.clipboard ? DeferredLinkService.claimURL(for: link, clickID: clickID) : nil
         let fingerprint = await deferred.fingerprint(

@@ -9,36 +9,58 @@ import ServiceLifecycle
 /// to memory; a service writes the batch every `interval` and on graceful shutdown. It also purges what has
 /// aged out: clicks after their project's token window, answered claims after `claimRetention`.
 ///
-/// The buffer holds at most `capacity` clicks: while the store cannot take them (locked, unreachable) further clicks
-/// are dropped and counted, so an outage costs deferred links, never memory or the redirect's time.
+/// The buffer holds at most `capacity` clicks and `maximumBytes` of them (a click on a long route path or long link
+/// carries it): while the store cannot take them (locked, unreachable) further clicks are dropped and counted, so
+/// an outage costs deferred links, never memory or the redirect's time.
 public final class DeferredClickRecorder: Service, Sendable {
     private struct Buffer {
         var clicks: [PendingClick] = []
         /// Where each buffered click is in `clicks`, so a beacon finds its click in O(1).
         var positions: [String: Int] = [:]
+        /// About how much memory `clicks` holds.
+        var bytes = 0
+        /// Clicks taken by a write that has not ended yet (they come back if it fails).
+        var writing = 0
         /// Clicks dropped because the buffer was full, since the start.
         var dropped = 0
+
+        /// A click's weight: its link, and a generous allowance for the rest.
+        static func size(_ click: PendingClick) -> Int { click.requestedLink.utf8.count + 512 }
+
+        func hasRoom(for click: PendingClick, capacity: Int, maximumBytes: Int) -> Bool {
+            clicks.count + writing < capacity && bytes + Self.size(click) <= maximumBytes
+        }
 
         mutating func append(_ click: PendingClick) {
             positions[click.id] = clicks.count
             clicks.append(click)
+            bytes += Self.size(click)
         }
 
         mutating func removeAll() -> [PendingClick] {
             defer {
+                writing = clicks.count
                 clicks.removeAll(keepingCapacity: true)
                 positions.removeAll(keepingCapacity: true)
+                bytes = 0
             }
             return clicks
         }
 
-        /// Puts back a batch that could not be written, before what arrived since, and keeps the first `capacity`
-        /// clicks (once per failed flush, not per click).
-        mutating func putBack(_ batch: [PendingClick], capacity: Int) {
-            clicks.insert(contentsOf: batch, at: 0)
-            if clicks.count > capacity {
-                dropped += clicks.count - capacity
-                clicks.removeLast(clicks.count - capacity)
+        /// Puts back a batch that could not be written, before what arrived since, keeping what fits in `capacity`
+        /// clicks and `maximumBytes` (once per failed flush, not per click).
+        mutating func putBack(_ batch: [PendingClick], capacity: Int, maximumBytes: Int) {
+            writing = 0
+            let all = batch + clicks
+            clicks.removeAll(keepingCapacity: true)
+            bytes = 0
+            for click in all {
+                if hasRoom(for: click, capacity: capacity, maximumBytes: maximumBytes) {
+                    clicks.append(click)
+                    bytes += Self.size(click)
+                } else {
+                    dropped += 1
+                }
             }
             positions = Dictionary(clicks.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -49,8 +71,9 @@ public final class DeferredClickRecorder: Service, Sendable {
     private let configuration: RelinkConfiguration
     private let interval: Duration
     private let purgeInterval: Duration
-    /// The most clicks held in memory.
+    /// The most clicks held in memory, and about the most bytes.
     let capacity: Int
+    let maximumBytes: Int
     static let claimRetention: TimeInterval = 30 * 86_400
     private let logger: Logger
     private let metrics: RelinkMetrics?
@@ -58,18 +81,19 @@ public final class DeferredClickRecorder: Service, Sendable {
 
     public convenience init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration = .seconds(1),
-        purgeInterval: Duration = .seconds(600), capacity: Int = 100_000, logger: Logger
+        purgeInterval: Duration = .seconds(600), capacity: Int = 100_000, maximumBytes: Int = 64 << 20, logger: Logger
     ) {
         self.init(
             store: store, configuration: configuration, interval: interval, purgeInterval: purgeInterval, capacity: capacity,
-            logger: logger, metrics: nil, outages: nil)
+            maximumBytes: maximumBytes, logger: logger, metrics: nil, outages: nil)
     }
 
     init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration, purgeInterval: Duration = .seconds(600),
-        capacity: Int = 100_000, logger: Logger, metrics: RelinkMetrics?, outages: StoreOutageLog?
+        capacity: Int = 100_000, maximumBytes: Int = 64 << 20, logger: Logger, metrics: RelinkMetrics?, outages: StoreOutageLog?
     ) {
         self.capacity = max(1, capacity)
+        self.maximumBytes = max(1, maximumBytes)
         self.store = store
         self.configuration = configuration
         self.interval = interval
@@ -82,7 +106,7 @@ public final class DeferredClickRecorder: Service, Sendable {
     /// Buffers a click; with `capacity` clicks already waiting it is dropped (and counted) instead: O(1) either way.
     public func record(_ click: PendingClick) {
         let kept = buffer.withLockedValue { buffer in
-            guard buffer.clicks.count < capacity else {
+            guard buffer.hasRoom(for: click, capacity: capacity, maximumBytes: maximumBytes) else {
                 buffer.dropped += 1
                 return false
             }
@@ -92,8 +116,9 @@ public final class DeferredClickRecorder: Service, Sendable {
         if !kept { metrics?.queueDropped(.pendingClicks) }
     }
 
-    /// Clicks buffered now, and dropped since the start because the buffer was full.
-    var depth: (buffered: Int, dropped: Int) { buffer.withLockedValue { ($0.clicks.count, $0.dropped) } }
+    /// Clicks waiting now (buffered, or in a write not yet ended), and dropped since the start because the buffer was
+    /// full.
+    var depth: (buffered: Int, dropped: Int) { buffer.withLockedValue { ($0.clicks.count + $0.writing, $0.dropped) } }
 
     /// What the preview page measured; false when the click is unknown here and in the store.
     public func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
@@ -115,12 +140,13 @@ public final class DeferredClickRecorder: Service, Sendable {
         let start = ContinuousClock.now
         do {
             try await store.insertPendingClicks(clicks)
+            buffer.withLockedValue { $0.writing = 0 }
             metrics?.flushed(.pendingClicks, duration: .now - start, failed: false)
         } catch {
             metrics?.flushed(.pendingClicks, duration: .now - start, failed: true)
             let dropped = buffer.withLockedValue { buffer in
                 let before = buffer.dropped
-                buffer.putBack(clicks, capacity: capacity)
+                buffer.putBack(clicks, capacity: capacity, maximumBytes: maximumBytes)
                 return buffer.dropped - before
             }
             metrics?.queueDropped(.pendingClicks, count: dropped)

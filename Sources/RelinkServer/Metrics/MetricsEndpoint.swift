@@ -8,6 +8,11 @@ public enum MetricsEndpoint: Sendable, Equatable {
     /// On the main port, to requests with `Authorization: Bearer <token>` (`--metrics-token` alone).
     case token(String)
 
+    var servesOnMainPort: Bool {
+        if case .token = self { return true }
+        return false
+    }
+
     var token: String? {
         switch self {
         case .disabled: nil

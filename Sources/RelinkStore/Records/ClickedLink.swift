@@ -8,7 +8,7 @@ import Foundation
 /// every click naming it has expired by then, so no index from clicks to links is needed.
 enum ClickedLink {
     /// Links up to this many UTF-8 bytes stay in the click's row.
-    static let inlineLimit = 200
+    static let inlineLimit = PendingClick.inlineLinkLength
 
     /// What a click's row holds: the link itself, or "" and the digest of a link kept in `clicked_links`.
     static func stored(_ link: String) -> (inline: String, digest: String?) {

@@ -21,6 +21,10 @@ public struct PendingClick: Sendable, Equatable {
     public var claimedAt: Date?
     public var confidence: AttributionConfidence?
 
+    /// Links up to this many UTF-8 bytes are kept in the click's own row; longer ones once per project and link
+    /// (`ClickedLink`), and the server limits how fast one client network may leave clicks on them.
+    public static let inlineLinkLength = 512
+
     /// Claimed, but only as a `WEAK` match: a `DEFAULT` or `UNIQUE` claim may still take it.
     public var isWeaklyClaimed: Bool { claimedAt != nil && confidence == .weak }
 

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
-#if canImport(GRDBSQLite)
-    import GRDBSQLite
-#else
-    import SQLite3
-#endif
 import RelinkCore
+
+#if canImport(GRDBSQLite)
+import GRDBSQLite
+#else
+import SQLite3
+#endif
 
 /// The embedded store: one SQLite file in WAL mode (concurrent readers, one writer), migrated when opened.
 public final class SQLiteStore: RelinkStore, Sendable {
