@@ -198,6 +198,26 @@ struct DeferredLinkAttackTests {
         #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
 
+    /// One client network clicking many distinct long links: past its budget the clicks still get their page, but
+    /// are not kept (each would cost its link's text in the database for a day); other networks are unaffected.
+    @Test func clicksOnLongLinksAreKeptWithinABudgetPerNetwork() async throws {
+        let app = try T.application(trustForwardedHeaders: true)
+        let padding = String(repeating: "x", count: 600)
+        try await app.test(.router) { client in
+            var kept = 0
+            let burst = ClientLimiter.Endpoint.longLinkCapture.limit.burst
+            for index in 0..<(burst * 2) {
+                let page = try await DeferredLinkTests.click(
+                    client, "/?\(T.sampleQuery)&utm_content=\(padding)\(index)", from: "198.51.100.20")
+                #expect(page.status == .ok)
+                if DeferredLinkTests.attribute("data-clipboard", in: page.text) != nil { kept += 1 }
+            }
+            #expect(kept >= burst && kept < burst * 2, "\(kept) of \(burst * 2) kept")
+            let other = try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)", from: "203.0.113.20")
+            #expect(DeferredLinkTests.attribute("data-clipboard", in: other.text) != nil)
+        }
+    }
+
     /// Clicks on long links (here 7,000 characters) fill the buffer's bytes before its count.
     @Test func theClickBufferIsCappedInBytes() async throws {
         let store = try SQLiteStore()

@@ -108,8 +108,9 @@ struct RedirectController: Sendable {
     ) async -> (RedirectPlan, String?) {
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
-        // Past its budget of long links, a client network's clicks still redirect, without being kept.
-        if link.url.utf8.count > PendingClick.inlineLinkLength, let limiter,
+        // Past its budget of long links, a client network's clicks still redirect, without being kept. (A request
+        // without a peer address comes only from an in-memory test client.)
+        if link.url.utf8.count > PendingClick.inlineLinkLength, let limiter, origin.clientAddress != nil,
             case .failure = limiter.acquire(.longLinkCapture, clientAddress: origin.clientAddress)
         {
             metrics?.queueDropped(.pendingClicks)
