@@ -119,9 +119,7 @@ struct ApplicationParts {
             TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout), TimeAmount(configuration.sendTimeout)
         )
         http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [
-                ConnectionLimitHandler(limit: limit), RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send),
-            ],
+            additionalChannelHandlers: [RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit)],
             idleTimeout: TimeAmount(configuration.idleTimeout))
         self.metricsServer = Self.metricsServer(configuration: configuration, http1: http1, metrics: metrics, logger: logger)
     }

@@ -30,29 +30,47 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let bodyTimeout: TimeAmount
     private let sendTimeout: TimeAmount
     private var state = State.idle
-    private var timer: Scheduled<Void>?
+    /// When the request being read must be complete; nil when nothing is being read.
+    private var deadline: NIODeadline?
+    /// The one scheduled check of `deadline`. Moving the deadline does not reschedule it (a request costs no timer):
+    /// when it fires early it sets itself again for the deadline of the moment.
+    private var check: Scheduled<Void>?
     private var sendTimer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
+    /// The connection limit this connection holds a place in (one handler less on every request's way).
+    private let limit: ConnectionLimit?
+    private var holdsPlace = false
 
-    init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, sendTimeout: TimeAmount = .seconds(10)) {
+    init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, sendTimeout: TimeAmount = .seconds(10), limit: ConnectionLimit? = nil) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.sendTimeout = sendTimeout
+        self.limit = limit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if let limit {
+            holdsPlace = limit.acquire()
+            // Past the limit: closed as soon as accepted.
+            guard holdsPlace else {
+                context.close(promise: nil)
+                return
+            }
+        }
         try? context.pipeline.syncOperations.addHandler(RequestByteObserver(owner: self), position: .first)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        cancelTimer()
+        stopChecking()
         cancelSendTimer()
+        if holdsPlace { limit?.release() }
+        holdsPlace = false
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        cancelTimer()
+        stopChecking()
         cancelSendTimer()
         context.fireChannelInactive()
     }
@@ -127,18 +145,34 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     private func schedule(_ timeout: TimeAmount) {
-        cancelTimer()
+        let when = NIODeadline.now() + timeout
+        deadline = when
+        if check == nil { arm(at: when) }
+    }
+
+    private func arm(at when: NIODeadline) {
         guard let context else { return }
-        timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: timeout) { [weak self] in
-            guard let self, let context = self.context else { return }
-            self.timer = nil
-            context.close(promise: nil)
+        check = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: when) { [weak self] in
+            guard let self else { return }
+            self.check = nil
+            guard let deadline = self.deadline else { return }
+            if deadline <= .now() {
+                self.context?.close(promise: nil)
+            } else {
+                self.arm(at: deadline)
+            }
         }
     }
 
+    /// Nothing is being read: a check already scheduled finds nothing to do.
     private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
+        deadline = nil
+    }
+
+    private func stopChecking() {
+        deadline = nil
+        check?.cancel()
+        check = nil
     }
 
     private func cancelSendTimer() {

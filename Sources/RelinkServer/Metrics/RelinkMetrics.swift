@@ -53,9 +53,10 @@ public final class RelinkMetrics: Sendable {
         case pendingClicks = "pending_clicks"
     }
 
+    /// Enums only, so that finding a request's counter hashes no strings.
     private struct RequestSeries: Hashable {
         var kind: RequestKind
-        var platform: String
+        var platform: Platform?
         var outcome: Outcome
     }
 
@@ -120,12 +121,13 @@ public final class RelinkMetrics: Sendable {
 
     /// Counts a request and its time. `platform` is the clicking client's, nil for requests that are not clicks.
     public func request(_ kind: RequestKind, platform: Platform?, outcome: Outcome, duration: Duration) {
-        let series = RequestSeries(kind: kind, platform: platform?.metricsLabel ?? "none", outcome: outcome)
+        let series = RequestSeries(kind: kind, platform: platform, outcome: outcome)
         let counter = requests.withLockedValue { counters in
             if let counter = counters[series] { return counter }
             let counter = CoreMetrics.Counter(
                 label: "relink_requests_total",
-                dimensions: [("kind", kind.rawValue), ("platform", series.platform), ("outcome", outcome.rawValue)], factory: factory)
+                dimensions: [("kind", kind.rawValue), ("platform", platform?.metricsLabel ?? "none"), ("outcome", outcome.rawValue)],
+                factory: factory)
             counters[series] = counter
             return counter
         }
