@@ -29,13 +29,15 @@ struct APIErrorMiddlewareTests {
 @Suite("Broken requests") struct BrokenRequestTests {
     /// A TCP connection to `port` on loopback that waits at most 10 s for each read, so a server that neither
     /// answers nor closes fails the test instead of hanging it.
-    static func connected(port: Int) throws -> Int32 {
+    /// - Parameter receiveBuffer: a receive buffer size set before connecting (so the window is small from the start).
+    static func connected(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw POSIXError(.EBADF) }
+        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

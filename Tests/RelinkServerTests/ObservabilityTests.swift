@@ -114,34 +114,17 @@ import Testing
 
     /// `--metrics-port`: a listener of its own; the main port does not serve metrics.
     @Test func metricsOnTheirOwnPort() async throws {
-        var logger = Logger(label: "relink.test")
-        logger.logLevel = .error
-        let (ports, continuation) = AsyncStream.makeStream(of: (String, Int).self)
-        var configuration = ServerConfiguration(
-            port: 0, relink: T.configuration, logLevel: .error, metrics: .port(host: "127.0.0.1", port: 0, token: nil),
-            store: try SQLiteStore(), onServerRunning: { continuation.yield(("main", $0)) })
-        configuration.onMetricsServerRunning = { continuation.yield(("metrics", $0)) }
-        let app = try buildApplication(configuration: configuration)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
-        var found: [String: Int] = [:]
-        for await (name, port) in ports {
-            found[name] = port
-            if found.count == 2 { break }
+        try await ConnectionTimeoutTests.withServer { main, metricsPort in
+            _ = try await BrokenRequestTests.exchangeOffThePool(
+                "GET /?\(T.sampleQuery) HTTP/1.1\r\nHost: pictlink.page.link\r\nConnection: close\r\n\r\n", port: main)
+            let scrape = try await BrokenRequestTests.exchangeOffThePool(
+                "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: metricsPort)
+            #expect(scrape.hasPrefix("HTTP/1.1 200"))
+            #expect(scrape.contains(#"relink_requests_total{kind="long_link",platform="other",outcome="redirect"} 1"#), "\(scrape)")
+            let onMain = try await BrokenRequestTests.exchangeOffThePool(
+                "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: main)
+            #expect(!onMain.contains("relink_requests_total"))
         }
-        let main = try #require(found["main"])
-        let metricsPort = try #require(found["metrics"])
-        _ = try await BrokenRequestTests.exchangeOffThePool(
-            "GET /?\(T.sampleQuery) HTTP/1.1\r\nHost: pictlink.page.link\r\nConnection: close\r\n\r\n", port: main)
-        let scrape = try await BrokenRequestTests.exchangeOffThePool(
-            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: metricsPort)
-        #expect(scrape.hasPrefix("HTTP/1.1 200"))
-        #expect(scrape.contains(#"relink_requests_total{kind="long_link",platform="other",outcome="redirect"} 1"#), "\(scrape)")
-        let onMain = try await BrokenRequestTests.exchangeOffThePool(
-            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: main)
-        #expect(!onMain.contains("relink_requests_total"))
-        await group.triggerGracefulShutdown()
-        try await task.value
     }
 
     @Test func everyResponseCarriesARequestId() async throws {
