@@ -82,14 +82,13 @@ struct ApplicationParts {
             metrics.setCacheEntries(cache.count)
         }
 
-        // Outermost: every request gets its id and is counted, whatever answers it.
-        router.add(middleware: RequestObservingMiddleware(metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort))
+        // Outermost and alone: a request's id and count, and the API's JSON errors (also for unknown /v1 paths).
+        router.add(
+            middleware: RequestObservingMiddleware(metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, outages: outages))
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders)
             .addRoutes(to: router)
-        // Router-wide, so that unknown paths under /v1 (which no route matches) get the API's JSON error too.
         if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }
-        router.add(middleware: APIErrorMiddleware(outages: outages))
         let api = router.group(RouterPath(APIPath.version)).add(middleware: APIKeyMiddleware(authenticator: authenticator))
         ShortLinksController(service: service, rateLimiter: RateLimiter<Int64>(), metrics: metrics).addRoutes(to: api)
         LinksController(service: service).addRoutes(to: api)

@@ -3,9 +3,11 @@ import Hummingbird
 import Logging
 import RelinkCore
 
-/// The outermost middleware: gives each request its id (the caller's `X-Request-Id` when it is a plain token, else
-/// Hummingbird's), sends it back as `X-Request-Id`, puts it on the request's logger, and counts every request that
-/// is not a click (the redirect controller counts clicks, with their kind, platform and outcome).
+/// The one router-wide middleware (each layer costs every request): gives each request its id (the caller's
+/// `X-Request-Id` when it is a plain token, else Hummingbird's), sends it back as `X-Request-Id`, puts it on the
+/// request's logger, turns every failure under `/v1` into the API's JSON error (`APIErrorMiddleware.apiError`, also
+/// for unknown paths there, which no route matches), and counts every request that is not a click (the redirect
+/// controller counts clicks, with their kind, platform and outcome).
 struct RequestObservingMiddleware: RouterMiddleware {
     typealias Context = RelinkRequestContext
 
@@ -13,6 +15,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
     let metrics: RelinkMetrics?
     /// Whether `/metrics` is a route on this port (`--metrics-token`); otherwise it is a link path like any other.
     var servesMetrics = false
+    /// Where store failures are logged (once per interval) and counted.
+    var outages: StoreOutageLog? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -27,8 +31,11 @@ struct RequestObservingMiddleware: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
+        } catch {
+            let mapped =
+                kind == .api ? APIErrorMiddleware<Context>.apiError(error, request: request, context: context, outages: outages) : error
+            guard let answer = mapped as? any HTTPResponseError else { throw mapped }
+            response = try answer.response(from: request, context: context)
         }
         response.headers[Self.requestIdHeader] = requestId
         if let kind, let metrics {
