@@ -13,7 +13,7 @@ struct APIErrorMiddlewareTests {
     /// A database that is down (PostgreSQL restarting, a network cut) is a 503 with the API's JSON body, not a 500.
     @Test func anUnavailableDatabaseIs503() async throws {
         let router = Router(context: RelinkRequestContext.self)
-        router.add(middleware: APIErrorMiddleware())
+        router.add(middleware: RequestObservingMiddleware(metrics: nil))
         router.get("v1/down") { _, _ -> String in throw StoreError.unavailable("the database is unavailable: connection refused") }
         try await Application(router: router).test(.router) { client in
             let response = try await client.execute(uri: "/v1/down", method: .get)

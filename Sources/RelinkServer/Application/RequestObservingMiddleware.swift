@@ -5,7 +5,7 @@ import RelinkCore
 
 /// The one router-wide middleware (each layer costs every request): gives each request its id (the caller's
 /// `X-Request-Id` when it is a plain token, else Hummingbird's), sends it back as `X-Request-Id`, puts it on the
-/// request's logger, turns every failure under `/v1` into the API's JSON error (`APIErrorMiddleware.apiError`, also
+/// request's logger, turns every failure under `/v1` into the API's JSON error (`APIErrorMapping`, also
 /// for unknown paths there, which no route matches), and counts every request that is not a click (the redirect
 /// controller counts clicks, with their kind, platform and outcome).
 struct RequestObservingMiddleware: RouterMiddleware {
@@ -33,7 +33,7 @@ struct RequestObservingMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let mapped =
-                kind == .api ? APIErrorMiddleware<Context>.apiError(error, request: request, context: context, outages: outages) : error
+                kind == .api ? APIErrorMapping.apiError(error, request: request, context: context, outages: outages) : error
             guard let answer = mapped as? any HTTPResponseError else { throw mapped }
             response = try answer.response(from: request, context: context)
         }

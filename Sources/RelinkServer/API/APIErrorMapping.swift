@@ -3,23 +3,13 @@ import Logging
 import RelinkCore
 import RelinkStore
 
-/// Turns every failure under `/v1` into Google's JSON error body: Hummingbird's own errors (an unknown path, an
-/// oversized body) keep their status, anything unexpected becomes a logged 500, never an HTML page. Other paths'
-/// errors pass through untouched.
-struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Where store failures are logged (once per interval) and counted.
-    var outages: StoreOutageLog? = nil
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch {
-            guard APIPath.isAPI(Substring(request.uri.path)) else { throw error }
-            throw Self.apiError(error, request: request, context: context, outages: outages)
-        }
-    }
-
-    static func apiError(_ error: any Error, request: Request, context: Context, outages: StoreOutageLog? = nil) -> any Error {
+/// How a failure under `/v1` becomes Google's JSON error body (`RequestObservingMiddleware` applies it):
+/// Hummingbird's own errors (an unknown path, an oversized body) keep their status, a store problem is a 503,
+/// anything unexpected becomes a logged 500, never an HTML page.
+enum APIErrorMapping {
+    static func apiError(
+        _ error: any Error, request: Request, context: RelinkRequestContext, outages: StoreOutageLog? = nil
+    ) -> any Error {
         do {
             throw error
         } catch let error as APIError {
