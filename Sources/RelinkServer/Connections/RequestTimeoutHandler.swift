@@ -80,8 +80,9 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         if context.channel.isWritable {
             cancelSendTimer()
         } else if sendTimer == nil {
-            sendTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: sendTimeout) { [weak self] in
-                guard let self, let context = self.context else { return }
+            // Captures self strongly, as the check does: `stopChecking`/`cancelSendTimer` break the cycle.
+            sendTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: sendTimeout) {
+                guard let context = self.context else { return }
                 self.sendTimer = nil
                 context.close(promise: nil)
             }
@@ -152,8 +153,10 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func arm(at when: NIODeadline) {
         guard let context else { return }
-        check = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: when) { [weak self] in
-            guard let self else { return }
+        // Strong, not `[weak self]`: a weak reference gives the handler a side table, which slows down every retain
+        // and release of it, and the pipeline retains it for each part of every response. The cycle (self → check →
+        // closure → self) is broken when the check fires or is cancelled, at the latest when the channel closes.
+        check = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: when) {
             self.check = nil
             guard let deadline = self.deadline else { return }
             if deadline <= .now() {
@@ -186,14 +189,15 @@ final class RequestByteObserver: ChannelInboundHandler, RemovableChannelHandler 
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private weak var owner: RequestTimeoutHandler?
+    /// Strong (see `RequestTimeoutHandler.arm`): the owner never points back, and both leave with the pipeline.
+    private let owner: RequestTimeoutHandler
 
     init(owner: RequestTimeoutHandler) {
         self.owner = owner
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        owner?.bytesArrived()
+        owner.bytesArrived()
         context.fireChannelRead(data)
     }
 }
