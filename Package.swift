@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The HTTP request parts Hummingbird's channel passes (`NIOHTTPTypes`), for the request-timeout handler.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // Lock-free request counters (already built for Hummingbird and SwiftNIO).
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // Pure domain logic: Foundation only, no I/O.
@@ -74,6 +76,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,6 +89,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

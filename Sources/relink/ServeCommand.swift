@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkServer
 
@@ -126,8 +127,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let format = (logFormat ?? environment["RELINK_LOG_FORMAT"] ?? "text").lowercased()
         switch format {
-        case "text": break
-        case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        case "text": Self.bootstrapLogging { label in TextLogHandler(label: label) }
+        case "json": Self.bootstrapLogging { label in JSONLogHandler(label: label) }
         default: throw CLIError.usage("--log-format must be text or json, got '\(format)'")
         }
         let metrics = try Self.metricsEndpoint(port: metricsPort, host: metricsHost, token: metricsToken ?? environment["RELINK_METRICS_TOKEN"])
@@ -229,5 +230,18 @@ struct ServeCommand: AsyncParsableCommand {
             kind = parsed
         }
         return .trusting(TrustedProxies(networks), header: kind)
+    }
+}
+
+extension ServeCommand {
+    private static let loggingBootstrapped = NIOLockedValueBox(false)
+
+    /// swift-log allows one bootstrap per process; a process serves once, but tests run the command many times.
+    static func bootstrapLogging(_ factory: @escaping @Sendable (String) -> any LogHandler) {
+        let first = loggingBootstrapped.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+        if first { LoggingSystem.bootstrap(factory) }
     }
 }

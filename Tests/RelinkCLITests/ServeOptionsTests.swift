@@ -10,7 +10,7 @@ import Testing
 @Suite("Serve options")
 struct ServeOptionsTests {
     static func usageError(_ arguments: [String]) async throws -> String? {
-        var command = try #require(try Relink.parseAsRoot(["serve", "--config", EndToEndTests.routes] + arguments) as? ServeCommand)
+        let command = try #require(try Relink.parseAsRoot(["serve", "--config", EndToEndTests.routes] + arguments) as? ServeCommand)
         do {
             try await command.run()
             return nil

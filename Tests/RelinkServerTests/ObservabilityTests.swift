@@ -172,6 +172,20 @@ import Testing
         #expect((object["time"] as? String)?.hasPrefix("20") == true)
     }
 
+    /// The default text format: `StreamLogHandler`'s line, metadata sorted, and nothing a request carried can
+    /// start a line of its own or reach the terminal as a control sequence.
+    @Test func textLogLinesEscapeControlCharacters() throws {
+        let lines = NIOLockedValueBox([String]())
+        var logger = Logger(label: "relink") { label in TextLogHandler(label: label) { line in lines.withLockedValue { $0.append(line) } } }
+        logger[metadataKey: "hb.request.id"] = "abc123"
+        logger.info("forged\n2026-01-01T00:00:00+0000 error relink: pwned \u{1B}[31mred\u{2028}", metadata: ["path": "/x\ry"])
+        let line = try #require(lines.withLockedValue { $0.first })
+        #expect(line.hasSuffix("\n") && line.dropLast().unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F })
+        #expect(line.range(of: " info relink: hb.request.id=abc123 path=/x\\ry [") != nil)
+        #expect(line.range(of: "] forged\\n2026-01-01T00:00:00+0000 error relink: pwned \\u{1B}[31mred\\u{2028}\n") != nil)
+        #expect(TextLogHandler.escaped("plain ünïcode ✓") == "plain ünïcode ✓")
+    }
+
     /// Everything logged at trace level while a client clicks, claims, mints and tries wrong keys: never its
     /// address, an API key or the address-hash secret.
     @Test func logsHoldNoKeysSecretsOrAddresses() async throws {
