@@ -44,17 +44,23 @@ struct RequestObservingMiddleware: RouterMiddleware {
         return response
     }
 
-    /// What a path is, when it is not a click (nil: the redirect controller counts it).
+    /// What a path is, when it is not a click (nil: the redirect controller counts it). Every request asks this, so
+    /// paths are compared as bytes (`Substring.hasSuffix` compares grapheme clusters).
     static func kind(of path: Substring, method: HTTPRequest.Method, servesMetrics: Bool) -> RelinkMetrics.RequestKind? {
+        let bytes = path.utf8
         if APIPath.isAPI(path) { return .api }
-        if method == .post && path.hasSuffix(BeaconController.path) { return .beacon }
-        if path == "/metrics" && servesMetrics { return .metrics }
+        if method == .post && bytes.count >= beaconPath.count && bytes.suffix(beaconPath.count).elementsEqual(beaconPath) {
+            return .beacon
+        }
+        if servesMetrics && bytes.elementsEqual("/metrics".utf8) { return .metrics }
         // Only GET and HEAD reach the redirect controller; other methods on a link path are refused here.
         if method != .get && method != .head { return .unknownLink }
-        if path.hasPrefix("/.well-known/") || path == "/apple-app-site-association" { return .association }
-        if path == "/healthz" { return .health }
+        if bytes.starts(with: "/.well-known/".utf8) || bytes.elementsEqual("/apple-app-site-association".utf8) { return .association }
+        if bytes.elementsEqual("/healthz".utf8) { return .health }
         return nil
     }
+
+    private static let beaconPath = Array(BeaconController.path.utf8)
 
     /// 1 to 128 letters, digits and `-._:`: an id a proxy or client set, safe to echo and log.
     static func isPlainToken(_ value: String) -> Bool {

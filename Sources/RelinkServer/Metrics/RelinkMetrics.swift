@@ -1,3 +1,4 @@
+import Atomics
 import CoreMetrics
 import NIOConcurrencyHelpers
 import Prometheus
@@ -53,16 +54,11 @@ public final class RelinkMetrics: Sendable {
         case pendingClicks = "pending_clicks"
     }
 
-    /// Enums only, so that finding a request's counter hashes no strings.
-    private struct RequestSeries: Hashable {
-        var kind: RequestKind
-        var platform: Platform?
-        var outcome: Outcome
-    }
-
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    private let requests = NIOLockedValueBox([RequestSeries: CoreMetrics.Counter]())
+    /// One slot per kind, platform (or none) and outcome, found by arithmetic on the enums' positions and filled on
+    /// first use (a series appears in `/metrics` once it has counted something): counting takes no lock.
+    private let requests: [ManagedAtomicLazyReference<CoreMetrics.Counter>]
     private let durations: [RequestKind: CoreMetrics.Timer]
     private let queueDepths: [Queue: CoreMetrics.Gauge]
     private let queueDrops: [Queue: CoreMetrics.Counter]
@@ -86,6 +82,7 @@ public final class RelinkMetrics: Sendable {
         ]
         self.registry = registry
         self.factory = factory
+        requests = (0..<Self.requestSeriesCount).map { _ in ManagedAtomicLazyReference() }
         durations = Self.series(RequestKind.allCases) {
             CoreMetrics.Timer(label: "relink_request_duration_seconds", dimensions: [("kind", $0)], factory: factory)
         }
@@ -121,18 +118,29 @@ public final class RelinkMetrics: Sendable {
 
     /// Counts a request and its time. `platform` is the clicking client's, nil for requests that are not clicks.
     public func request(_ kind: RequestKind, platform: Platform?, outcome: Outcome, duration: Duration) {
-        let series = RequestSeries(kind: kind, platform: platform, outcome: outcome)
-        let counter = requests.withLockedValue { counters in
-            if let counter = counters[series] { return counter }
-            let counter = CoreMetrics.Counter(
-                label: "relink_requests_total",
-                dimensions: [("kind", kind.rawValue), ("platform", platform?.metricsLabel ?? "none"), ("outcome", outcome.rawValue)],
-                factory: factory)
-            counters[series] = counter
-            return counter
-        }
+        let slot = requests[Self.requestSeries(kind, platform, outcome)]
+        let counter =
+            slot.load()
+            ?? slot.storeIfNilThenLoad(
+                // Two threads may both make it; the factory hands both the same underlying series.
+                CoreMetrics.Counter(
+                    label: "relink_requests_total",
+                    dimensions: [("kind", kind.rawValue), ("platform", platform?.metricsLabel ?? "none"), ("outcome", outcome.rawValue)],
+                    factory: factory))
         counter.increment()
         durations[kind]?.recordNanoseconds(duration.nanoseconds)
+    }
+
+    private static let kinds = RequestKind.allCases
+    private static let platforms = Platform.allCases
+    private static let outcomes = Outcome.allCases
+    private static let requestSeriesCount = kinds.count * (platforms.count + 1) * outcomes.count
+
+    private static func requestSeries(_ kind: RequestKind, _ platform: Platform?, _ outcome: Outcome) -> Int {
+        let kindIndex = kinds.firstIndex(of: kind)!
+        let platformIndex = platform.map { platforms.firstIndex(of: $0)! + 1 } ?? 0
+        let outcomeIndex = outcomes.firstIndex(of: outcome)!
+        return (kindIndex * (platforms.count + 1) + platformIndex) * outcomes.count + outcomeIndex
     }
 
     // MARK: Queues and the store
