@@ -94,15 +94,32 @@ measure() {
     echo "  $name: $rps requests/s, p50 $p50, p99 $p99" >&2
 }
 
-# report BASELINE: prints the results as a table with each row's ratio to the BASELINE row's requests/s.
+# report BASELINE: prints the results as a table with each row's ratio to the BASELINE row's requests/s. A target
+# measured in several rounds shows its medians (requests/s, p50, p99) and the range of its requests/s.
 report() {
-    local baseline=$1
-    local base
-    base=$(awk -F'|' -v b="$baseline" '$1 == b {print $2}' "$WORK/results")
-    printf '\n%-40s %12s %10s %10s %8s %8s\n' "target" "requests/s" "p50" "p99" "non-3xx" "ratio"
-    while IFS='|' read -r name rps p50 p99 errors; do
-        printf '%-40s %12s %10s %10s %8s %8s\n' "$name" "$rps" "$p50" "$p99" "$errors" \
-            "$(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }')"
-    done < "$WORK/results"
-    echo "(ratio: requests/s relative to \"$baseline\")"
+    python3 - "$1" "$WORK/results" <<'PY'
+import statistics, sys
+baseline, path = sys.argv[1], sys.argv[2]
+rows = {}
+for line in open(path):
+    name, rps, p50, p99, errors = line.rstrip("\n").split("|")
+    rows.setdefault(name, []).append((float(rps), p50, p99, int(errors or 0)))
+def seconds(text):
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    return float(text)
+def show(value):
+    return f"{value * 1e3:.2f}ms"
+base = statistics.median(r[0] for r in rows[baseline])
+print(f"\n{'target':<44} {'requests/s':>11} {'range':>15} {'p50':>9} {'p99':>9} {'non-3xx':>8} {'ratio':>6}")
+for name, runs in rows.items():
+    rps = statistics.median(r[0] for r in runs)
+    spread = f"{min(r[0] for r in runs):.0f}-{max(r[0] for r in runs):.0f}" if len(runs) > 1 else ""
+    p50 = show(statistics.median(seconds(r[1]) for r in runs))
+    p99 = show(statistics.median(seconds(r[2]) for r in runs))
+    print(f"{name:<44} {rps:>11.0f} {spread:>15} {p50:>9} {p99:>9} {sum(r[3] for r in runs):>8} {rps / base:>6.2f}")
+rounds = max(len(r) for r in rows.values())
+print(f'(ratio: requests/s relative to "{baseline}"' + (f"; medians of {rounds} rounds)" if rounds > 1 else ")"))
+PY
 }

@@ -4,10 +4,15 @@
 #
 #   Benchmarks/redirect.sh            # 10 s per target, 64 connections, 2 wrk threads
 #   DURATION=30 Benchmarks/redirect.sh
+#   BASELINE=/path/to/other/relink ROUNDS=5 DURATION=5 Benchmarks/redirect.sh
+#                                     # another build beside this one, the two measured in turn, medians of 5 rounds
+#                                     # (requests/s on a shared machine moves by 10% or more between runs)
 source "$(dirname "$0")/lib.sh"
 
 RELINK_PORT=18480
 NGINX_PORT=18481
+BASELINE_PORT=18482
+ROUNDS=${ROUNDS:-1}
 ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
 LONG_LINK="/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001&utm_source=bench"
 
@@ -16,15 +21,27 @@ start_nginx "$NGINX_PORT"
 "$RELINK" serve --config "$ROOT/routes.json" --db "$WORK/redirect.sqlite" --port "$RELINK_PORT" --log-level warning &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$RELINK_PORT/healthz"
+if [ -n "${BASELINE:-}" ]; then
+    "$BASELINE" serve --config "$ROOT/routes.json" --db "$WORK/baseline.sqlite" --port "$BASELINE_PORT" --log-level warning &
+    PIDS+=($!)
+    wait_for "http://127.0.0.1:$BASELINE_PORT/healthz"
+fi
 
 # Sanity: both answer a 302 before they are measured.
 curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" | grep -q 302
 curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/p/42" | grep -q 302
 
-echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
-measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/p/42" "User-Agent: $ANDROID"
-measure "relink long-link redirect" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" "Host: pictlink.page.link" "User-Agent: $ANDROID"
-measure "relink route redirect" "http://127.0.0.1:$RELINK_PORT/p/42" "Host: pictlink.page.link" "User-Agent: $ANDROID"
-# For reference: the framework's floor on this machine, a handler that does nothing.
-measure "relink /healthz (framework floor)" "http://127.0.0.1:$RELINK_PORT/healthz"
+echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores, $ROUNDS rounds) ..." >&2
+# relink_targets LABEL PORT: the three targets of one build.
+relink_targets() {
+    measure "$1 long-link redirect" "http://127.0.0.1:$2$LONG_LINK" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+    measure "$1 route redirect" "http://127.0.0.1:$2/p/42" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+    # For reference: the framework's floor on this machine, a handler that does nothing.
+    measure "$1 /healthz (framework floor)" "http://127.0.0.1:$2/healthz"
+}
+for _ in $(seq 1 "$ROUNDS"); do
+    measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/p/42" "User-Agent: $ANDROID"
+    relink_targets relink "$RELINK_PORT"
+    if [ -n "${BASELINE:-}" ]; then relink_targets baseline "$BASELINE_PORT"; fi
+done
 report "nginx static 302"
