@@ -30,7 +30,7 @@ struct StoreOutageTests {
         // Set up (schema, key) directly and with the default wait: on a machine busy running the other suites, a
         // first connection may take longer than the 1 s the test is about.
         var direct = try #require(outageDatabaseURL)
-        direct += (direct.contains("?") ? "&" : "?") + "schema=\(schema)"
+        direct += (direct.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=30"
         let setup = try await PostgresStore.connect(try DatabaseURL(direct), logger: logger)
         let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "outage", in: setup)
         setup.close()
