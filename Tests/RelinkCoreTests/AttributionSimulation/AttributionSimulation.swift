@@ -1,0 +1,142 @@
+import Foundation
+
+@testable import RelinkCore
+
+/// Runs a population's installs through a matcher in time order, taking each click once as the server does (a
+/// token claims its own click; a fingerprint match takes the click it names; a weakly taken click may still go to
+/// a DEFAULT match), and counts what came back.
+struct AttributionSimulation {
+    /// What a matcher is asked: the arguments of `AttributionMatcher.match`.
+    struct Question: Sendable {
+        var install: DeviceFingerprint
+        var candidates: [AttributionMatcher.Candidate]
+        var now: Date
+        var window: TimeInterval
+        var addressActivity: Int
+        var similarActivity: Int
+    }
+
+    typealias Matcher = @Sendable (Question) -> AttributionMatcher.Decision
+
+    struct Report: CustomStringConvertible {
+        var name: String
+        var installs = 0
+        var organic = 0
+        /// Installs from a click, with a token or within the window: what UNIQUE or a fingerprint could find.
+        var matchable = 0
+        /// Of those, the ones without a token: what only a fingerprint could find.
+        var fingerprintMatchable = 0
+        var returned: [AttributionConfidence: Int] = [:]
+        var correct: [AttributionConfidence: Int] = [:]
+        var organicDefault = 0
+        var organicWeak = 0
+        var none = 0
+
+        func precision(_ confidence: AttributionConfidence) -> Double {
+            let total = returned[confidence] ?? 0
+            return total == 0 ? 1 : Double(correct[confidence] ?? 0) / Double(total)
+        }
+
+        /// Right answers of this confidence over the installs a fingerprint could find (for UNIQUE: over all
+        /// matchable installs).
+        func recall(_ confidence: AttributionConfidence) -> Double {
+            let base = confidence == .unique ? matchable : fingerprintMatchable
+            return Double(correct[confidence] ?? 0) / Double(max(1, base))
+        }
+
+        var description: String {
+            var lines = [
+                "\(name): \(installs) installs (\(organic) organic), \(matchable) matchable, \(fingerprintMatchable) of them without a token",
+                "confidence  returned  correct  precision  recall",
+            ]
+            for confidence in AttributionConfidence.allCases {
+                lines.append(
+                    String(
+                        format: "%-10@  %8d  %7d  %9.3f  %6.3f", confidence.rawValue as NSString, returned[confidence] ?? 0,
+                        correct[confidence] ?? 0, precision(confidence), recall(confidence)))
+            }
+            lines.append("organic installs given DEFAULT: \(organicDefault), WEAK: \(organicWeak); no match: \(none)")
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    static func run(_ settings: PopulationSettings, window: TimeInterval = 7200, matcher: Matcher) -> Report {
+        let users = settings.users()
+        var report = Report(name: settings.name)
+        let clickers = users.filter { $0.click != nil }.sorted { $0.clickTime < $1.clickTime }
+        let clickTimes = clickers.map(\.clickTime)
+        let timesByAddress = Dictionary(grouping: clickers, by: { $0.click!.addressHash! }).mapValues { $0.map(\.clickTime) }
+        func similarKey(_ android: Bool, _ fingerprint: DeviceFingerprint) -> String {
+            "\(fingerprint.addressHash!)|\(android)|\(fingerprint.osVersion!)|\(fingerprint.device!)"
+        }
+        let timesBySimilar = Dictionary(grouping: clickers, by: { similarKey($0.android, $0.click!) }).mapValues { $0.map(\.clickTime) }
+        func lowerBound(_ times: [Double], _ time: Double) -> Int {
+            var (low, high) = (0, times.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if times[middle] < time { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        var claimed: Set<Int> = []
+        var weaklyClaimed: Set<Int> = []
+        for user in users.filter(\.installs).sorted(by: { $0.installTime < $1.installTime }) {
+            report.installs += 1
+            let organic = user.click == nil
+            if organic {
+                report.organic += 1
+            } else if user.hasToken || user.installTime - user.clickTime <= window {
+                report.matchable += 1
+                if !user.hasToken { report.fingerprintMatchable += 1 }
+            }
+            if user.hasToken {
+                // The token names the click: UNIQUE, unless a DEFAULT match gave it to another install first.
+                if !claimed.contains(user.id) || weaklyClaimed.contains(user.id) {
+                    claimed.insert(user.id)
+                    weaklyClaimed.remove(user.id)
+                    report.returned[.unique, default: 0] += 1
+                    report.correct[.unique, default: 0] += 1
+                } else {
+                    report.none += 1
+                }
+                continue
+            }
+            let first = lowerBound(clickTimes, user.installTime - window)
+            let last = lowerBound(clickTimes, user.installTime.nextUp)
+            let candidates = clickers[first..<max(first, last)].filter { other in
+                other.android == user.android && (!claimed.contains(other.id) || weaklyClaimed.contains(other.id))
+            }.map {
+                AttributionMatcher.Candidate(
+                    id: String($0.id), createdAt: Date(timeIntervalSince1970: $0.clickTime), fingerprint: $0.click!,
+                    weaklyClaimed: weaklyClaimed.contains($0.id))
+            }
+            func count(_ times: [Double]) -> Int {
+                lowerBound(times, user.installTime.nextUp) - lowerBound(times, user.installTime - AttributionMatcher.crowdPeriod)
+            }
+            let question = Question(
+                install: user.install, candidates: candidates, now: Date(timeIntervalSince1970: user.installTime), window: window,
+                addressActivity: count(timesByAddress[user.install.addressHash!] ?? []),
+                similarActivity: count(timesBySimilar[similarKey(user.android, user.install)] ?? []))
+            switch matcher(question) {
+            case .matched(let id, let confidence, _):
+                let clickId = Int(id)!
+                claimed.insert(clickId)
+                if confidence == .weak { weaklyClaimed.insert(clickId) } else { weaklyClaimed.remove(clickId) }
+                report.returned[confidence, default: 0] += 1
+                if clickId == user.id { report.correct[confidence, default: 0] += 1 }
+                if organic && confidence == .default { report.organicDefault += 1 }
+                if organic && confidence == .weak { report.organicWeak += 1 }
+            case .none:
+                report.none += 1
+            }
+        }
+        return report
+    }
+
+    /// The matcher as the server calls it.
+    static let relink: Matcher = { question in
+        AttributionMatcher.match(
+            install: question.install, candidates: question.candidates, now: question.now, window: question.window,
+            addressActivity: question.addressActivity, similarActivity: question.similarActivity)
+    }
+}
