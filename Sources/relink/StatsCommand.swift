@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RelinkClient
 import RelinkCore
 
@@ -18,6 +19,11 @@ struct StatsCommand: AsyncParsableCommand {
     @Flag(help: "Print FDL's JSON instead of a table.")
     var json = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Show how often fingerprint matching was right on the link's project, scored on installs whose token named their click."))
+    var attribution = false
+
     @OptionGroup var client: ClientOptions
 
     func validate() throws {
@@ -36,6 +42,10 @@ struct StatsCommand: AsyncParsableCommand {
             Console.print(try Console.json(stats))
             return
         }
+        if attribution {
+            Console.print(Self.attributionReport(stats.attributionEstimate, days: days))
+            return
+        }
         guard !stats.linkEventStats.isEmpty else {
             Console.print("no events in the last \(days) day(s)")
             return
@@ -43,5 +53,21 @@ struct StatsCommand: AsyncParsableCommand {
         var rows = [["PLATFORM", "EVENT", "COUNT"]]
         rows += stats.linkEventStats.map { [$0.platform.rawValue, $0.event.rawValue, $0.count] }
         Console.print(Console.table(rows))
+    }
+
+    /// The live estimate as a table, or why there is none yet.
+    static func attributionReport(_ estimate: AttributionEstimate?, days: Int) -> String {
+        guard let estimate, estimate.scoredClaims > 0 else {
+            return "no claims settled by a token in the last \(days) day(s): nothing to score fingerprint matching against yet"
+        }
+        func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
+        var rows = [["CONFIDENCE", "ANSWERED", "RIGHT", "PRECISION", "RECALL"]]
+        for (name, level) in [("DEFAULT", estimate.default), ("WEAK", estimate.weak)] {
+            rows.append([name, String(level.answered), String(level.right), percent(level.precision), percent(level.recall)])
+        }
+        rows.append(["NONE", String(estimate.unmatched), "", "", ""])
+        return Console.table(rows)
+            + "\n\(estimate.scoredClaims) claim(s) settled by their token in the last \(days) day(s), each scored against what "
+            + "fingerprint matching alone would have answered."
     }
 }

@@ -48,9 +48,13 @@ public struct LinkStatsResponse: Codable, Sendable, Equatable {
     }
 
     public var linkEventStats: [EventStat]
+    /// Relink's addition: how often fingerprint matching was right on the link's project over the same days, scored
+    /// on claims settled by their token (see `AttributionEstimate`).
+    public var attributionEstimate: AttributionEstimate?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
-    public init(linkEventStats: [EventStat]) {
+    public init(linkEventStats: [EventStat], attributionEstimate: AttributionEstimate? = nil) {
         self.linkEventStats = linkEventStats
+        self.attributionEstimate = attributionEstimate
     }
 }

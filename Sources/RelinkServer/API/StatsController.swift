@@ -24,9 +24,12 @@ struct StatsController: Sendable {
         let fromDay = EventCounterKey.day(of: Date()) - days + 1
         let counts = try await service.store.eventCounts(linkId: record.id, fromDay: fromDay)
         let includeCrawlers = request.uri.queryParameters.get("includeCrawlers") == "true"
+        let shadows = try await service.store.shadowMatches(projectId: record.projectId, fromDay: fromDay)
         return LinkStatsResponse(
             linkEventStats: counts.filter { includeCrawlers || $0.platform != .crawler }.map {
                 LinkStatsResponse.EventStat(platform: $0.platform, event: $0.event, count: $0.count)
-            })
+            },
+            attributionEstimate: AttributionEstimate(
+                days: days, decisions: shadows.map { (confidence: $0.confidence, sameClick: $0.sameClick, count: $0.count) }))
     }
 }

@@ -75,7 +75,7 @@ struct ApplicationParts {
             outages: outages)
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
-            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()))
+            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()), metrics: metrics, logger: logger)
         metrics.onScrape { metrics in
             metrics.setQueueDepth(.clickEvents, recorder.depth)
             metrics.setQueueDepth(.pendingClicks, deferredRecorder.depth.buffered)

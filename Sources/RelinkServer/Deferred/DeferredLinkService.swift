@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RelinkCore
 import RelinkStore
 
@@ -12,14 +13,21 @@ final class DeferredLinkService: Sendable {
     let events: EventRecorder
     let hasher: AddressHasher
     let reopens = ReopenDeduplicator()
+    let metrics: RelinkMetrics?
+    let logger: Logger
 
-    init(resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher) {
+    init(
+        resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher,
+        metrics: RelinkMetrics? = nil, logger: Logger = Logger(label: "relink.deferred")
+    ) {
         self.store = resolver.store
         self.configuration = resolver.configuration
         self.resolver = resolver
         self.recorder = recorder
         self.events = events
         self.hasher = hasher
+        self.metrics = metrics
+        self.logger = logger
     }
 
     /// 128 random bits as 22 base-62 characters, so click ids cannot be guessed or enumerated.
@@ -101,7 +109,7 @@ final class DeferredLinkService: Sendable {
         // Clicks made a moment ago may still be in memory.
         await recorder.flush()
         let claim = Claim(app: app, installId: request.installId, hashes: hasher.hashes(of: clientAddress), now: Date())
-        if let answer = try await claimNamedClick(request, claim) { return answer }
+        if let answer = try await claimNamedClick(request, claim, clientAddress: clientAddress) { return answer }
         return try await claimByFingerprint(request, claim, clientAddress: clientAddress)
     }
 
@@ -132,7 +140,9 @@ final class DeferredLinkService: Sendable {
 
     /// The click the claim names (the clipboard's claim link, the install referrer), when it is this app's and
     /// recent: UNIQUE. Nil when the claim names none, so that fingerprints are tried.
-    private func claimNamedClick(_ request: InstallAttributionRequest, _ claim: Claim) async throws -> InstallAttributionResponse? {
+    private func claimNamedClick(
+        _ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?
+    ) async throws -> InstallAttributionResponse? {
         let app = claim.app
         guard let token = Self.token(request, platform: app.platform),
             let click = try await store.pendingClick(id: token), click.projectId == app.project.id, click.platform == app.platform,
@@ -141,8 +151,52 @@ final class DeferredLinkService: Sendable {
         else { return nil }
         let answer = try await answer(
             click, platform: app.platform, confidence: .unique, message: "Matched by the click's own link.", ipVersion: claim.ipVersion)
-        if let result = try await take(click, answer: answer, claim) { return result }
+        var tookClick = false
+        if let result = try await take(click, answer: answer, claim, took: &tookClick) {
+            if tookClick {
+                // Scored after the answer, off the claim's path: what fingerprints alone would have said.
+                Task { await self.scoreShadowMatch(request, claim, token: click, clientAddress: clientAddress) }
+            }
+            return result
+        }
         return try await answerNone("This link was already claimed by another install.", claim)
+    }
+
+    /// Live precision: asks the fingerprint matcher about an install whose token named `token`, as if it had
+    /// none (with the token's click among the candidates, as it was before the claim took it), and counts whether it
+    /// would have picked the same click, per confidence (`shadow_matches`, `relink_shadow_matches_total`).
+    func scoreShadowMatch(_ request: InstallAttributionRequest, _ claim: Claim, token: PendingClick, clientAddress: String?) async {
+        do {
+            let decision = try await fingerprintDecision(request, claim, clientAddress: clientAddress, including: token)
+            var confidence: AttributionConfidence?
+            var sameClick = false
+            if case .matched(let id, let given, _) = decision {
+                confidence = given
+                sameClick = id == token.id
+            }
+            try await store.recordShadowMatch(
+                projectId: claim.app.project.id, day: EventCounterKey.day(of: claim.now), confidence: confidence, sameClick: sameClick)
+            metrics?.shadowMatch(confidence, sameClick: sameClick)
+        } catch {
+            logger.debug("shadow match not scored", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// What the fingerprint matcher decides for this claim right now, with `including` added to the candidates.
+    private func fingerprintDecision(
+        _ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?, including extra: PendingClick
+    ) async throws -> AttributionMatcher.Decision {
+        let fingerprint = Self.fingerprint(request, platform: claim.app.platform, hashes: claim.hashes)
+        let window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
+        let previous = hasher.previousHashes(of: clientAddress)
+        let activity = try await addressActivity(fingerprint, claim, previous: previous)
+        var candidates = try await candidateClicks(fingerprint, claim, since: claim.now.addingTimeInterval(-window), previous: previous)
+        if !candidates.contains(where: { $0.id == extra.id }) { candidates.append(extra) }
+        return AttributionMatcher.match(
+            install: fingerprint,
+            candidates: candidates.map {
+                .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.id != extra.id && $0.isWeaklyClaimed)
+            }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
     }
 
     /// Recent clicks from this address or network, matched on the device's signals; when another install takes
@@ -175,7 +229,8 @@ final class DeferredLinkService: Sendable {
                 return try await answerNone(AttributionMatcher.noMatchMessage, claim)
             }
             let answer = try await answer(click, platform: app.platform, confidence: confidence, message: message, ipVersion: claim.ipVersion)
-            if let result = try await take(click, answer: answer, claim) { return result }
+            var took = false
+            if let result = try await take(click, answer: answer, claim, took: &took) { return result }
             excluded.insert(click.id)  // another install was faster: look again without it
         }
         return try await answerNone(AttributionMatcher.noMatchMessage, claim)
@@ -223,12 +278,15 @@ final class DeferredLinkService: Sendable {
 
     /// Takes `click` for this install with `answer`: that answer when this install won the click, the earlier
     /// answer when this install asked before, nil when another install took the click.
-    private func take(_ click: PendingClick, answer: InstallAttributionResponse, _ claim: Claim) async throws -> InstallAttributionResponse? {
+    private func take(
+        _ click: PendingClick, answer: InstallAttributionResponse, _ claim: Claim, took: inout Bool
+    ) async throws -> InstallAttributionResponse? {
         switch try await store.claim(
             clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: claim.installId,
             response: try Self.encode(answer), at: claim.now)
         {
         case .claimed:
+            took = true
             // A click taken back from a weak claim was counted as an install then.
             if !click.isWeaklyClaimed { recordInstall(click, platform: claim.app.platform) }
             return answer

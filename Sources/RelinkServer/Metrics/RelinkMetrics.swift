@@ -65,6 +65,8 @@ public final class RelinkMetrics: Sendable {
     private let flushDurations: [Queue: CoreMetrics.Timer]
     private let flushFailures: [Queue: CoreMetrics.Counter]
     private let claims: [String: CoreMetrics.Counter]
+    /// `relink_shadow_matches_total{confidence, outcome}`: outcome `same_click` or `other_click` (`none` for NONE).
+    private let shadowMatches: [String: CoreMetrics.Counter]
     private let rateLimits: NIOLockedValueBox<[String: CoreMetrics.Counter]>
     private let storeErrors: NIOLockedValueBox<[String: CoreMetrics.Counter]>
     private let cacheEntries: CoreMetrics.Gauge
@@ -102,6 +104,17 @@ public final class RelinkMetrics: Sendable {
             uniqueKeysWithValues: (AttributionConfidence.allCases.map(\.rawValue) + ["NONE"]).map {
                 ($0, CoreMetrics.Counter(label: "relink_claims_total", dimensions: [("confidence", $0)], factory: factory))
             })
+        var shadows: [String: CoreMetrics.Counter] = [:]
+        for confidence in [AttributionConfidence.default, .weak] {
+            for same in [true, false] {
+                shadows["\(confidence.rawValue)|\(same)"] = CoreMetrics.Counter(
+                    label: "relink_shadow_matches_total",
+                    dimensions: [("confidence", confidence.rawValue), ("outcome", same ? "same_click" : "other_click")], factory: factory)
+            }
+        }
+        shadows["NONE|false"] = CoreMetrics.Counter(
+            label: "relink_shadow_matches_total", dimensions: [("confidence", "NONE"), ("outcome", "none")], factory: factory)
+        shadowMatches = shadows
         rateLimits = NIOLockedValueBox([:])
         storeErrors = NIOLockedValueBox([:])
         cacheEntries = CoreMetrics.Gauge(label: "relink_link_cache_entries", factory: factory)
@@ -167,6 +180,12 @@ public final class RelinkMetrics: Sendable {
     // MARK: Attribution and limits
 
     func claimAnswered(_ confidence: AttributionConfidence?) { claims[confidence?.rawValue ?? "NONE"]?.increment() }
+
+    /// A claim settled by its token, scored against what the fingerprint matcher would have answered.
+    func shadowMatch(_ confidence: AttributionConfidence?, sameClick: Bool) {
+        let key = "\(confidence?.rawValue ?? "NONE")|\(sameClick)"
+        shadowMatches[key]?.increment()
+    }
 
     /// A request refused by a rate limit: `endpoint` is which budget (`claim`, `beacon`, `mint`, …).
     func rateLimited(_ endpoint: String) {

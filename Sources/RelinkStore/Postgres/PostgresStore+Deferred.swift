@@ -94,6 +94,28 @@ extension PostgresStore {
             clicks: Int(try row?.value("clicks", as: Int64.self) ?? 0), similarClicks: Int(try row?.value("similar", as: Int64.self) ?? 0))
     }
 
+    public func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws {
+        let label = ShadowMatchCount.label(confidence)
+        _ = try await rows(
+            """
+            INSERT INTO shadow_matches (project_id, day, confidence, same_click, count) VALUES (\(projectId), \(day), \(label), \(sameClick), 1)
+            ON CONFLICT (project_id, day, confidence, same_click) DO UPDATE SET count = shadow_matches.count + 1
+            """)
+    }
+
+    public func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount] {
+        try await rows(
+            """
+            SELECT confidence, same_click, SUM(count)::BIGINT AS total FROM shadow_matches
+            WHERE project_id = \(projectId) AND day >= \(fromDay) GROUP BY confidence, same_click ORDER BY confidence, same_click
+            """
+        ).map { row in
+            ShadowMatchCount(
+                confidence: ShadowMatchCount.confidence(label: try row.value("confidence", as: String.self)),
+                sameClick: try row.value("same_click", as: Bool.self), count: try row.value("total", as: Int64.self))
+        }
+    }
+
     public func claim(
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
     ) async throws -> ClaimOutcome {

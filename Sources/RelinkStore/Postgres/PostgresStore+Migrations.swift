@@ -110,6 +110,18 @@ extension PostgresStore {
                 "ALTER TABLE pending_clicks ADD COLUMN link_digest TEXT",
             ]
         ),
+        (
+            "5-shadow-matches",
+            [
+                // Live precision: what the fingerprint matcher would have said for claims settled by their token.
+                """
+                CREATE TABLE shadow_matches (
+                    project_id TEXT NOT NULL, day INTEGER NOT NULL, confidence TEXT NOT NULL, same_click BOOLEAN NOT NULL,
+                    count BIGINT NOT NULL, PRIMARY KEY (project_id, day, confidence, same_click)
+                )
+                """
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -25,6 +25,10 @@ public protocol DeferredLinkRepository: Sendable {
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
     ) async throws -> ClaimOutcome
     func installClaim(projectId: String, installId: String) async throws -> InstallClaim?
+    /// Counts one shadow decision (see `ShadowMatchCount`) on the UTC `day` (`EventCounterKey.day(of:)`).
+    func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws
+    /// A project's shadow decisions from `fromDay` on, summed per confidence and outcome.
+    func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount]
     /// Deletes a project's clicks created before `clicksBefore` and its claims created before `claimsBefore`.
     func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int
 }

@@ -56,6 +56,42 @@ extension SQLiteStore {
                     ALTER TABLE pending_clicks ADD COLUMN link_digest TEXT;
                     """)
         }
+        migrator.registerMigration("5-shadow-matches") { db in
+            // Live precision: what the fingerprint matcher would have said for claims settled by their token.
+            try db.execute(
+                sql: """
+                    CREATE TABLE shadow_matches (
+                        project_id TEXT NOT NULL, day INTEGER NOT NULL, confidence TEXT NOT NULL, same_click INTEGER NOT NULL,
+                        count INTEGER NOT NULL, PRIMARY KEY (project_id, day, confidence, same_click)
+                    )
+                    """)
+        }
+    }
+
+    public func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO shadow_matches (project_id, day, confidence, same_click, count) VALUES (?, ?, ?, ?, 1)
+                    ON CONFLICT (project_id, day, confidence, same_click) DO UPDATE SET count = count + 1
+                    """, arguments: [projectId, day, ShadowMatchCount.label(confidence), sameClick ? 1 : 0])
+        }
+    }
+
+    public func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT confidence, same_click, SUM(count) AS total FROM shadow_matches
+                    WHERE project_id = ? AND day >= ? GROUP BY confidence, same_click ORDER BY confidence, same_click
+                    """, arguments: [projectId, fromDay]
+            ).map { row in
+                ShadowMatchCount(
+                    confidence: ShadowMatchCount.confidence(label: row["confidence"]), sameClick: row["same_click"] as Int64 != 0,
+                    count: row["total"])
+            }
+        }
     }
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
