@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
 
@@ -15,6 +16,9 @@ final class DeferredLinkService: Sendable {
     let reopens = ReopenDeduplicator()
     let metrics: RelinkMetrics?
     let logger: Logger
+    /// Shadow scorings running (see `scoreShadowMatch`).
+    private let shadowScorings = NIOLockedValueBox(0)
+    static let maximumShadowScorings = 32
 
     init(
         resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher,
@@ -153,9 +157,19 @@ final class DeferredLinkService: Sendable {
             click, platform: app.platform, confidence: .unique, message: "Matched by the click's own link.", ipVersion: claim.ipVersion)
         var tookClick = false
         if let result = try await take(click, answer: answer, claim, took: &tookClick) {
-            if tookClick {
-                // Scored after the answer, off the claim's path: what fingerprints alone would have said.
-                Task { await self.scoreShadowMatch(request, claim, token: click, clientAddress: clientAddress) }
+            // Scored after the answer, off the claim's path: what fingerprints alone would have said. At most
+            // `maximumShadowScorings` at once: past that (a flood of claims) a claim goes unscored.
+            if tookClick,
+                shadowScorings.withLockedValue({ running in
+                    guard running < Self.maximumShadowScorings else { return false }
+                    running += 1
+                    return true
+                })
+            {
+                Task {
+                    await self.scoreShadowMatch(request, claim, token: click, clientAddress: clientAddress)
+                    self.shadowScorings.withLockedValue { $0 -= 1 }
+                }
             }
             return result
         }
