@@ -70,9 +70,14 @@ extension PostgresStore {
         return try await rows(
             """
             \(unescaped: ClickedLink.selectClicks)
-            WHERE p.project_id = \(projectId) AND p.platform = \(platform.rawValue) AND p.app_id = \(appId)
-              AND p.created_at >= \(since.timeIntervalSince1970) AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
-              AND (p.address_hash = \(fingerprint.addressHash) OR p.network_hash = \(fingerprint.networkHash))
+            WHERE p.id IN (
+                SELECT id FROM pending_clicks
+                WHERE project_id = \(projectId) AND address_hash = \(fingerprint.addressHash) AND created_at >= \(since.timeIntervalSince1970)
+                UNION
+                SELECT id FROM pending_clicks
+                WHERE project_id = \(projectId) AND network_hash = \(fingerprint.networkHash) AND created_at >= \(since.timeIntervalSince1970)
+            )
+              AND p.platform = \(platform.rawValue) AND p.app_id = \(appId) AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
             ORDER BY p.created_at DESC LIMIT \(limit)
             """
         ).map(PendingClick.init(row:))

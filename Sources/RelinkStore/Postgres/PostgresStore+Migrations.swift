@@ -122,6 +122,14 @@ extension PostgresStore {
                 """
             ]
         ),
+        (
+            "6-candidate-indexes",
+            [
+                // Candidates are looked up by address and by network, each within the window (see SQLite's).
+                "DROP INDEX pending_clicks_by_network",
+                "CREATE INDEX pending_clicks_by_network ON pending_clicks (project_id, network_hash, created_at)",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

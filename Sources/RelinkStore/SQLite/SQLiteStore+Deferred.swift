@@ -66,6 +66,15 @@ extension SQLiteStore {
                     )
                     """)
         }
+        migrator.registerMigration("6-candidate-indexes") { db in
+            // Candidates are looked up by address and by network, each within the window: both indexes end with the
+            // time, so a claim reads the clicks of its address and network only, however many the project keeps.
+            try db.execute(
+                sql: """
+                    DROP INDEX pending_clicks_by_network;
+                    CREATE INDEX pending_clicks_by_network ON pending_clicks (project_id, network_hash, created_at);
+                    """)
+        }
     }
 
     public func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws {
@@ -139,7 +148,9 @@ extension SQLiteStore {
 
     public func pendingClick(id: String) async throws -> PendingClick? {
         try await read { db in
-            try Row.fetchOne(db, sql: ClickedLink.selectClicks + " WHERE p.id = ?", arguments: [id]).map(PendingClick.init(row:))
+            try Row.fetchOne(
+                try db.cachedStatement(sql: ClickedLink.selectClicks + " WHERE p.id = ?"), arguments: [id]
+            ).map(PendingClick.init(row:))
         }
     }
 
@@ -149,17 +160,20 @@ extension SQLiteStore {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await read { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    \(ClickedLink.selectClicks)
-                    WHERE p.project_id = ? AND p.platform = ? AND p.app_id = ? AND p.created_at >= ?
-                      AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
-                      AND (p.address_hash = ? OR p.network_hash = ?)
-                    ORDER BY p.created_at DESC LIMIT ?
-                    """,
+                try db.cachedStatement(
+                    sql: """
+                        \(ClickedLink.selectClicks)
+                        WHERE p.rowid IN (
+                            SELECT rowid FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                            UNION
+                            SELECT rowid FROM pending_clicks WHERE project_id = ? AND network_hash = ? AND created_at >= ?
+                        )
+                          AND p.platform = ? AND p.app_id = ? AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
+                        ORDER BY p.created_at DESC LIMIT ?
+                        """),
                 arguments: [
-                    projectId, platform.rawValue, appId, since.timeIntervalSince1970, fingerprint.addressHash, fingerprint.networkHash,
-                    limit,
+                    projectId, fingerprint.addressHash, since.timeIntervalSince1970, projectId, fingerprint.networkHash,
+                    since.timeIntervalSince1970, platform.rawValue, appId, limit,
                 ]
             ).map(PendingClick.init(row:))
         }
@@ -170,12 +184,12 @@ extension SQLiteStore {
     ) async throws -> AddressActivity {
         try await read { db in
             let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) AS clicks,
-                           COALESCE(SUM(platform = ? AND os_version IS ? AND device IS ?), 0) AS similar
-                    FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
-                    """,
+                try db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) AS clicks,
+                               COALESCE(SUM(platform = ? AND os_version IS ? AND device IS ?), 0) AS similar
+                        FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                        """),
                 arguments: [
                     platform.rawValue, fingerprint.osVersion, fingerprint.device, projectId, addressHash, since.timeIntervalSince1970,
                 ])
@@ -189,23 +203,23 @@ extension SQLiteStore {
         try await write { db in
             if let installId,
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId])
+                    try db.cachedStatement(sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?"),
+                    arguments: [projectId, installId])
             {
                 return .answeredBefore(try InstallClaim(row: row))
             }
             if let clickId {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         UPDATE pending_clicks SET claimed_at = ?, confidence = ?
                         WHERE id = ? AND project_id = ? AND (claimed_at IS NULL OR (confidence = 'WEAK' AND ? <> 'WEAK'))
-                        """,
-                    arguments: [date.timeIntervalSince1970, confidence?.rawValue, clickId, projectId, confidence?.rawValue ?? "WEAK"])
+                        """
+                ).execute(arguments: [date.timeIntervalSince1970, confidence?.rawValue, clickId, projectId, confidence?.rawValue ?? "WEAK"])
                 if db.changesCount == 0 { return .clickTaken }
             }
             if let installId {
-                try db.execute(
-                    sql: "INSERT INTO install_claims (project_id, install_id, response, created_at) VALUES (?, ?, ?, ?)",
-                    arguments: [projectId, installId, response, date.timeIntervalSince1970])
+                try db.cachedStatement(sql: "INSERT INTO install_claims (project_id, install_id, response, created_at) VALUES (?, ?, ?, ?)")
+                    .execute(arguments: [projectId, installId, response, date.timeIntervalSince1970])
             }
             return .claimed
         }
@@ -214,7 +228,8 @@ extension SQLiteStore {
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?", arguments: [projectId, installId]
+                try db.cachedStatement(sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?"),
+                arguments: [projectId, installId]
             ).map(InstallClaim.init(row:))
         }
     }
@@ -238,13 +253,17 @@ extension SQLiteStore {
     }
 
     public func setting(_ key: String) async throws -> String? {
-        try await read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+        try await read { db in
+            try String.fetchOne(
+                try db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key])
+        }
     }
 
     public func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String {
         try await write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", arguments: [key, value])
-            return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? value
+            return try String.fetchOne(
+                try db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key]) ?? value
         }
     }
 
