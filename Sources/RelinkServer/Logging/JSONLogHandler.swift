@@ -28,10 +28,7 @@ public struct JSONLogHandler: LogHandler {
             "time": Self.timestamp(Date()), "level": event.level.rawValue, "label": label, "message": event.message.description,
             "source": event.source,
         ]
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        for (key, value) in merged {
+        for (key, value) in LogEvent.merged(metadata, provider: metadataProvider, event: event) {
             fields[key == "hb.request.id" ? "request_id" : key] = Self.json(value)
         }
         // JSONSerialization escapes every control character and quote: a message cannot break out of its line.
@@ -60,5 +57,20 @@ public struct JSONLogHandler: LogHandler {
     /// Writes a whole line at once, so lines from several threads never interleave.
     public static let standardError: @Sendable (String) -> Void = { line in
         lock.withLock { FileHandle.standardError.write(Data(line.utf8)) }
+    }
+}
+
+extension LogEvent {
+    /// A handler's metadata, then its provider's, then the event's own (later ones win), and the event's error: what
+    /// one line of either format carries.
+    static func merged(_ metadata: Logger.Metadata, provider: Logger.MetadataProvider?, event: LogEvent) -> Logger.Metadata {
+        var merged = metadata
+        if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        if let error = event.error {
+            merged["error.message"] = "\(error)"
+            merged["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
+        return merged
     }
 }

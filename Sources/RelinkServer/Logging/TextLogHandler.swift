@@ -28,13 +28,7 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        if let error = event.error {
-            merged["error.message"] = "\(error)"
-            merged["error.type"] = "\(String(reflecting: type(of: error)))"
-        }
+        let merged = LogEvent.merged(metadata, provider: metadataProvider, event: event)
         var line = Self.timestamp() + " \(event.level)" + (label.isEmpty ? "" : " ") + label + ":"
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += " " + Self.escaped(key) + "=" + Self.escaped(value.description)

@@ -105,32 +105,11 @@ public struct AttributionModel: Sendable {
 
 /// The matcher the model makes: the same questions and answers as `AttributionMatcher.match`.
 enum ModelMatcher {
-    struct Comparison {
-        var sameAddress = false
-        var sameNetwork = false
-        var sameOS: Bool?
-        var sameDevice: Bool?
-        var sameLanguage: Bool?
-        var sameScreen: Bool?
-        var sameTimeZone: Bool?
-    }
+    /// The server's comparison of two fingerprints (its score and ruling-out are not used here).
+    typealias Comparison = AttributionMatcher.Comparison
 
     static func compare(_ install: DeviceFingerprint, _ click: DeviceFingerprint) -> Comparison {
-        var comparison = Comparison()
-        if let address = install.addressHash, address == click.addressHash { comparison.sameAddress = true }
-        if let network = install.networkHash, network == click.networkHash { comparison.sameNetwork = true }
-        func agree(_ a: String?, _ b: String?) -> Bool? {
-            guard let a, let b else { return nil }
-            return a == b
-        }
-        comparison.sameOS = agree(install.osVersion, click.osVersion)
-        comparison.sameDevice = agree(install.device, click.device)
-        if !install.languages.isEmpty, !click.languages.isEmpty {
-            comparison.sameLanguage = !Set(install.languages).isDisjoint(with: click.languages)
-        }
-        comparison.sameScreen = agree(install.screen, click.screen)
-        comparison.sameTimeZone = agree(install.timeZone, click.timeZone)
-        return comparison
+        AttributionMatcher.compare(install, click, ageFraction: 0)
     }
 
     struct Scored {
