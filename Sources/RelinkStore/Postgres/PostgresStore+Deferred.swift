@@ -177,6 +177,9 @@ extension PostgresStore {
         let claims = try await rows(
             "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one",
             wait: Self.batchWait)
+        _ = try await rows(
+            "DELETE FROM shadow_matches WHERE project_id = \(projectId) AND day < \(ShadowMatchCount.oldestKeptDay(now: Date()))",
+            wait: Self.batchWait)
         return clicks.count + claims.count
     }
 

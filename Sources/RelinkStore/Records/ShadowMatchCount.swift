@@ -1,3 +1,4 @@
+import Foundation
 import RelinkCore
 
 /// Live precision: when a claim is settled by its token (UNIQUE), the fingerprint matcher is also asked, as if there
@@ -15,6 +16,11 @@ public struct ShadowMatchCount: Sendable, Equatable, Hashable {
         self.sameClick = sameClick
         self.count = count
     }
+
+    /// Scores are kept for 400 days (at most five rows a project and day), then purged with the project's old clicks.
+    static let keptDays = 400
+
+    static func oldestKeptDay(now: Date) -> Int { EventCounterKey.day(of: now) - keptDays }
 
     /// The stored form of `confidence`: the confidence's name, or `NONE`.
     static func label(_ confidence: AttributionConfidence?) -> String { confidence?.rawValue ?? "NONE" }

@@ -248,6 +248,9 @@ extension SQLiteStore {
                 sql: "DELETE FROM install_claims WHERE project_id = ? AND created_at < ?",
                 arguments: [projectId, claimsBefore.timeIntervalSince1970])
             removed += db.changesCount
+            try db.execute(
+                sql: "DELETE FROM shadow_matches WHERE project_id = ? AND day < ?",
+                arguments: [projectId, ShadowMatchCount.oldestKeptDay(now: Date())])
             return removed
         }
     }
