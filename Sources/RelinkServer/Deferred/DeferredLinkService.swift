@@ -196,21 +196,14 @@ final class DeferredLinkService: Sendable {
         }
     }
 
-    /// What the fingerprint matcher decides for this claim right now, with `including` added to the candidates.
+    /// What the fingerprint matcher decides for this claim right now, with `extra` among the candidates.
     private func fingerprintDecision(
         _ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?, including extra: PendingClick
     ) async throws -> AttributionMatcher.Decision {
-        let fingerprint = Self.fingerprint(request, platform: claim.app.platform, hashes: claim.hashes)
-        let window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
-        let previous = hasher.previousHashes(of: clientAddress)
-        let activity = try await addressActivity(fingerprint, claim, previous: previous)
-        var candidates = try await candidateClicks(fingerprint, claim, since: claim.now.addingTimeInterval(-window), previous: previous)
+        let install = try await FingerprintClaim(request, claim, clientAddress: clientAddress, service: self)
+        var candidates = try await install.candidates(self)
         if !candidates.contains(where: { $0.id == extra.id }) { candidates.append(extra) }
-        return AttributionMatcher.match(
-            install: fingerprint,
-            candidates: candidates.map {
-                .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.id != extra.id && $0.isWeaklyClaimed)
-            }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
+        return install.decide(among: candidates, unclaimed: extra.id)
     }
 
     /// Recent clicks from this address or network, matched on the device's signals; when another install takes
@@ -219,21 +212,12 @@ final class DeferredLinkService: Sendable {
         _ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?
     ) async throws -> InstallAttributionResponse {
         let app = claim.app
-        let fingerprint = Self.fingerprint(request, platform: app.platform, hashes: claim.hashes)
-        let window = TimeInterval(app.project.deferred.fingerprintWindowMinutes) * 60
-        // Clicks kept before a secret rotation carry hashes under the previous secret: those are looked up too, and
-        // translated to the current secret's hashes, so the matcher sees one address as one.
-        let previous = hasher.previousHashes(of: clientAddress)
-        let activity = try await addressActivity(fingerprint, claim, previous: previous)
+        let install = try await FingerprintClaim(request, claim, clientAddress: clientAddress, service: self)
         var excluded: Set<String> = []
         for _ in 0..<3 {
-            var candidates = try await candidateClicks(fingerprint, claim, since: claim.now.addingTimeInterval(-window), previous: previous)
+            var candidates = try await install.candidates(self)
             candidates.removeAll { excluded.contains($0.id) }
-            let decision = AttributionMatcher.match(
-                install: fingerprint,
-                candidates: candidates.map {
-                    .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.isWeaklyClaimed)
-                }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
+            let decision = install.decide(among: candidates)
             guard case .matched(let id, let confidence, let message) = decision, let click = candidates.first(where: { $0.id == id }) else {
                 if case .none(let message) = decision { return try await answerNone(message, claim) }
                 break
@@ -250,8 +234,42 @@ final class DeferredLinkService: Sendable {
         return try await answerNone(AttributionMatcher.noMatchMessage, claim)
     }
 
+    /// An install as the fingerprint matcher sees it: its fingerprint, window and address activity, read once per
+    /// claim; its candidates are read again for each try.
+    struct FingerprintClaim {
+        var claim: Claim
+        var fingerprint: DeviceFingerprint
+        var window: TimeInterval
+        /// Clicks kept before a secret rotation carry hashes under the previous secret: those are looked up too, and
+        /// translated to the current secret's hashes, so the matcher sees one address as one.
+        var previous: [AddressHasher.Hashes]
+        var activity: AddressActivity
+
+        init(_ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?, service: DeferredLinkService) async throws {
+            self.claim = claim
+            fingerprint = DeferredLinkService.fingerprint(request, platform: claim.app.platform, hashes: claim.hashes)
+            window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
+            previous = service.hasher.previousHashes(of: clientAddress)
+            activity = try await service.addressActivity(fingerprint, claim, previous: previous)
+        }
+
+        func candidates(_ service: DeferredLinkService) async throws -> [PendingClick] {
+            try await service.candidateClicks(fingerprint, claim, since: claim.now.addingTimeInterval(-window), previous: previous)
+        }
+
+        /// The matcher's decision among `clicks`; `unclaimed` is treated as not yet claimed (the shadow scoring's
+        /// token click, which its own claim has just taken).
+        func decide(among clicks: [PendingClick], unclaimed: String? = nil) -> AttributionMatcher.Decision {
+            AttributionMatcher.match(
+                install: fingerprint,
+                candidates: clicks.map {
+                    .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.id != unclaimed && $0.isWeaklyClaimed)
+                }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
+        }
+    }
+
     /// How busy this address has been lately, under the current and previous secrets.
-    private func addressActivity(
+    func addressActivity(
         _ fingerprint: DeviceFingerprint, _ claim: Claim, previous: [AddressHasher.Hashes]
     ) async throws -> AddressActivity {
         var activity = AddressActivity(clicks: 0, similarClicks: 0)
@@ -269,7 +287,7 @@ final class DeferredLinkService: Sendable {
 
     /// The clicks this install may be, from its address or network, under the current and previous secrets (the
     /// latter translated to the current secret's hashes).
-    private func candidateClicks(
+    func candidateClicks(
         _ fingerprint: DeviceFingerprint, _ claim: Claim, since: Date, previous: [AddressHasher.Hashes]
     ) async throws -> [PendingClick] {
         let app = claim.app

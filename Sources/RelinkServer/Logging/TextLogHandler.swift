@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 
 /// `--log-format text` (the default): swift-log's `StreamLogHandler` line on standard error
 /// (`time level label: key=value … [source] message`), with two differences that matter to a server:
