@@ -37,28 +37,47 @@ struct AttributionMatcherTests {
         }
     }
 
+    static func assess(
+        _ install: DeviceFingerprint, _ candidates: [AttributionMatcher.Candidate], addressActivity: Int = 0, similarActivity: Int = 0,
+        installedAt: Date? = nil
+    ) -> AttributionAssessment {
+        AttributionMatcher.assess(
+            install: install, candidates: candidates, now: now, window: window, addressActivity: addressActivity,
+            similarActivity: similarActivity, installedAt: installedAt)
+    }
+
+    static func assess(
+        _ candidates: [AttributionMatcher.Candidate], addressActivity: Int = 0, similarActivity: Int = 0, installedAt: Date? = nil
+    ) -> AttributionAssessment {
+        assess(install, candidates, addressActivity: addressActivity, similarActivity: similarActivity, installedAt: installedAt)
+    }
+
+    static func posterior(_ assessment: AttributionAssessment, _ click: String) -> Double {
+        assessment.candidates.first { $0.click == click }?.posterior ?? -1
+    }
+
     @Test func twoFittingClicksFromOneAddressAreWeak() {
         let decision = Self.decide([Self.click("c1", minutesAgo: 20), Self.click("c2", minutesAgo: 5)])
         guard case .matched("c2", .weak, let message) = decision else {
             Issue.record("expected WEAK on the newer click, got \(decision)")
             return
         }
-        #expect(message.contains("2 recent clicks from this address"))
+        #expect(message.contains("from this address") && message.contains("weak match"))
     }
 
-    @Test func aMismatchRulesAClickOut() {
-        // Same address, but another OS version, device, screen or time zone: not this device.
-        for other in [
-            Self.click("x", os: "16.6"), Self.click("x", device: "ipad"),
-            Self.click("x", screen: "375x667"), Self.click("x", timeZone: "Europe/Paris"),
+    /// Same address, but another OS version, device, screen or time zone: far less likely this device's click.
+    @Test func aMismatchMakesAClickUnlikely() {
+        var install = Self.install
+        install.screen = "390x844"
+        install.timeZone = "Asia/Tokyo"
+        for (other, atMost) in [
+            (Self.click("x", os: "16.6"), 0.01), (Self.click("x", device: "ipad"), 0.02),
+            (Self.click("x", screen: "375x667"), 0.1), (Self.click("x", timeZone: "Europe/Paris"), 0.05),
         ] {
-            var install = Self.install
-            install.screen = "390x844"
-            install.timeZone = "Asia/Tokyo"
-            guard case .matched("c1", .default, _) = Self.decide(install, [Self.click("c1"), other]) else {
-                Issue.record("\(other.fingerprint) should have been ruled out")
-                continue
-            }
+            let assessment = Self.assess(install, [Self.click("c1"), other])
+            #expect(assessment.click == "c1", "\(other.fingerprint)")
+            #expect(Self.posterior(assessment, "x") < atMost, "\(other.fingerprint)")
+            #expect(Self.posterior(assessment, "c1") > 10 * Self.posterior(assessment, "x"), "\(other.fingerprint)")
         }
     }
 
@@ -66,39 +85,50 @@ struct AttributionMatcherTests {
         var install = Self.install
         install.screen = "390x844"
         install.timeZone = "Asia/Tokyo"
-        let decision = Self.decide(
-            install, [Self.click("mine", screen: "390x844", timeZone: "Asia/Tokyo"), Self.click("theirs", screen: "430x932", timeZone: "Asia/Tokyo")])
-        guard case .matched("mine", .default, _) = decision else {
-            Issue.record("expected DEFAULT, got \(decision)")
+        let mine = Self.click("mine", screen: "390x844", timeZone: "Asia/Tokyo")
+        let theirs = Self.click("theirs", screen: "430x932", timeZone: "Asia/Tokyo")
+        let alike = Self.assess(install, [Self.click("mine"), Self.click("theirs")])
+        let measured = Self.assess(install, [mine, theirs])
+        #expect(measured.click == "mine")
+        #expect(Self.posterior(measured, "mine") > Self.posterior(alike, "mine") + 0.3)
+        #expect(Self.posterior(measured, "theirs") < 0.05)
+        // With the time zone apart too, the measured click is the device's: DEFAULT.
+        var far = theirs
+        far.fingerprint.timeZone = "Europe/London"
+        guard case .matched("mine", .default, _) = Self.decide(install, [mine, far]) else {
+            Issue.record("expected DEFAULT")
             return
         }
     }
 
-    @Test func aCrowdedAddressNeedsScreenAndTimeZone() {
-        // Three recent clicks from one address (a carrier NAT): the one that fits is only weak...
+    /// A carrier NAT: many clicks from the address today make its one fitting click a guess, unless the preview
+    /// page's screen and time zone agree too. Nothing but the model says so: the day's clicks tell how many
+    /// strangers may be behind the address.
+    @Test func aBusyAddressNeedsMoreEvidence() {
+        let quiet = Self.assess([Self.click("fits")], addressActivity: 1, similarActivity: 1)
+        let household = Self.assess([Self.click("fits")], addressActivity: 5, similarActivity: 1)
+        let carrier = Self.assess([Self.click("fits")], addressActivity: 60, similarActivity: 8)
+        #expect(quiet.confidence == .default)
+        #expect(household.confidence == .weak)
+        #expect(carrier.confidence == .weak)
+        #expect(Self.posterior(quiet, "fits") > Self.posterior(household, "fits"))
+        #expect(Self.posterior(household, "fits") > Self.posterior(carrier, "fits"))
+        #expect(carrier.expectedStrangersAtAddress > household.expectedStrangersAtAddress)
+        // Other clicks from the address that cannot be this device's count as strangers too.
         let crowd = [Self.click("fits"), Self.click("ipad", device: "ipad"), Self.click("old-os", os: "16.6")]
         guard case .matched("fits", .weak, let message) = Self.decide(crowd) else {
             Issue.record("expected WEAK")
             return
         }
-        #expect(message.contains("shared address"))
-        // A busy address is also one whose other clicks today were claimed or on another platform.
-        guard
-            case .matched("fits", .weak, _) = AttributionMatcher.match(
-                install: Self.install, candidates: [Self.click("fits")], now: Self.now, window: Self.window, addressActivity: 5)
-        else {
-            Issue.record("expected WEAK")
-            return
-        }
-        // ...unless the preview page's screen and time zone agree too.
+        #expect(message.contains("weak match"))
+        // The preview page's screen and time zone agreeing make it likelier, and sure where it is the day's only click.
         var install = Self.install
         install.screen = "390x844"
         install.timeZone = "Asia/Tokyo"
-        let measured = [Self.click("fits", screen: "390x844", timeZone: "Asia/Tokyo")] + crowd.dropFirst()
-        guard case .matched("fits", .default, _) = Self.decide(install, measured) else {
-            Issue.record("expected DEFAULT")
-            return
-        }
+        let fits = Self.click("fits", screen: "390x844", timeZone: "Asia/Tokyo")
+        let measured = Self.assess(install, [fits] + crowd.dropFirst(), addressActivity: 3, similarActivity: 1)
+        #expect(Self.posterior(measured, "fits") > Self.posterior(Self.assess(crowd, addressActivity: 3, similarActivity: 1), "fits") + 0.05)
+        #expect(Self.assess(install, [fits], addressActivity: 1, similarActivity: 1).confidence == .default)
     }
 
     @Test func aSecondSimilarDeviceAtTheAddressTodayPreventsDefault() {
@@ -111,6 +141,51 @@ struct AttributionMatcherTests {
             Issue.record("expected WEAK")
             return
         }
+        // The click itself is not a second device: one click alike at the address is DEFAULT.
+        #expect(Self.assess([Self.click("left")], addressActivity: 1, similarActivity: 1).confidence == .default)
+    }
+
+    /// The delay counts: a click a few minutes before the install is likelier its own than one near the window's end,
+    /// and the app's own install time (`appInstallationTime`) measures it better than the claim's time.
+    @Test func theDelayToTheInstallCounts() {
+        let prompt = Self.assess([Self.click("c1", minutesAgo: 5)], addressActivity: 1, similarActivity: 1)
+        let late = Self.assess([Self.click("c1", minutesAgo: 110)], addressActivity: 1, similarActivity: 1)
+        #expect(prompt.confidence == .default)
+        #expect(late.confidence == .weak)
+        // Installed 4 minutes after the click, opened 106 minutes later: as sure as a prompt install.
+        let installed = Self.assess(
+            [Self.click("c1", minutesAgo: 110)], addressActivity: 1, similarActivity: 1, installedAt: Self.now.addingTimeInterval(-106 * 60))
+        #expect(installed.confidence == .default)
+        #expect(installed.candidates.first?.secondsBeforeInstall == 240)
+        // An install time in the future is ignored; a click made after the install cannot have led to it.
+        let future = Self.assess(
+            [Self.click("c1", minutesAgo: 110)], addressActivity: 1, similarActivity: 1, installedAt: Self.now.addingTimeInterval(3600))
+        #expect(Self.posterior(future, "c1") == Self.posterior(late, "c1"))
+        let before = Self.assess(
+            [Self.click("c1", minutesAgo: 10)], addressActivity: 1, similarActivity: 1, installedAt: Self.now.addingTimeInterval(-60 * 60))
+        #expect(before.confidence != .default)
+        #expect(Self.posterior(before, "c1") < Self.posterior(prompt, "c1") - 0.05)
+    }
+
+    /// The assessment `deferred.debug` returns: every candidate, the evidence, and why others were left out.
+    @Test func theAssessmentExplainsEveryCandidate() throws {
+        let assessment = Self.assess(
+            [
+                Self.click("mine"), Self.click("ipad", device: "ipad"), Self.click("old", minutesAgo: 200),
+                Self.click("far", address: "Z", network: "NZ"),
+            ], addressActivity: 3, similarActivity: 1)
+        #expect(assessment.candidates.map(\.click) == ["mine", "ipad", "old", "far"])
+        let mine = try #require(assessment.candidates.first)
+        #expect(mine.excluded == nil && mine.sameAddress)
+        #expect(Set(mine.evidence.map(\.signal)) == ["address", "osVersion", "device", "language", "delay"])
+        #expect(mine.evidence.first { $0.signal == "device" }?.agrees == true)
+        let ipad = assessment.candidates[1]
+        #expect(ipad.evidence.first { $0.signal == "device" }.map { $0.agrees == false && $0.ratio < 0.01 } == true)
+        #expect(assessment.candidates[2].excluded == "older than the window")
+        #expect(assessment.candidates[3].excluded == "neither the address nor its network is the install's")
+        #expect(assessment.candidates[2].posterior == nil)
+        let total = assessment.noneOfThem + assessment.candidates.compactMap(\.posterior).reduce(0, +)
+        #expect(abs(total - 1) < 1e-9)
     }
 
     @Test func withoutAddressAgreementAtMostWeak() {
@@ -162,11 +237,11 @@ struct AttributionMatcherTests {
         #expect(Self.decide([Self.click("c", address: "Z", network: "NZ", os: nil)]) == .none(message: AttributionMatcher.noMatchMessage))
     }
 
-    @Test func languageDisagreementPreventsDefault() {
-        guard case .matched("c1", .weak, _) = Self.decide([Self.click("c1", languages: ["ja"])]) else {
-            Issue.record("expected WEAK")
-            return
-        }
+    @Test func languageDisagreementWeighsAgainstAClick() {
+        let agreeing = Self.assess([Self.click("c1")], addressActivity: 2, similarActivity: 1)
+        let disagreeing = Self.assess([Self.click("c1", languages: ["ja"])], addressActivity: 2, similarActivity: 1)
+        #expect(Self.posterior(disagreeing, "c1") < Self.posterior(agreeing, "c1") - 0.05)
+        #expect(disagreeing.confidence == .weak)
     }
 
     @Test func parsesAddressesAndLanguages() throws {

@@ -20,48 +20,63 @@ struct AttributionSimulationTests {
         PopulationSettings(name: "mostly organic", organicInstalls: 12_000),
     ]
 
-    /// The server's matcher on the default population: the figures it is measured by (docs/attribution.md).
-    @Test func theDefaultPopulationKeepsDefaultPrecise() {
-        let report = AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.relink)
-        print(report)
-        #expect(report.correct[.unique] == report.returned[.unique])
-        #expect((report.returned[.default] ?? 0) > 200, "too few DEFAULT matches to judge")
-        #expect(report.precision(.default) >= 0.99)
-    }
-
-    /// The model under calibration (issue 11) on every population: DEFAULT stays precise and organic installs
-    /// almost never get one (none on the default population).
+    /// The server's matcher (the model) on every population: UNIQUE always right, DEFAULT right at least 99 times
+    /// in 100, and organic installs almost never DEFAULT (none on the default population).
     @Test(arguments: populations)
-    func theModelKeepsDefaultPrecise(_ settings: PopulationSettings) {
-        let report = AttributionSimulation.run(settings) { ModelMatcher.match($0) }
+    func defaultStaysPreciseInEveryPopulation(_ settings: PopulationSettings) {
+        let report = AttributionSimulation.run(settings, matcher: AttributionSimulation.relink())
         print("model, " + report.description)
         #expect(report.correct[.unique] == report.returned[.unique])
+        #expect((report.returned[.default] ?? 0) > 100, "too few DEFAULT matches to judge in \(settings.name)")
         #expect(report.precision(.default) >= 0.99, "\(settings.name)")
         #expect(report.organicDefault * 500 <= report.organic, "\(settings.name)")
         if settings.name == "default" { #expect(report.organicDefault == 0) }
+    }
+
+    /// Against the rules it replaced, on the default population: DEFAULT at least as precise with no organic install
+    /// given one, recall within 3 points (both near the frontier: the rules' extra answers are where organic installs
+    /// and neighbours get DEFAULT), and WEAK answers right far more often.
+    @Test func theModelBeatsTheRulesItReplaced() {
+        let model = AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.relink())
+        let rules = AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.rules)
+        print("rules, " + rules.description)
+        #expect(model.precision(.default) >= rules.precision(.default))
+        #expect(model.recall(.default) >= rules.recall(.default) - 0.03)
+        #expect(model.recall(.default) <= model.ceiling)
+        #expect(model.precision(.weak) >= 1.5 * rules.precision(.weak))
+        #expect(model.organicDefault <= rules.organicDefault)
+        // Where installs are slow, the delay is evidence rather than a cut-off.
+        let slow = Self.populations.first { $0.name == "slow installs" }!
+        #expect(
+            AttributionSimulation.run(slow, matcher: AttributionSimulation.relink()).precision(.default)
+                > AttributionSimulation.run(slow, matcher: AttributionSimulation.rules).precision(.default))
     }
 }
 
 /// How the model's constants are chosen: `RELINK_CALIBRATE=1 swift test --filter AttributionCalibration` prints,
 /// for variations of the model, DEFAULT's precision and recall and the organic installs given DEFAULT in every
-/// population. The constants in `AttributionModel` are the best variation that keeps DEFAULT at 0.99 or more and
-/// gives no organic install a DEFAULT in any population.
+/// population. The constants in `AttributionModel` are the variation with the most DEFAULT recall on the default
+/// population that keeps DEFAULT at 0.99 or more everywhere, gives no organic install a DEFAULT on the default
+/// population and at most one in 500 elsewhere.
 @Suite("Attribution calibration", .enabled(if: ProcessInfo.processInfo.environment["RELINK_CALIBRATE"] != nil))
 struct AttributionCalibrationTests {
     @Test func sweep() {
         var variations: [(String, AttributionModel)] = []
-        for none in [0.3, 0.6, 1.0] {
-            for quiet in [0.05, 0.2, 0.5] {
-                var model = AttributionModel()
-                model.noneOfThem = none
-                model.quietAddress = quiet
-                variations.append(("none \(none) quiet \(quiet)", model))
+        for none in [0.3, 0.45, 0.6] {
+            for present in [0.0, 0.15, 0.3] {
+                for posterior in [0.99, 0.995] {
+                    var model = AttributionModel()
+                    model.noneOfThem = none
+                    model.presentShare = present
+                    model.defaultPosterior = posterior
+                    variations.append(("none \(none) present \(present) p \(posterior)", model))
+                }
             }
         }
         for (name, model) in variations {
-            var line = name.padding(toLength: 28, withPad: " ", startingAt: 0)
+            var line = name.padding(toLength: 32, withPad: " ", startingAt: 0)
             for settings in AttributionSimulationTests.populations {
-                let report = AttributionSimulation.run(settings) { ModelMatcher.match($0, model: model) }
+                let report = AttributionSimulation.run(settings, matcher: AttributionSimulation.relink(model))
                 line += String(
                     format: " | %.3f %.3f %2d w%.2f", report.precision(.default), report.recall(.default), report.organicDefault,
                     report.precision(.weak))

@@ -3,22 +3,21 @@ import Foundation
 /// Picks the click an install most likely came from, when the install has no token: a pure function of the
 /// install's fingerprint and the candidate clicks, so it is tested (and simulated) without a database.
 ///
-/// The rules, after FDL's contract:
-/// - A candidate is ruled out when a signal both sides know disagrees: OS version (major.minor), device, screen,
-///   time zone. People do not change phones, OS versions or time zones between a click and the install.
-/// - `DEFAULT` needs exactly one remaining candidate from the same address, and that one must also agree on OS and
-///   device, and on language when both sides know it. A second candidate from the same address makes it ambiguous.
-/// - An address that many clicks came from in the last day (`crowdedAddress` or more, on any platform, claimed or
-///   not) is a carrier NAT or a public network: there the one fitting click is often someone else's, so `DEFAULT`
-///   also needs the screen and time zone the preview page measured to agree. The same holds when several clicks
-///   from the address today came from devices like this one, even if some were claimed already: an earlier weak
-///   match may have taken the wrong one, so what is left is no surer.
-/// - `WEAK` is the best remaining candidate when it is ambiguous, or when only the network (not the address)
-///   agrees. A click whose address and network both differ from the install's is never matched, whatever else
-///   agrees (as FDL's weak matches still needed the network): otherwise anyone could claim, from anywhere, the
-///   clicks of every device like theirs.
+/// It weighs the evidence with `AttributionModel` (docs/attribution.md explains it for app developers):
+/// - Every recent click from the install's address or network is a candidate, and so is "none of them" (an organic
+///   install, or a click made elsewhere). Each gets a weight: how likely an install's own click is to be seen where
+///   this one was (the same address, or only the same /24 or /64), shared among the strangers' clicks expected
+///   there (a carrier NAT that sent 300 clicks today expects many, a home one), times one likelihood ratio per
+///   signal both sides know (OS version, device, language, the preview page's screen and time zone) and one for
+///   the delay from the click to the install (40 s is far likelier for one's own click than 90 minutes).
+/// - `DEFAULT` when a click from the install's address has a posterior of at least 0.99: much more likely than every
+///   other candidate together and than none of them. `WEAK` for the likeliest from 0.4. Otherwise no match.
+/// - A click whose address and network both differ from the install's is never a candidate, whatever else agrees
+///   (as FDL's weak matches still needed the network): otherwise anyone could claim, from anywhere, the clicks of
+///   every device like theirs.
 /// - A click that an earlier install took only as `WEAK` can still go to a `DEFAULT` match (its real owner), never
-///   to another `WEAK` one: a guess must not deprive the owner, nor be handed out again and again.
+///   to another `WEAK` one: a guess must not deprive the owner, nor be handed out again and again. It still counts
+///   as a candidate, so it still makes the others less likely.
 public enum AttributionMatcher {
     public struct Candidate: Sendable, Equatable {
         public var id: String
@@ -42,12 +41,10 @@ public enum AttributionMatcher {
     }
 
     public static let noMatchMessage = "No pre-install link matched for this device."
-    /// Clicks from one address in a day that make it a shared one.
-    public static let crowdedAddress = 3
-    /// How far back clicks count towards `crowdedAddress`.
+    /// How far back the clicks from an address count towards how busy it is (`addressActivity`).
     public static let crowdPeriod: TimeInterval = 86_400
 
-    /// How each candidate compares with the install.
+    /// How a candidate compares with the install: nil where one side does not know.
     struct Comparison {
         var sameAddress = false
         var sameNetwork = false
@@ -56,11 +53,9 @@ public enum AttributionMatcher {
         var sameLanguage: Bool?
         var sameScreen: Bool?
         var sameTimeZone: Bool?
-        var ruledOut = false
-        var score = 0.0
     }
 
-    static func compare(_ install: DeviceFingerprint, _ click: DeviceFingerprint, ageFraction: Double) -> Comparison {
+    static func compare(_ install: DeviceFingerprint, _ click: DeviceFingerprint) -> Comparison {
         var comparison = Comparison()
         if let address = install.addressHash, address == click.addressHash { comparison.sameAddress = true }
         if let network = install.networkHash, network == click.networkHash { comparison.sameNetwork = true }
@@ -74,80 +69,145 @@ public enum AttributionMatcher {
         if !install.languages.isEmpty, !click.languages.isEmpty {
             comparison.sameLanguage = !Set(install.languages).isDisjoint(with: click.languages)
         }
-        let sameScreen = agree(install.screen, click.screen)
-        let sameTimeZone = agree(install.timeZone, click.timeZone)
-        comparison.sameScreen = sameScreen
-        comparison.sameTimeZone = sameTimeZone
-        comparison.ruledOut =
-            comparison.sameOS == false || comparison.sameDevice == false || sameScreen == false || sameTimeZone == false
-        var score = 0.0
-        if comparison.sameAddress { score += 40 } else if comparison.sameNetwork { score += 20 }
-        if comparison.sameOS == true { score += 15 }
-        if comparison.sameDevice == true { score += 15 }
-        if comparison.sameLanguage == true { score += 10 } else if comparison.sameLanguage == false { score -= 10 }
-        if sameScreen == true { score += 10 }
-        if sameTimeZone == true { score += 10 }
-        // The most recent click wins ties.
-        comparison.score = score - 5 * ageFraction
+        comparison.sameScreen = agree(install.screen, click.screen)
+        comparison.sameTimeZone = agree(install.timeZone, click.timeZone)
         return comparison
     }
 
     /// Chooses among `candidates` (clicks of the install's app, unclaimed or only weakly claimed) those made in the
-    /// `window` before `now`. `addressActivity` is how many clicks of the project came from the install's address
-    /// in the last `crowdPeriod`, on any platform, claimed or not; `similarActivity` how many of those came from
-    /// the install's platform, OS version and device.
+    /// `window` before `now`.
     /// - Parameters:
     ///   - install: what the claiming device sent, hashed as clicks are.
     ///   - candidates: the clicks it may be.
     ///   - now: the claim's time.
     ///   - window: how far back clicks count.
-    ///   - addressActivity: recent clicks from the install's address.
-    ///   - similarActivity: those of them from the same platform, OS version and device.
+    ///   - addressActivity: how many clicks of the project came from the install's address in the last
+    ///     `crowdPeriod`, on any platform, claimed or not.
+    ///   - similarActivity: how many of those came from the install's platform, OS version and device.
+    ///   - installedAt: when the app says it was installed (`appInstallationTime`); the delay is measured from the
+    ///     click to it when it is not in the future, else to `now`.
+    ///   - model: the evidence's weights.
     /// - Returns: the click and the confidence, or no match with the message FDL's clients show.
     public static func match(
         install: DeviceFingerprint, candidates: [Candidate], now: Date, window: TimeInterval, addressActivity: Int = 0,
-        similarActivity: Int = 0
+        similarActivity: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
     ) -> Decision {
-        var crowd = addressActivity
-        let compared = candidates.compactMap { candidate -> (Candidate, Comparison)? in
+        assess(
+            install: install, candidates: candidates, now: now, window: window, addressActivity: addressActivity,
+            similarActivity: similarActivity, installedAt: installedAt, model: model
+        ).decision
+    }
+
+    /// `match`'s decision with every candidate's evidence (`deferred.debug`); the parameters are `match`'s.
+    /// - Returns: the assessment, its `decision` being `match`'s.
+    public static func assess(
+        install: DeviceFingerprint, candidates: [Candidate], now: Date, window: TimeInterval, addressActivity: Int = 0,
+        similarActivity: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
+    ) -> AttributionAssessment {
+        let android = install.device.map { $0 != "iphone" && $0 != "ipad" } ?? false
+        let installTime = installedAt.flatMap { $0 <= now.addingTimeInterval(model.clockSkew) ? $0 : nil } ?? now
+        var kept: [(candidate: Candidate, comparison: Comparison)] = []
+        var excluded: [AttributionAssessment.Candidate] = []
+        for candidate in candidates {
             let age = now.timeIntervalSince(candidate.createdAt)
-            guard age >= -60, age <= window else { return nil }  // a minute of clock skew between instances
-            let comparison = compare(install, candidate.fingerprint, ageFraction: max(0, age) / window)
-            // No agreement on the address or its network: another person's click, whatever else agrees.
-            guard !comparison.ruledOut, comparison.sameAddress || comparison.sameNetwork else { return nil }
-            return (candidate, comparison)
-        }
-        crowd = max(crowd, candidates.filter { $0.fingerprint.addressHash != nil && $0.fingerprint.addressHash == install.addressHash }.count)
-        // A weakly claimed click stays in `compared` (it still makes the address ambiguous) but can only be
-        // given as DEFAULT; `weak` answers with the best of the others.
-        let sameAddress = compared.filter { $0.1.sameAddress }
-        let confident = sameAddress.filter { $0.1.sameOS == true && $0.1.sameDevice == true && $0.1.sameLanguage != false }
-        func weak(_ pool: [(Candidate, Comparison)], _ message: String) -> Decision {
-            guard let chosen = pool.filter({ !$0.0.weaklyClaimed }).max(by: { $0.1.score < $1.1.score }) else {
-                return .none(message: noMatchMessage)
+            let comparison = compare(install, candidate.fingerprint)
+            var reason: String?
+            if age < -60 || age > window {  // a minute of clock skew between instances
+                reason = age < 0 ? "made after the claim" : "older than the window"
+            } else if !comparison.sameAddress && !comparison.sameNetwork {
+                reason = "neither the address nor its network is the install's"
             }
-            return .matched(id: chosen.0.id, confidence: .weak, message: message)
-        }
-        if sameAddress.count == 1, let only = confident.first {
-            let measured = only.1.sameScreen == true && only.1.sameTimeZone == true
-            if (crowd < crowdedAddress && similarActivity < 2) || measured {
-                return .matched(
-                    id: only.0.id, confidence: .default,
-                    message: "Matched the only recent click from this address with the same OS, device and language.")
+            guard let reason else {
+                kept.append((candidate, comparison))
+                continue
             }
-            return weak(
-                sameAddress,
-                "\(crowd) clicks came from this shared address today; the one that fits this device is given as a weak match.")
+            excluded.append(
+                .init(
+                    click: candidate.id, secondsBeforeInstall: Int(installTime.timeIntervalSince(candidate.createdAt)),
+                    sameAddress: comparison.sameAddress, sameNetwork: comparison.sameNetwork, weaklyClaimed: candidate.weaklyClaimed,
+                    posterior: nil, excluded: reason, evidence: []))
         }
-        if sameAddress.count > 1 {
-            return weak(
-                sameAddress,
-                "\(sameAddress.count) recent clicks from this address fit this device; the most likely is given as a weak match.")
+        // Strangers' clicks expected from this address in a window: the other candidates seen there, or the day's
+        // clicks from it spread over the day, whichever is more. A click at a quiet address is strong evidence, one
+        // at a carrier NAT weak: this is what makes a crowded address need more signals.
+        let fromAddress = kept.filter { $0.comparison.sameAddress }.count
+        let strangersAtAddress = max(
+            model.quietAddress, Double(fromAddress - 1),
+            Double(max(0, addressActivity - fromAddress)) * max(window / crowdPeriod, model.presentShare))
+        let strangersOnNetwork = max(1, Double(kept.count - fromAddress))
+        let deviceSignal = model.device(android: android)
+        // How common devices like this one (platform, OS version, device) are among the strangers at this address
+        // today: the day's alike clicks there but the candidate's own, over the day's clicks but its own, shrunk
+        // towards the market's share. Where they are commoner than in the market, agreeing on OS and device says less.
+        let marketAlike = model.osVersion.strangersAgree * deviceSignal.strangersAgree
+        let localAlike =
+            (Double(max(0, similarActivity - 1)) + model.alikeShrinkage * marketAlike)
+            / (Double(max(0, addressActivity - 1)) + model.alikeShrinkage)
+        let languageSignal = model.language(of: install.languages)
+        // How often strangers agree with the install on each signal, as seen here: the candidates around the install
+        // are a sample of the people near it, so agreeing on a value most of them share (the commonest phone, one
+        // time zone) counts for little, on one none of them has for much. Each candidate is judged against the
+        // others, and the sample is shrunk towards the market's share, so a few clicks say little.
+        let signals: [(name: String, signal: AttributionModel.Signal, agrees: (Comparison) -> Bool?)] = [
+            ("osVersion", model.osVersion, \.sameOS), ("device", deviceSignal, \.sameDevice), ("language", languageSignal, \.sameLanguage),
+            ("screen", model.screen, \.sameScreen), ("timeZone", model.timeZone, \.sameTimeZone),
+        ]
+        let sample = signals.map { signal in
+            kept.reduce(into: (agreeing: 0, known: 0)) { counts, candidate in
+                guard let agrees = signal.agrees(candidate.comparison) else { return }
+                counts.known += 1
+                if agrees { counts.agreeing += 1 }
+            }
         }
-        if !sameAddress.isEmpty {
-            return weak(sameAddress, "A recent click from this address, but the OS, device or language could not be confirmed.")
+        var weighed: [(candidate: Candidate, comparison: Comparison, weight: Double, evidence: [AttributionAssessment.Evidence])] =
+            kept.map { candidate, comparison in
+                var evidence: [AttributionAssessment.Evidence] = []
+                if comparison.sameAddress {
+                    evidence.append(.init(signal: "address", agrees: true, ratio: model.sameAddress / strangersAtAddress))
+                } else {
+                    evidence.append(.init(signal: "network", agrees: true, ratio: model.sameNetworkOnly / strangersOnNetwork))
+                }
+                for (index, signal) in signals.enumerated() {
+                    guard let agrees = signal.agrees(comparison) else { continue }
+                    let others = (agreeing: sample[index].agreeing - (agrees ? 1 : 0), known: sample[index].known - 1)
+                    let local = signal.signal.seen(agreeing: others.agreeing, of: others.known, shrinkage: model.localShrinkage)
+                    evidence.append(.init(signal: signal.name, agrees: agrees, ratio: local.ratio(agrees)))
+                }
+                if comparison.sameAddress, comparison.sameOS == true, comparison.sameDevice == true, localAlike > marketAlike {
+                    evidence.append(.init(signal: "alikeDevices", agrees: nil, ratio: marketAlike / localAlike))
+                }
+                let delay = installTime.timeIntervalSince(candidate.createdAt)
+                let delayRatio = delay < -model.clockSkew ? model.installedBeforeClick : model.delayRatio(max(0, delay), window: window)
+                evidence.append(.init(signal: "delay", agrees: nil, ratio: delayRatio))
+                return (candidate, comparison, evidence.reduce(1) { $0 * $1.ratio }, evidence)
+            }
+        let total = model.noneOfThem + weighed.reduce(0) { $0 + $1.weight }
+        weighed.sort { $0.weight > $1.weight }
+        var assessment = AttributionAssessment(
+            candidates: weighed.map {
+                .init(
+                    click: $0.candidate.id, secondsBeforeInstall: Int(installTime.timeIntervalSince($0.candidate.createdAt)),
+                    sameAddress: $0.comparison.sameAddress, sameNetwork: $0.comparison.sameNetwork,
+                    weaklyClaimed: $0.candidate.weaklyClaimed, posterior: $0.weight / total, excluded: nil, evidence: $0.evidence)
+            } + excluded, noneOfThem: model.noneOfThem / total, expectedStrangersAtAddress: strangersAtAddress, click: nil, confidence: nil,
+            message: noMatchMessage)
+        func percent(_ posterior: Double) -> String {
+            let tenths = (posterior * 1000).rounded(.down) / 10
+            return tenths == tenths.rounded() ? "\(Int(tenths))%" : "\(tenths)%"
         }
-        // Only the network agrees (an address change on one network, or another device behind it).
-        return weak(compared, "Matched a recent click from this network, not from this address, as a weak match.")
+        if let best = assessment.candidates.first, let posterior = best.posterior, best.sameAddress, posterior >= model.defaultPosterior {
+            assessment.click = best.click
+            assessment.confidence = .default
+            assessment.message =
+                "Matched a recent click from this address: \(percent(posterior)) likely this device's, against every other click and none."
+        } else if let best = assessment.candidates.first(where: { !$0.weaklyClaimed && $0.excluded == nil }), let posterior = best.posterior,
+            posterior >= model.weakPosterior
+        {
+            assessment.click = best.click
+            assessment.confidence = .weak
+            let place = best.sameAddress ? "this address" : "this network, not from this address"
+            assessment.message = "The likeliest recent click from \(place) (\(percent(posterior))) is given as a weak match."
+        }
+        return assessment
     }
 }

@@ -26,6 +26,8 @@ struct AttributionSimulation {
         var matchable = 0
         /// Of those, the ones without a token: what only a fingerprint could find.
         var fingerprintMatchable = 0
+        /// Of those, the ones that claim from the address they clicked from: the most DEFAULT can find (the ceiling).
+        var sameAddress = 0
         var returned: [AttributionConfidence: Int] = [:]
         var correct: [AttributionConfidence: Int] = [:]
         var organicDefault = 0
@@ -44,9 +46,16 @@ struct AttributionSimulation {
             return Double(correct[confidence] ?? 0) / Double(max(1, base))
         }
 
+        /// DEFAULT's recall if every install that claims from its click's address were found.
+        var ceiling: Double { Double(sameAddress) / Double(max(1, fingerprintMatchable)) }
+
+        /// Right DEFAULT answers over every install from a click, token or not (the measure of the first simulation).
+        var defaultShareOfMatchable: Double { Double(correct[.default] ?? 0) / Double(max(1, matchable)) }
+
         var description: String {
             var lines = [
-                "\(name): \(installs) installs (\(organic) organic), \(matchable) matchable, \(fingerprintMatchable) of them without a token",
+                "\(name): \(installs) installs (\(organic) organic), \(matchable) matchable, \(fingerprintMatchable) of them without a token, "
+                    + "\(sameAddress) of those from the click's address (DEFAULT's ceiling \(String(format: "%.3f", ceiling)))",
                 "confidence  returned  correct  precision  recall",
             ]
             for confidence in AttributionConfidence.allCases {
@@ -56,6 +65,7 @@ struct AttributionSimulation {
                         correct[confidence] ?? 0, precision(confidence), recall(confidence)))
             }
             lines.append("organic installs given DEFAULT: \(organicDefault), WEAK: \(organicWeak); no match: \(none)")
+            lines.append(String(format: "right DEFAULT answers over all matchable installs: %.3f", defaultShareOfMatchable))
             return lines.joined(separator: "\n")
         }
     }
@@ -87,7 +97,10 @@ struct AttributionSimulation {
                 report.organic += 1
             } else if user.hasToken || user.installTime - user.clickTime <= window {
                 report.matchable += 1
-                if !user.hasToken { report.fingerprintMatchable += 1 }
+                if !user.hasToken {
+                    report.fingerprintMatchable += 1
+                    if user.click?.addressHash == user.install.addressHash { report.sameAddress += 1 }
+                }
             }
             if user.hasToken {
                 // The token names the click: UNIQUE, unless a DEFAULT match gave it to another install first.
@@ -133,9 +146,19 @@ struct AttributionSimulation {
         return report
     }
 
-    /// The matcher as the server calls it.
-    static let relink: Matcher = { question in
-        AttributionMatcher.match(
+    /// The matcher as the server calls it, with `model`'s weights.
+    static func relink(_ model: AttributionModel = .calibrated) -> Matcher {
+        { question in
+            AttributionMatcher.match(
+                install: question.install, candidates: question.candidates, now: question.now, window: question.window,
+                addressActivity: question.addressActivity, similarActivity: question.similarActivity, installedAt: question.now,
+                model: model)
+        }
+    }
+
+    /// The rules before the model: the baseline.
+    static let rules: Matcher = { question in
+        RuleMatcher.match(
             install: question.install, candidates: question.candidates, now: question.now, window: question.window,
             addressActivity: question.addressActivity, similarActivity: question.similarActivity)
     }
