@@ -25,11 +25,15 @@ extension RelinkClient {
         public var languageCode: String?
         /// An IANA time zone, `TimeZone.current.identifier`.
         public var timeZone: String?
+        /// When the app was installed: on iOS the creation date of the app's Documents folder, on Android
+        /// `PackageInfo.firstInstallTime`. The delay from a click to the install is evidence for the match; leave it
+        /// nil rather than pass the launch time.
+        public var installedAt: Date?
 
         public init(
             platform: Platform, bundleId: String, osVersion: String? = nil, deviceModelName: String? = nil, screenWidth: Int? = nil,
             screenHeight: Int? = nil, languageCode: String? = Locale.preferredLanguages.first,
-            timeZone: String? = TimeZone.current.identifier
+            timeZone: String? = TimeZone.current.identifier, installedAt: Date? = nil
         ) {
             self.platform = platform
             self.bundleId = bundleId
@@ -39,6 +43,7 @@ extension RelinkClient {
             self.screenHeight = screenHeight
             self.languageCode = languageCode
             self.timeZone = timeZone
+            self.installedAt = installedAt
         }
     }
 
@@ -73,7 +78,7 @@ extension RelinkClient {
         let request = InstallAttributionRequest(
             bundleId: device.bundleId, iosVersion: device.platform == .iOS ? device.osVersion : nil,
             sdkVersion: "relink-swift-1",
-            appInstallationTime: FlexibleValue(String(Int(Date().timeIntervalSince1970))),
+            appInstallationTime: device.installedAt.map { FlexibleValue(String(Int($0.timeIntervalSince1970))) },
             uniqueMatchLinkToCheck: clipboardLink.flatMap { Self.isClaimLink($0) ? $0 : nil },
             device: .init(
                 screenResolutionHeight: device.screenHeight.map { FlexibleValue(String($0)) },

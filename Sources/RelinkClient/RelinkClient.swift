@@ -73,6 +73,19 @@ public struct RelinkClient: Sendable {
         return try await send("GET", path: APIPath.absolute("\(Self.pathSegment(shortLink))/\(APIPath.linkStats)"), query: query)
     }
 
+    /// `GET /v1/{shortLink}/deferredClicks`: the short link's clicks kept for deferred linking, newest first, and
+    /// their claims.
+    /// - Parameters:
+    ///   - shortLink: the short link.
+    ///   - limit: how many of the newest, 1 to 100 (the server's default is 20).
+    /// - Returns: the clicks, without ids or addresses.
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
+    public func deferredClicks(shortLink: String, limit: Int? = nil) async throws(RelinkClientError) -> DeferredClicksResponse {
+        let query = limit.map { [URLQueryItem(name: "limit", value: String($0))] } ?? []
+        return try await send("GET", path: APIPath.absolute("\(Self.pathSegment(shortLink))/\(APIPath.deferredClicks)"), query: query)
+    }
+
     /// `GET /v1/links`: one page of the key's project's links, newest first.
     /// - Parameters:
     ///   - pageSize: links per page, 1 to 1,000 (the server's default is 100).

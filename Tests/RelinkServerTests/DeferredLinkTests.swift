@@ -83,13 +83,25 @@ struct DeferredLinkTests {
         let app = try T.application(trustForwardedHeaders: true)
         try await app.test(.router) { client in
             _ = try await Self.click(client, "/p/42", from: "198.51.100.20")
-            // Some other traffic, from other addresses and devices.
+            // Some other traffic, from other addresses and devices: a neighbour on the same /24, an iPad elsewhere.
             _ = try await Self.click(client, "/p/43", from: "198.51.100.21")
-            _ = try await Self.click(client, "/p/44", agent: T.Agent.iPad, from: "198.51.100.20")
+            _ = try await Self.click(client, "/p/44", agent: T.Agent.iPad, from: "198.51.100.22")
             let answer = try Self.answer(try await Self.claim(client, #"{\#(Self.iPhoneClaim), "installId": "b-1"}"#, from: "198.51.100.20"))
             #expect(answer.attributionConfidence == .default)
             #expect(answer.deepLink == "https://pictlink.com/product/42")
-            #expect(answer.matchMessage.contains("only recent click from this address"))
+            #expect(answer.matchMessage.hasPrefix("Matched a recent click from this address: 99"))
+        }
+    }
+
+    /// An iPad clicked from the same address too: not this iPhone's click, whichever came last.
+    @Test func anotherDeviceAtTheAddressIsNotMistakenForThisOne() async throws {
+        let app = try T.application(trustForwardedHeaders: true)
+        try await app.test(.router) { client in
+            _ = try await Self.click(client, "/p/42", from: "198.51.100.25")
+            _ = try await Self.click(client, "/p/44", agent: T.Agent.iPad, from: "198.51.100.25")
+            let answer = try Self.answer(try await Self.claim(client, #"{\#(Self.iPhoneClaim), "installId": "b-2"}"#, from: "198.51.100.25"))
+            #expect(answer.attributionConfidence == .default)
+            #expect(answer.deepLink == "https://pictlink.com/product/42")
         }
     }
 
@@ -120,9 +132,14 @@ struct DeferredLinkTests {
                     body: ByteBuffer(string: #"{"c": "\#(id)", "w": \#(screen.0), "h": \#(screen.1), "tz": "Asia/Tokyo", "l": ["en-US"]}"#))
                 #expect(beacon.status == .noContent)
             }
+            // Two iPhones behind one address: the measured screen and time zone pick the right one, though as a guess
+            // (the other person may have installed the app without a click).
             let answer = try Self.answer(try await Self.claim(client, #"{\#(Self.iPhoneClaim), "installId": "d-1"}"#, from: "198.51.100.40"))
-            #expect(answer.attributionConfidence == .default)
+            #expect(answer.attributionConfidence == .weak)
             #expect(answer.utmContent == "mine")
+            // The next install from there is not given the other click as if it were sure.
+            let next = try Self.answer(try await Self.claim(client, #"{\#(Self.iPhoneClaim), "installId": "d-2"}"#, from: "198.51.100.40"))
+            #expect(next.attributionConfidence != .default)
         }
     }
 

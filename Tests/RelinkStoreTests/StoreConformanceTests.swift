@@ -221,6 +221,27 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreKind.available) func aLinksClicksAreListedNewestFirst(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now = 1_700_000_000.0
+            var clicks = [Self.click("old", at: now - 60), Self.click("new", at: now - 10), Self.click("elsewhere", at: now)]
+            clicks[0].linkId = 7
+            clicks[1].linkId = 7
+            clicks[2].linkId = 8
+            try await store.insertPendingClicks(clicks + [Self.click("no-link", at: now)])
+            #expect(
+                try await store.claim(
+                    clickId: "old", confidence: .weak, projectId: "pictlink", installId: "i1", response: "{}", at: Date(timeIntervalSince1970: now))
+                    == .claimed)
+            let listed = try await store.linkClicks(linkId: 7, limit: 10)
+            #expect(listed.map(\.id) == ["new", "old"])
+            #expect(listed.last?.confidence == .weak && listed.last?.claimedAt == Date(timeIntervalSince1970: now))
+            #expect(listed.first?.claimedAt == nil)
+            #expect(try await store.linkClicks(linkId: 7, limit: 1).map(\.id) == ["new"])
+            #expect(try await store.linkClicks(linkId: 9, limit: 10).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.available) func aClickIsClaimedOnceAndAnInstallAnsweredOnce(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let at = Date(timeIntervalSince1970: 1_700_000_000)

@@ -6,6 +6,7 @@ public enum APIPath {
     public static let shortLinks = "shortLinks"
     public static let links = "links"
     public static let linkStats = "linkStats"
+    public static let deferredClicks = "deferredClicks"
     public static let installAttribution = "installAttribution"
     public static let reopenAttribution = "reopenAttribution"
     public static let openAPI = "openapi.json"

@@ -65,7 +65,8 @@ public struct InstallAttributionRequest: Codable, Sendable, Equatable {
     public var bundleId: String?
     public var iosVersion: String?
     public var sdkVersion: String?
-    /// Epoch seconds.
+    /// When the app was installed, epoch seconds (milliseconds are read too): the delay from a click to it is
+    /// evidence. Send the real install time (the app's first-install time), not the claim's.
     public var appInstallationTime: FlexibleValue?
     /// The clipboard's claim link (`…?rc=<click id>&_icp=1`), when the app read it.
     public var uniqueMatchLinkToCheck: String?
@@ -123,6 +124,8 @@ public struct InstallAttributionResponse: Codable, Sendable, Equatable {
     public var fallbackLink: String?
     public var invitationId: String
     public var isStrongMatchExecutable: Bool
+    /// Relink's, only for a project with `deferred.debug` on: why this answer (absent otherwise).
+    public var debug: AttributionDebug?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
@@ -146,6 +149,17 @@ public struct InstallAttributionResponse: Codable, Sendable, Equatable {
         self.fallbackLink = fallbackLink
         self.invitationId = ""
         self.isStrongMatchExecutable = false
+    }
+}
+
+extension InstallAttributionRequest {
+    /// `appInstallationTime` as a date: epoch seconds, or milliseconds when it is too large for seconds (some SDKs
+    /// sent those); nil when absent, not a number, or before 2001.
+    public var installedAt: Date? {
+        guard let value = appInstallationTime?.int, value > 0 else { return nil }
+        let seconds = value > 100_000_000_000 ? Double(value) / 1000 : Double(value)
+        guard seconds >= Date.timeIntervalBetween1970AndReferenceDate, seconds < 100_000_000_000 else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 }
 

@@ -9,14 +9,22 @@ public struct DeferredLinkSettings: Hashable, Sendable {
     /// The least confidence a claim is answered with a link at: `WEAK` (FDL's behaviour, the default), or
     /// `DEFAULT` for links that carry secrets (invitations, sign-in links), so that a guess never hands them out.
     public var minimumConfidence: AttributionConfidence
+    /// Claims are answered with `debug`: the install's signals and every candidate click's evidence (named by rank,
+    /// never by id). For testing on devices: it tells a claiming device about other people's recent clicks from its
+    /// network, so it is off by default and the server warns at start when it is on.
+    public var debug: Bool
 
     public static let `default` = DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: false)
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
-    public init(fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool, minimumConfidence: AttributionConfidence = .weak) {
+    public init(
+        fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool, minimumConfidence: AttributionConfidence = .weak,
+        debug: Bool = false
+    ) {
         self.fingerprintWindowMinutes = fingerprintWindowMinutes
         self.tokenWindowHours = tokenWindowHours
         self.clipboard = clipboard
         self.minimumConfidence = minimumConfidence
+        self.debug = debug
     }
 }

@@ -328,7 +328,7 @@ extension RelinkConfiguration {
     )
         -> DeferredLinkSettings?
     {
-        let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence"]
+        let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence", "debug"]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let defaults = DeferredLinkSettings.default
         let fingerprint = reader.integer(fields, "fingerprintWindowMinutes", in: 1...1440) ?? defaults.fingerprintWindowMinutes
@@ -343,6 +343,7 @@ extension RelinkConfiguration {
         }
         return DeferredLinkSettings(
             fingerprintWindowMinutes: fingerprint, tokenWindowHours: token, clipboard: reader.bool(fields, "clipboard") ?? defaults.clipboard,
-            minimumConfidence: minimum.flatMap(AttributionConfidence.init(rawValue:)) ?? defaults.minimumConfidence)
+            minimumConfidence: minimum.flatMap(AttributionConfidence.init(rawValue:)) ?? defaults.minimumConfidence,
+            debug: reader.bool(fields, "debug") ?? defaults.debug)
     }
 }

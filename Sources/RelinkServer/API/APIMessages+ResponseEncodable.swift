@@ -6,5 +6,6 @@ extension CreateShortLinkResponse: ResponseEncodable {}
 extension LinkListResponse: ResponseEncodable {}
 extension ManagedLink: ResponseEncodable {}
 extension LinkStatsResponse: ResponseEncodable {}
+extension DeferredClicksResponse: ResponseEncodable {}
 extension InstallAttributionResponse: ResponseEncodable {}
 extension ReopenAttributionResponse: ResponseEncodable {}

@@ -94,11 +94,29 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/v1/{shortLink}/deferredClicks": {
+              "get": {
+                "operationId": "getDeferredClicks",
+                "summary": "A short link's clicks kept for deferred linking, newest first, and whether an install claimed each (for testing; no click ids or addresses).",
+                "parameters": [
+                  {"$ref": "#/components/parameters/shortLink"},
+                  {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}}
+                ],
+                "responses": {
+                  "200": {"description": "The clicks.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeferredClicksResponse"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
+                }
+              }
+            },
             "/v1/installAttribution": {
               "post": {
                 "operationId": "installAttribution",
                 "summary": "On an app's first launch, the link the user clicked before installing (FDL's installAttribution).",
-                "description": "A clipboard claim link (iOS) or install referrer (Android) gives UNIQUE; otherwise recent unclaimed clicks of the app's project are matched on the device's signals: DEFAULT when exactly one click from this address fits, WEAK when it is ambiguous or thin, no deepLink (with matchMessage) when nothing fits. A click goes to one install; the same installId gets the same answer. No API key is needed; one that is sent must be the app's project's. Rate-limited per client address.",
+                "description": "A clipboard claim link (iOS) or install referrer (Android) gives UNIQUE; otherwise recent unclaimed clicks of the app's project from the install's address or network are weighed on the device's signals and the delay since each click: DEFAULT when one click from this address is at least 99% likely (against every other click and an install from no click), WEAK for the likeliest from 40%, no deepLink (with matchMessage) otherwise. With the project's deferred.debug on, the answer carries debug: every candidate's evidence. A click goes to one install; the same installId gets the same answer. No API key is needed; one that is sent must be the app's project's. Rate-limited per client address.",
                 "security": [{}, {"apiKeyQuery": []}, {"bearer": []}],
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InstallAttributionRequest"}}}},
                 "responses": {
@@ -221,7 +239,7 @@ enum OpenAPIDocument {
                 "properties": {
                   "bundleId": {"type": "string", "description": "The app's bundle ID (iOS) or package name (Android)."},
                   "iosVersion": {"type": "string"}, "sdkVersion": {"type": "string"},
-                  "appInstallationTime": {"type": ["integer", "string"], "description": "Epoch seconds."},
+                  "appInstallationTime": {"type": ["integer", "string"], "description": "When the app was installed, epoch seconds (or milliseconds): the delay from a click to it is evidence."},
                   "uniqueMatchLinkToCheck": {"type": "string", "description": "The clipboard's claim link, …?rc=<click id>&_icp=1."},
                   "device": {"type": "object", "properties": {
                     "screenResolutionHeight": {"type": ["integer", "string"]}, "screenResolutionWidth": {"type": ["integer", "string"]},
@@ -242,8 +260,37 @@ enum OpenAPIDocument {
                   "utmSource": {"type": "string"}, "utmMedium": {"type": "string"}, "utmCampaign": {"type": "string"},
                   "utmContent": {"type": "string"}, "utmTerm": {"type": "string"}, "appMinimumVersion": {"type": "string"},
                   "requestIpVersion": {"type": "string", "enum": ["IP_V4", "IP_V6"]}, "fallbackLink": {"type": "string"},
-                  "invitationId": {"type": "string"}, "isStrongMatchExecutable": {"type": "boolean"}
+                  "invitationId": {"type": "string"}, "isStrongMatchExecutable": {"type": "boolean"},
+                  "debug": {"$ref": "#/components/schemas/AttributionDebug"}
                 }
+              },
+              "AttributionDebug": {
+                "type": "object", "required": ["method", "note"],
+                "description": "Only with the project's deferred.debug on. Candidates are named #1, #2, … by likelihood, never by id.",
+                "properties": {
+                  "method": {"type": "string", "enum": ["token", "fingerprint"]}, "note": {"type": "string"},
+                  "install": {"type": "object", "properties": {
+                    "addressKnown": {"type": "boolean"}, "osVersion": {"type": "string"}, "device": {"type": "string"},
+                    "languages": {"type": "array", "items": {"type": "string"}}, "screen": {"type": "string"}, "timeZone": {"type": "string"},
+                    "installedSecondsBeforeClaim": {"type": "integer"}, "windowSeconds": {"type": "integer"}}},
+                  "assessment": {"type": "object", "properties": {
+                    "candidates": {"type": "array", "items": {"type": "object", "properties": {
+                      "click": {"type": "string"}, "secondsBeforeInstall": {"type": "integer"}, "sameAddress": {"type": "boolean"},
+                      "sameNetwork": {"type": "boolean"}, "weaklyClaimed": {"type": "boolean"}, "posterior": {"type": "number"},
+                      "excluded": {"type": "string"},
+                      "evidence": {"type": "array", "items": {"type": "object", "properties": {
+                        "signal": {"type": "string"}, "agrees": {"type": "boolean"}, "ratio": {"type": "number"}}}}}}},
+                    "noneOfThem": {"type": "number"}, "expectedStrangersAtAddress": {"type": "number"}, "click": {"type": "string"},
+                    "confidence": {"type": "string", "enum": ["UNIQUE", "DEFAULT", "WEAK"]}, "message": {"type": "string"}}}
+                }
+              },
+              "DeferredClicksResponse": {
+                "type": "object", "required": ["clicks"],
+                "properties": {"clicks": {"type": "array", "items": {"type": "object", "required": ["platform", "clickedAt", "languages"], "properties": {
+                  "platform": {"type": "string", "enum": ["IOS", "ANDROID"]}, "clickedAt": {"type": "string", "format": "date-time"},
+                  "osVersion": {"type": "string"}, "device": {"type": "string"}, "languages": {"type": "array", "items": {"type": "string"}},
+                  "screen": {"type": "string"}, "timeZone": {"type": "string"}, "claimedAt": {"type": "string", "format": "date-time"},
+                  "confidence": {"type": "string", "enum": ["UNIQUE", "DEFAULT", "WEAK"]}}}}}
               },
               "ReopenAttributionRequest": {
                 "type": "object",

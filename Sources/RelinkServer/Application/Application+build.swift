@@ -30,6 +30,11 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
             logger.info(
                 "Relink listening on http://\(address ?? "\(configuration.host):\(configuration.port)"); \(configuration.store.description); serving \(summary)"
             )
+            for project in configuration.relink.projects where project.deferred.debug {
+                logger.warning(
+                    "project \(project.id) has deferred.debug on: claims answer with the candidate clicks from the claiming network; turn it off outside testing"
+                )
+            }
         },
         logger: logger
     )
@@ -93,6 +98,7 @@ struct ApplicationParts {
         ShortLinksController(service: service, rateLimiter: RateLimiter<Int64>(), metrics: metrics).addRoutes(to: api)
         LinksController(service: service).addRoutes(to: api)
         StatsController(service: service, recorder: recorder).addRoutes(to: api)
+        DeferredClicksController(service: service, deferredRecorder: deferredRecorder).addRoutes(to: api)
         AttributionController(
             service: deferred, limiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders, metrics: metrics
         )

@@ -153,8 +153,13 @@ final class DeferredLinkService: Sendable {
             click.appId == nil || click.appId == app.bundle,
             claim.now.timeIntervalSince(click.createdAt) <= TimeInterval(app.project.deferred.tokenWindowHours) * 3600
         else { return nil }
-        let answer = try await answer(
+        var answer = try await answer(
             click, platform: app.platform, confidence: .unique, message: "Matched by the click's own link.", ipVersion: claim.ipVersion)
+        if app.project.deferred.debug {
+            let age = Int(claim.now.timeIntervalSince(click.createdAt))
+            answer.debug = AttributionDebug(
+                method: "token", note: "The claim named its click (\(age) s before the claim): a UNIQUE match, whatever the signals say.")
+        }
         var tookClick = false
         if let result = try await take(click, answer: answer, claim, took: &tookClick) {
             // Scored after the answer, off the claim's path: what fingerprints alone would have said. At most
@@ -173,7 +178,10 @@ final class DeferredLinkService: Sendable {
             }
             return result
         }
-        return try await answerNone("This link was already claimed by another install.", claim)
+        return try await answerNone(
+            "This link was already claimed by another install.", claim,
+            debug: app.project.deferred.debug
+                ? AttributionDebug(method: "token", note: "The click the claim named was taken by another install before.") : nil)
     }
 
     /// Live precision: asks the fingerprint matcher about an install whose token named `token`, as if it had
@@ -203,7 +211,7 @@ final class DeferredLinkService: Sendable {
         let install = try await FingerprintClaim(request, claim, clientAddress: clientAddress, service: self)
         var candidates = try await install.candidates(self)
         if !candidates.contains(where: { $0.id == extra.id }) { candidates.append(extra) }
-        return install.decide(among: candidates, unclaimed: extra.id)
+        return install.assess(among: candidates, unclaimed: extra.id).decision
     }
 
     /// Recent clicks from this address or network, matched on the device's signals; when another install takes
@@ -214,24 +222,32 @@ final class DeferredLinkService: Sendable {
         let app = claim.app
         let install = try await FingerprintClaim(request, claim, clientAddress: clientAddress, service: self)
         var excluded: Set<String> = []
+        var debug: AttributionDebug?
         for _ in 0..<3 {
             var candidates = try await install.candidates(self)
             candidates.removeAll { excluded.contains($0.id) }
-            let decision = install.decide(among: candidates)
+            let assessment = install.assess(among: candidates)
+            if app.project.deferred.debug { debug = install.debug(assessment, method: "fingerprint") }
+            let decision = assessment.decision
             guard case .matched(let id, let confidence, let message) = decision, let click = candidates.first(where: { $0.id == id }) else {
-                if case .none(let message) = decision { return try await answerNone(message, claim) }
+                if case .none(let message) = decision { return try await answerNone(message, claim, debug: debug) }
                 break
             }
             // Below the project's minimum the guess is not given, and the click stays for its owner.
             guard confidence >= app.project.deferred.minimumConfidence else {
-                return try await answerNone(AttributionMatcher.noMatchMessage, claim)
+                debug?.note =
+                    "The likeliest click was only \(confidence.rawValue); the project's minimumConfidence is "
+                    + "\(app.project.deferred.minimumConfidence.rawValue), so no link is given and the click stays for its owner."
+                return try await answerNone(AttributionMatcher.noMatchMessage, claim, debug: debug)
             }
-            let answer = try await answer(click, platform: app.platform, confidence: confidence, message: message, ipVersion: claim.ipVersion)
+            var answer = try await answer(click, platform: app.platform, confidence: confidence, message: message, ipVersion: claim.ipVersion)
+            answer.debug = debug
             var took = false
             if let result = try await take(click, answer: answer, claim, took: &took) { return result }
             excluded.insert(click.id)  // another install was faster: look again without it
         }
-        return try await answerNone(AttributionMatcher.noMatchMessage, claim)
+        debug?.note = "Other installs took the likeliest clicks while this one was being matched."
+        return try await answerNone(AttributionMatcher.noMatchMessage, claim, debug: debug)
     }
 
     /// An install as the fingerprint matcher sees it: its fingerprint, window and address activity, read once per
@@ -244,9 +260,12 @@ final class DeferredLinkService: Sendable {
         /// translated to the current secret's hashes, so the matcher sees one address as one.
         var previous: [AddressHasher.Hashes]
         var activity: AddressActivity
+        /// When the app says it was installed: the delay from each click is measured to it.
+        var installedAt: Date?
 
         init(_ request: InstallAttributionRequest, _ claim: Claim, clientAddress: String?, service: DeferredLinkService) async throws {
             self.claim = claim
+            installedAt = request.installedAt
             fingerprint = DeferredLinkService.fingerprint(request, platform: claim.app.platform, hashes: claim.hashes)
             window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
             previous = service.hasher.previousHashes(of: clientAddress)
@@ -257,14 +276,30 @@ final class DeferredLinkService: Sendable {
             try await service.candidateClicks(fingerprint, claim, since: claim.now.addingTimeInterval(-window), previous: previous)
         }
 
-        /// The matcher's decision among `clicks`; `unclaimed` is treated as not yet claimed (the shadow scoring's
+        /// The matcher's assessment of `clicks`; `unclaimed` is treated as not yet claimed (the shadow scoring's
         /// token click, which its own claim has just taken).
-        func decide(among clicks: [PendingClick], unclaimed: String? = nil) -> AttributionMatcher.Decision {
-            AttributionMatcher.match(
+        func assess(among clicks: [PendingClick], unclaimed: String? = nil) -> AttributionAssessment {
+            AttributionMatcher.assess(
                 install: fingerprint,
                 candidates: clicks.map {
                     .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.id != unclaimed && $0.isWeaklyClaimed)
-                }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks)
+                }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks,
+                installedAt: installedAt)
+        }
+
+        /// `assessment` as a debug answer shows it: click ids replaced by ranks.
+        func debug(_ assessment: AttributionAssessment, method: String) -> AttributionDebug {
+            let considered = assessment.candidates.filter { $0.excluded == nil }.count
+            let note =
+                assessment.candidates.isEmpty
+                ? "No click of this app came from this device's address or network in the last \(Int(window / 60)) minutes."
+                : "\(considered) of \(assessment.candidates.count) recent clicks from this address or network were weighed; "
+                    + assessment.message
+            return AttributionDebug(
+                method: method, note: note,
+                install: .init(
+                    fingerprint, installedSecondsBeforeClaim: installedAt.map { Int(claim.now.timeIntervalSince($0)) }, window: window),
+                assessment: assessment.redacted())
         }
     }
 
@@ -330,8 +365,9 @@ final class DeferredLinkService: Sendable {
     }
 
     /// No match, kept for the install id so a retry gets the same answer.
-    private func answerNone(_ message: String, _ claim: Claim) async throws -> InstallAttributionResponse {
-        let answer = DeferredLinkAnswer.none(message: message, requestIpVersion: claim.ipVersion)
+    private func answerNone(_ message: String, _ claim: Claim, debug: AttributionDebug? = nil) async throws -> InstallAttributionResponse {
+        var answer = DeferredLinkAnswer.none(message: message, requestIpVersion: claim.ipVersion)
+        answer.debug = debug
         if case .answeredBefore(let previous) = try await store.claim(
             clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installId, response: try Self.encode(answer),
             at: claim.now)

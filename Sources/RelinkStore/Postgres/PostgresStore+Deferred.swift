@@ -83,6 +83,14 @@ extension PostgresStore {
         ).map(PendingClick.init(row:))
     }
 
+    public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
+        try await rows(
+            """
+            \(unescaped: ClickedLink.selectClicks) WHERE p.link_id = \(linkId) ORDER BY p.created_at DESC LIMIT \(limit)
+            """
+        ).map(PendingClick.init(row:))
+    }
+
     public func addressActivity(
         projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
     ) async throws -> AddressActivity {

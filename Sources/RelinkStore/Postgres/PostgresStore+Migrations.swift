@@ -130,6 +130,13 @@ extension PostgresStore {
                 "CREATE INDEX pending_clicks_by_network ON pending_clicks (project_id, network_hash, created_at)",
             ]
         ),
+        (
+            "7-clicks-by-link",
+            [
+                // A short link's own clicks, newest first (`relink deferred test` watches them).
+                "CREATE INDEX pending_clicks_by_link ON pending_clicks (link_id, created_at)"
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -25,6 +25,8 @@ public protocol DeferredLinkRepository: Sendable {
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
     ) async throws -> ClaimOutcome
     func installClaim(projectId: String, installId: String) async throws -> InstallClaim?
+    /// The kept clicks of one short link, newest first, claimed or not (`relink deferred test` watches them).
+    func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick]
     /// Counts one shadow decision (see `ShadowMatchCount`) on the UTC `day` (`EventCounterKey.day(of:)`).
     func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws
     /// A project's shadow decisions from `fromDay` on, summed per confidence and outcome.

@@ -75,6 +75,19 @@ extension SQLiteStore {
                     CREATE INDEX pending_clicks_by_network ON pending_clicks (project_id, network_hash, created_at);
                     """)
         }
+        migrator.registerMigration("7-clicks-by-link") { db in
+            // A short link's own clicks, newest first (`relink deferred test` watches them).
+            try db.execute(sql: "CREATE INDEX pending_clicks_by_link ON pending_clicks (link_id, created_at)")
+        }
+    }
+
+    public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
+        try await read { db in
+            try Row.fetchAll(
+                try db.cachedStatement(sql: ClickedLink.selectClicks + " WHERE p.link_id = ? ORDER BY p.created_at DESC LIMIT ?"),
+                arguments: [linkId, limit]
+            ).map(PendingClick.init(row:))
+        }
     }
 
     public func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws {

@@ -1,0 +1,34 @@
+import Hummingbird
+import RelinkCore
+import RelinkStore
+
+/// `GET /v1/{shortLink}/deferredClicks?limit=N`: a short link's clicks kept for deferred linking and their claims,
+/// for the key's project only, so a developer can watch a test click being claimed (`relink deferred test`).
+/// Neither click ids (claim tokens) nor address hashes leave the server.
+struct DeferredClicksController: Sendable {
+    let service: ShortLinkService
+    let deferredRecorder: DeferredClickRecorder
+
+    static let maximumLimit = 100
+
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        group.get(RouterPath(":shortLink/\(APIPath.deferredClicks)")) { request, context in try await clicks(request, context) }
+    }
+
+    func clicks(_ request: Request, _ context: RelinkRequestContext) async throws -> DeferredClicksResponse {
+        let caller = try context.requireCaller()
+        let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
+        let limit = try LinksController.integer(request.uri.queryParameters.get("limit"), name: "limit", default: 20, in: 1...Self.maximumLimit)
+        // Clicks a moment old may still be in memory.
+        await deferredRecorder.flush()
+        let clicks = try await service.store.linkClicks(linkId: record.id, limit: limit)
+        return DeferredClicksResponse(
+            clicks: clicks.map { click in
+                let f = click.fingerprint
+                return .init(
+                    platform: click.platform, clickedAt: APITime.format(click.createdAt), osVersion: f.osVersion, device: f.device,
+                    languages: f.languages, screen: f.screen, timeZone: f.timeZone, claimedAt: click.claimedAt.map(APITime.format),
+                    confidence: click.claimedAt == nil ? nil : click.confidence)
+            })
+    }
+}

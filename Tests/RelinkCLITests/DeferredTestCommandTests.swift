@@ -1,0 +1,117 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import RelinkClient
+import RelinkCore
+import Testing
+
+@testable import relink
+
+/// `relink deferred test`: a test link minted to the project's apps, and the watch that follows it until the claim.
+@Suite("relink deferred test")
+struct DeferredTestCommandTests {
+    typealias E = EndToEndTests
+
+    static let iPhone =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
+
+    @Test func mintsAndWatchesUntilTheInstallClaimsTheClick() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-deferred-test-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let key = try #require(try await E.run(["keys", "create", "--project", "pictlink", "--config", E.routes, "--db", database]).first)
+
+        try await E.application(database: database).test(.live) { client in
+            let server = "http://127.0.0.1:\(try #require(client.port))"
+            let command = Task {
+                try await E.run([
+                    "deferred", "test", "--project", "pictlink", "--config", E.routes, "--server", server, "--key", key, "--link",
+                    "https://pictlink.com/invite/7", "--timeout", "30", "--interval", "0.1",
+                ])
+            }
+            // The phone: it opens the test link once the command has minted it...
+            let api = RelinkClient(server: try #require(URL(string: server)), apiKey: key)
+            var minted: ManagedLink?
+            for _ in 0..<200 where minted == nil {
+                minted = try await api.links().links.first
+                if minted == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let link = try #require(minted)
+            #expect(link.longDynamicLink.contains("ibi=") && link.longDynamicLink.contains("isi=000000001") && link.longDynamicLink.contains("apn="))
+            let path = String(link.shortLink.dropFirst("https://pictlink.page.link".count))
+            let page = try await client.execute(
+                uri: path, method: .get, headers: [HTTPField.Name("Host")!: "pictlink.page.link", .userAgent: Self.iPhone, .acceptLanguage: "en"])
+            #expect(page.status == .ok)
+            // ...and the app, installed from the store, claims it on its first launch.
+            let claim = try await client.execute(
+                uri: "/v1/installAttribution", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(
+                    string:
+                        #"{"bundleId": "jp.furyu.pictlink.ios", "iosVersion": "17.2", "installId": "t-1", "device": {"deviceModelName": "iPhone15,2", "languageCode": "en-US"}}"#
+                ))
+            let answer = try JSONDecoder().decode(InstallAttributionResponse.self, from: Data(String(buffer: claim.body).utf8))
+            #expect(answer.deepLink == "https://pictlink.com/invite/7")
+
+            let output = try await command.value
+            #expect(output.contains { $0.hasPrefix("  https://pictlink.page.link/") })
+            #expect(output.contains { $0.contains("click from IOS (iphone, 17.2, en), kept for the install") })
+            #expect(output.contains { $0.contains("claimed as \(answer.attributionConfidence?.rawValue ?? "?")") })
+            #expect(output.contains { $0.contains(#"{"debug": true}"#) })
+        }
+    }
+
+    @Test func givesUpAfterTheTimeoutSayingWhy() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-deferred-timeout-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let key = try #require(try await E.run(["keys", "create", "--project", "pictlink", "--config", E.routes, "--db", database]).first)
+        try await E.application(database: database).test(.live) { client in
+            let server = "http://127.0.0.1:\(try #require(client.port))"
+            let common = ["--config", E.routes, "--server", server, "--key", key, "--timeout", "0.3", "--interval", "0.1"]
+            await #expect {
+                _ = try await E.run(["deferred", "test", "--project", "pictlink"] + common)
+            } throws: { error in
+                (error as? CLIError).map { $0.exitCode == 1 && $0.message.hasPrefix("no click within 0 s") } ?? false
+            }
+            await #expect {
+                _ = try await E.run(["deferred", "test", "--project", "nope"] + common)
+            } throws: { error in
+                (error as? CLIError)?.message.contains("no project 'nope'") == true
+            }
+            await #expect {
+                _ = try await E.run(["deferred", "test", "--project", "pictlink", "--domain", "https://example.com"] + common)
+            } throws: { error in
+                (error as? CLIError)?.exitCode == CLIError.usageExitCode
+            }
+        }
+    }
+
+    @Test func theWatchPrintsEachClickAndClaimOnce() {
+        var watch = DeferredTestWatch()
+        let click = DeferredClicksResponse.Click(
+            platform: .android, clickedAt: "2026-11-24T10:00:00Z", osVersion: "14", device: "pixel 7", languages: ["en"], screen: nil,
+            timeZone: nil, claimedAt: nil, confidence: nil)
+        #expect(watch.update(.init(clicks: [click])) == ["2026-11-24T10:00:00Z  click from ANDROID (pixel 7, 14, en), kept for the install"])
+        #expect(watch.update(.init(clicks: [click])).isEmpty)
+        #expect(!watch.claimed)
+        #expect(watch.timeoutMessage(seconds: 9).hasPrefix("the click was kept but no install claimed it within 9 s"))
+        var weak = click
+        weak.claimedAt = "2026-11-24T10:01:05Z"
+        weak.confidence = .weak
+        let lines = watch.update(.init(clicks: [weak]))
+        #expect(
+            lines == [
+                "2026-11-24T10:01:05Z  claimed as WEAK, 65 s after the click: a guess; a surer claim may still take it (apps should not trust WEAK with anything personal)."
+            ])
+        #expect(watch.claimed)
+        // Taken back by a surer claim: said again.
+        var unique = weak
+        unique.confidence = .unique
+        #expect(watch.update(.init(clicks: [unique])).first?.contains("claimed as UNIQUE") == true)
+        #expect(DeferredTestWatch().timeoutMessage(seconds: 5).hasPrefix("no click within 5 s"))
+    }
+}
