@@ -17,15 +17,20 @@ struct DeferredTestCommandTests {
     static let iPhone =
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
 
-    @Test func mintsAndWatchesUntilTheInstallClaimsTheClick() async throws {
+    /// A live server on a new database, with a key for pictlink: `body` gets the client, the server's URL and the key.
+    static func withServer(_ body: @Sendable (any TestClientProtocol, String, String) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "relink-deferred-test-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appending(path: "relink.sqlite").path
         let key = try #require(try await E.run(["keys", "create", "--project", "pictlink", "--config", E.routes, "--db", database]).first)
-
         try await E.application(database: database).test(.live) { client in
-            let server = "http://127.0.0.1:\(try #require(client.port))"
+            try await body(client, "http://127.0.0.1:\(try #require(client.port))", key)
+        }
+    }
+
+    @Test func mintsAndWatchesUntilTheInstallClaimsTheClick() async throws {
+        try await Self.withServer { client, server, key in
             let command = Task {
                 try await E.run([
                     "deferred", "test", "--project", "pictlink", "--config", E.routes, "--server", server, "--key", key, "--link",
@@ -64,13 +69,7 @@ struct DeferredTestCommandTests {
     }
 
     @Test func givesUpAfterTheTimeoutSayingWhy() async throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-deferred-timeout-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appending(path: "relink.sqlite").path
-        let key = try #require(try await E.run(["keys", "create", "--project", "pictlink", "--config", E.routes, "--db", database]).first)
-        try await E.application(database: database).test(.live) { client in
-            let server = "http://127.0.0.1:\(try #require(client.port))"
+        try await Self.withServer { client, server, key in
             let common = ["--config", E.routes, "--server", server, "--key", key, "--timeout", "0.3", "--interval", "0.1"]
             await #expect {
                 _ = try await E.run(["deferred", "test", "--project", "pictlink"] + common)

@@ -19,46 +19,32 @@ enum RuleMatcher {
     /// How far back clicks count towards `crowdedAddress`.
     static let crowdPeriod: TimeInterval = 86_400
 
-    /// How each candidate compares with the install.
+    /// How each candidate compares with the install: the server's comparison, ruled out or scored.
     struct Comparison {
-        var sameAddress = false
-        var sameNetwork = false
-        var sameOS: Bool?
-        var sameDevice: Bool?
-        var sameLanguage: Bool?
-        var sameScreen: Bool?
-        var sameTimeZone: Bool?
+        var signals: AttributionMatcher.Comparison
         var ruledOut = false
         var score = 0.0
+
+        var sameAddress: Bool { signals.sameAddress }
+        var sameNetwork: Bool { signals.sameNetwork }
+        var sameOS: Bool? { signals.sameOS }
+        var sameDevice: Bool? { signals.sameDevice }
+        var sameLanguage: Bool? { signals.sameLanguage }
+        var sameScreen: Bool? { signals.sameScreen }
+        var sameTimeZone: Bool? { signals.sameTimeZone }
     }
 
     static func compare(_ install: DeviceFingerprint, _ click: DeviceFingerprint, ageFraction: Double) -> Comparison {
-        var comparison = Comparison()
-        if let address = install.addressHash, address == click.addressHash { comparison.sameAddress = true }
-        if let network = install.networkHash, network == click.networkHash { comparison.sameNetwork = true }
-        // Fingerprints are normalised when they are made (lowercase devices, major.minor versions), so equality will do.
-        func agree(_ a: String?, _ b: String?) -> Bool? {
-            guard let a, let b else { return nil }
-            return a == b
-        }
-        comparison.sameOS = agree(install.osVersion, click.osVersion)
-        comparison.sameDevice = agree(install.device, click.device)
-        if !install.languages.isEmpty, !click.languages.isEmpty {
-            comparison.sameLanguage = !Set(install.languages).isDisjoint(with: click.languages)
-        }
-        let sameScreen = agree(install.screen, click.screen)
-        let sameTimeZone = agree(install.timeZone, click.timeZone)
-        comparison.sameScreen = sameScreen
-        comparison.sameTimeZone = sameTimeZone
+        var comparison = Comparison(signals: AttributionMatcher.compare(install, click))
         comparison.ruledOut =
-            comparison.sameOS == false || comparison.sameDevice == false || sameScreen == false || sameTimeZone == false
+            comparison.sameOS == false || comparison.sameDevice == false || comparison.sameScreen == false || comparison.sameTimeZone == false
         var score = 0.0
         if comparison.sameAddress { score += 40 } else if comparison.sameNetwork { score += 20 }
         if comparison.sameOS == true { score += 15 }
         if comparison.sameDevice == true { score += 15 }
         if comparison.sameLanguage == true { score += 10 } else if comparison.sameLanguage == false { score -= 10 }
-        if sameScreen == true { score += 10 }
-        if sameTimeZone == true { score += 10 }
+        if comparison.sameScreen == true { score += 10 }
+        if comparison.sameTimeZone == true { score += 10 }
         // The most recent click wins ties.
         comparison.score = score - 5 * ageFraction
         return comparison
