@@ -40,7 +40,7 @@ struct DeferredTestCommand: AsyncParsableCommand {
     @OptionGroup(title: "Link parameters (default: the project's first iOS and Android apps)") var link: LinkParameterOptions
 
     func validate() throws {
-        guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be from 1 to 86400 seconds") }
+        guard timeout >= 1, timeout <= 86_400 else { throw ValidationError("--timeout must be from 1 to 86400 seconds") }
         guard interval >= 0.05, interval <= 60 else { throw ValidationError("--interval must be from 0.05 to 60 seconds") }
     }
 
@@ -72,7 +72,8 @@ struct DeferredTestCommand: AsyncParsableCommand {
         }
         let prefix: DomainURIPrefix
         if let domain {
-            guard let known = project.domains.first(where: { $0.description == domain || $0.description == domain + "/" }) else {
+            func trimmed(_ text: String) -> Substring { text.hasSuffix("/") ? text.dropLast() : Substring(text) }
+            guard let known = project.domains.first(where: { trimmed($0.description) == trimmed(domain) }) else {
                 throw CLIError.usage("--domain must be one of project \(project.id)'s: \(project.domains.map(\.description).joined(separator: ", "))")
             }
             prefix = known
@@ -104,11 +105,21 @@ struct DeferredTestCommand: AsyncParsableCommand {
                 "(Set \"deferred\": {\"debug\": true} for \(project.id) in \(path) and restart the server to get the claim's evidence in the app's answer.)"
             )
         }
+        // Minting is idempotent: a run with the same parameters gets the same link back, with the clicks and claims
+        // of earlier runs. Those are the baseline; only clicks made from now on count.
         var watch = DeferredTestWatch()
+        do {
+            let earlier = watch.ignore(try await api.deferredClicks(shortLink: minted.shortLink, limit: DeferredTestWatch.pageSize))
+            if earlier > 0 { Console.print("(\(earlier) earlier click(s) on this link are ignored: only new ones count.)") }
+        } catch {
+            throw error.cliError
+        }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
             do {
-                for line in watch.update(try await api.deferredClicks(shortLink: minted.shortLink, limit: 20)) { Console.print(line) }
+                for line in watch.update(try await api.deferredClicks(shortLink: minted.shortLink, limit: DeferredTestWatch.pageSize)) {
+                    Console.print(line)
+                }
             } catch {
                 throw error.cliError
             }
@@ -122,16 +133,33 @@ struct DeferredTestCommand: AsyncParsableCommand {
 /// What `relink deferred test` prints as the test link's clicks come and get claimed: a pure state machine fed
 /// with each look at the clicks, so it is tested without a server.
 struct DeferredTestWatch {
+    /// The newest clicks looked at each time.
+    static let pageSize = 100
+
     private var seen: Set<String> = []
+    private var ignored: Set<String> = []
     private var claims: Set<String> = []
-    /// Whether an install has claimed one of the link's clicks.
+    /// Whether an install has claimed one of the link's new clicks.
     private(set) var claimed = false
+
+    /// A click as the watch tells it from the others: clicks carry no id outside the server.
+    private static func key(_ click: DeferredClicksResponse.Click) -> String {
+        [click.clickedAt, click.platform.rawValue, click.device ?? "", click.osVersion ?? "", click.screen ?? ""].joined(separator: "|")
+    }
+
+    /// Takes the clicks there before the test as the baseline, never reported, claimed or not.
+    /// - Returns: how many there were.
+    mutating func ignore(_ response: DeferredClicksResponse) -> Int {
+        for click in response.clicks { ignored.insert(Self.key(click)) }
+        return response.clicks.count
+    }
 
     /// The lines to print for this look at the clicks (oldest first): new clicks, then new claims.
     mutating func update(_ response: DeferredClicksResponse) -> [String] {
         var lines: [String] = []
-        for (index, click) in response.clicks.reversed().enumerated() {
-            let key = "\(click.clickedAt)|\(click.platform.rawValue)|\(index)"
+        for click in response.clicks.reversed() {
+            let key = Self.key(click)
+            guard !ignored.contains(key) else { continue }
             if seen.insert(key).inserted {
                 var signals = [click.device, click.osVersion].compactMap { $0 }
                 if !click.languages.isEmpty { signals.append(click.languages.joined(separator: ",")) }

@@ -65,16 +65,26 @@ struct DeferredTestCommandTests {
             #expect(output.contains { $0.contains("click from IOS (iphone, 17.2, en), kept for the install") })
             #expect(output.contains { $0.contains("claimed as \(answer.attributionConfidence?.rawValue ?? "?")") })
             #expect(output.contains { $0.contains(#"{"debug": true}"#) })
+
+            // The same test again mints the same link: the earlier click and claim are the baseline, not a pass.
+            await #expect {
+                _ = try await E.run([
+                    "deferred", "test", "--project", "pictlink", "--config", E.routes, "--server", server, "--key", key, "--link",
+                    "https://pictlink.com/invite/7", "--timeout", "1", "--interval", "0.1",
+                ])
+            } throws: { error in
+                (error as? CLIError)?.message.hasPrefix("no click within 1 s") == true
+            }
         }
     }
 
     @Test func givesUpAfterTheTimeoutSayingWhy() async throws {
         try await Self.withServer { client, server, key in
-            let common = ["--config", E.routes, "--server", server, "--key", key, "--timeout", "0.3", "--interval", "0.1"]
+            let common = ["--config", E.routes, "--server", server, "--key", key, "--timeout", "1", "--interval", "0.1"]
             await #expect {
                 _ = try await E.run(["deferred", "test", "--project", "pictlink"] + common)
             } throws: { error in
-                (error as? CLIError).map { $0.exitCode == 1 && $0.message.hasPrefix("no click within 0 s") } ?? false
+                (error as? CLIError).map { $0.exitCode == 1 && $0.message.hasPrefix("no click within 1 s") } ?? false
             }
             await #expect {
                 _ = try await E.run(["deferred", "test", "--project", "nope"] + common)
@@ -85,6 +95,12 @@ struct DeferredTestCommandTests {
                 _ = try await E.run(["deferred", "test", "--project", "pictlink", "--domain", "https://example.com"] + common)
             } throws: { error in
                 (error as? CLIError)?.exitCode == CLIError.usageExitCode
+            }
+            // A domain with a path, written with or without its trailing slash.
+            await #expect {
+                _ = try await E.run(["deferred", "test", "--project", "pictlink", "--domain", "https://pictlink.com/links/"] + common)
+            } throws: { error in
+                (error as? CLIError)?.message.hasPrefix("no click within 1 s") == true
             }
         }
     }
@@ -112,5 +128,10 @@ struct DeferredTestCommandTests {
         unique.confidence = .unique
         #expect(watch.update(.init(clicks: [unique])).first?.contains("claimed as UNIQUE") == true)
         #expect(DeferredTestWatch().timeoutMessage(seconds: 5).hasPrefix("no click within 5 s"))
+        // Clicks there before the test are never reported, claimed or not.
+        var fresh = DeferredTestWatch()
+        #expect(fresh.ignore(.init(clicks: [weak])) == 1)
+        #expect(fresh.update(.init(clicks: [unique, weak])).isEmpty)
+        #expect(!fresh.claimed)
     }
 }

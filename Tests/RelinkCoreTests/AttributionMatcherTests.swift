@@ -157,14 +157,33 @@ struct AttributionMatcherTests {
             [Self.click("c1", minutesAgo: 110)], addressActivity: 1, similarActivity: 1, installedAt: Self.now.addingTimeInterval(-106 * 60))
         #expect(installed.confidence == .default)
         #expect(installed.candidates.first?.secondsBeforeInstall == 240)
-        // An install time in the future is ignored; a click made after the install cannot have led to it.
+        // An install time in the future is ignored, and so is one before the click: it is the claimant's word, so it
+        // may make a delay shorter, never count against a click.
         let future = Self.assess(
             [Self.click("c1", minutesAgo: 110)], addressActivity: 1, similarActivity: 1, installedAt: Self.now.addingTimeInterval(3600))
         #expect(Self.posterior(future, "c1") == Self.posterior(late, "c1"))
         let before = Self.assess(
             [Self.click("c1", minutesAgo: 10)], addressActivity: 1, similarActivity: 1, installedAt: Self.now.addingTimeInterval(-60 * 60))
-        #expect(before.confidence != .default)
-        #expect(Self.posterior(before, "c1") < Self.posterior(prompt, "c1") - 0.05)
+        #expect(
+            Self.posterior(before, "c1")
+                == Self.posterior(Self.assess([Self.click("c1", minutesAgo: 10)], addressActivity: 1, similarActivity: 1), "c1"))
+    }
+
+    /// The loopback attack's theft: at a shared address, a second claimant sends an install time just after one
+    /// click, hoping to push the later click aside and take the first as DEFAULT. The later click is measured to the
+    /// claim instead, so the made-up time buys no more than a claim right after the first click would have.
+    @Test func aMadeUpInstallTimeCannotPushOtherClicksAside() {
+        var install = Self.install
+        install.screen = "390x844"
+        let victim = Self.click("victim", minutesAgo: 140.0 / 60, screen: "390x844")
+        let other = Self.click("other", minutesAgo: 5.0 / 60, screen: "393x852")
+        let honest = Self.assess(install, [victim, other], addressActivity: 2, similarActivity: 2)
+        let crafted = Self.assess(
+            install, [victim, other], addressActivity: 2, similarActivity: 2, installedAt: victim.createdAt.addingTimeInterval(2))
+        #expect(honest.confidence != .default)
+        #expect(crafted.confidence != .default)
+        #expect(Self.posterior(crafted, "victim") <= Self.posterior(honest, "victim") + 1e-9)
+        #expect(Self.posterior(crafted, "other") >= Self.posterior(honest, "other") - 1e-9)
     }
 
     /// The assessment `deferred.debug` returns: every candidate, the evidence, and why others were left out.

@@ -84,8 +84,8 @@ public enum AttributionMatcher {
     ///   - addressActivity: how many clicks of the project came from the install's address in the last
     ///     `crowdPeriod`, on any platform, claimed or not.
     ///   - similarActivity: how many of those came from the install's platform, OS version and device.
-    ///   - installedAt: when the app says it was installed (`appInstallationTime`); the delay is measured from the
-    ///     click to it when it is not in the future, else to `now`.
+    ///   - installedAt: when the app says it was installed (`appInstallationTime`); a click's delay is measured to it
+    ///     when the click came before it (and it is not in the future), else to `now`.
     ///   - model: the evidence's weights.
     /// - Returns: the click and the confidence, or no match with the message FDL's clients show.
     public static func match(
@@ -105,7 +105,17 @@ public enum AttributionMatcher {
         similarActivity: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
     ) -> AttributionAssessment {
         let android = install.device.map { $0 != "iphone" && $0 != "ipad" } ?? false
-        let installTime = installedAt.flatMap { $0 <= now.addingTimeInterval(model.clockSkew) ? $0 : nil } ?? now
+        // The app's install time is the claimant's word: it may only shorten a click's delay (a first launch hours
+        // after the install is no evidence against the click), never count against a click. A click made after
+        // it is measured to the claim instead, as if no time were sent, so a made-up install time cannot push
+        // the other candidates aside: it can make one click look as prompt as an immediate claim would, no more.
+        let installTime = installedAt.flatMap { $0 <= now.addingTimeInterval(model.clockSkew) ? $0 : nil }
+        func delay(_ candidate: Candidate) -> TimeInterval {
+            if let installTime, candidate.createdAt <= installTime.addingTimeInterval(model.clockSkew) {
+                return installTime.timeIntervalSince(candidate.createdAt)
+            }
+            return now.timeIntervalSince(candidate.createdAt)
+        }
         var kept: [(candidate: Candidate, comparison: Comparison)] = []
         var excluded: [AttributionAssessment.Candidate] = []
         for candidate in candidates {
@@ -123,7 +133,7 @@ public enum AttributionMatcher {
             }
             excluded.append(
                 .init(
-                    click: candidate.id, secondsBeforeInstall: Int(installTime.timeIntervalSince(candidate.createdAt)),
+                    click: candidate.id, secondsBeforeInstall: Int(delay(candidate)),
                     sameAddress: comparison.sameAddress, sameNetwork: comparison.sameNetwork, weaklyClaimed: candidate.weaklyClaimed,
                     posterior: nil, excluded: reason, evidence: []))
         }
@@ -176,8 +186,7 @@ public enum AttributionMatcher {
                 if comparison.sameAddress, comparison.sameOS == true, comparison.sameDevice == true, localAlike > marketAlike {
                     evidence.append(.init(signal: "alikeDevices", agrees: nil, ratio: marketAlike / localAlike))
                 }
-                let delay = installTime.timeIntervalSince(candidate.createdAt)
-                let delayRatio = delay < -model.clockSkew ? model.installedBeforeClick : model.delayRatio(max(0, delay), window: window)
+                let delayRatio = model.delayRatio(max(0, delay(candidate)), window: window)
                 evidence.append(.init(signal: "delay", agrees: nil, ratio: delayRatio))
                 return (candidate, comparison, evidence.reduce(1) { $0 * $1.ratio }, evidence)
             }
@@ -186,7 +195,7 @@ public enum AttributionMatcher {
         var assessment = AttributionAssessment(
             candidates: weighed.map {
                 .init(
-                    click: $0.candidate.id, secondsBeforeInstall: Int(installTime.timeIntervalSince($0.candidate.createdAt)),
+                    click: $0.candidate.id, secondsBeforeInstall: Int(delay($0.candidate)),
                     sameAddress: $0.comparison.sameAddress, sameNetwork: $0.comparison.sameNetwork,
                     weaklyClaimed: $0.candidate.weaklyClaimed, posterior: $0.weight / total, excluded: nil, evidence: $0.evidence)
             } + excluded, noneOfThem: model.noneOfThem / total, expectedStrangersAtAddress: strangersAtAddress, click: nil, confidence: nil,

@@ -40,15 +40,13 @@ public struct AttributionModel: Sendable {
     public var delaySpread = 1.0
     public var lateShare = 0.12
     public var lateSpan: Double = 14_400
-    /// The likelihood ratio of a click made after the app was installed (by more than `clockSkew`): it cannot be
-    /// what led to the install, unless the device's clock is wrong.
-    public var installedBeforeClick = 0.02
     /// How many of the market's clicks the address's own count is weighed against when judging how common devices
     /// like the install's are there: a few alike clicks at a quiet address say little, many at a busy one a lot.
     public var alikeShrinkage = 2.0
     /// How many clicks the market's shares count for against the candidates' own (`Signal.seen`).
     public var localShrinkage = 8.0
-    /// Seconds of difference between a device's clock and the server's that are no evidence.
+    /// Seconds of difference between a device's clock and the server's that are no evidence: an install time up to
+    /// this far in the future still counts, and so does a click up to this long after it.
     public var clockSkew: Double = 120
 
     /// One signal: how often it disagrees for the same device, and how often it agrees between strangers.

@@ -44,7 +44,19 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
         return "\(min(width, height))x\(max(width, height))"
     }
 
-    /// `iPhone15,2` → `iPhone`, `iPad13,4` → `iPad`; Android models as they are.
+    /// The longest device model or time zone kept, in UTF-8 bytes (IANA names and real models are far shorter).
+    public static let maximumTextLength = 64
+
+    /// A free-text signal as it is kept: nil when empty or longer than `maximumTextLength`, so a client cannot make
+    /// clicks, claims or answers large with it.
+    /// - Parameter text: a time zone or device model as sent.
+    /// - Returns: the text, or nil.
+    public static func boundedText(_ text: String?) -> String? {
+        guard let text, !text.isEmpty, text.utf8.count <= maximumTextLength else { return nil }
+        return text
+    }
+
+    /// `iPhone15,2` → `iPhone`, `iPad13,4` → `iPad`; Android models as they are (nil past `maximumTextLength`).
     /// - Parameters:
     ///   - modelName: `iPhone15,2`, `Pixel 7`.
     ///   - platform: the device's platform.
@@ -56,7 +68,7 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
             if modelName.hasPrefix("iPad") { return "iPad" }
             return nil  // simulators and unknown hardware say nothing useful
         }
-        return String(modelName)
+        return boundedText(String(modelName))
     }
 
     /// `17.2.1` → `17.2`, `14` → `14`.

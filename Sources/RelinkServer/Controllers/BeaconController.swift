@@ -38,7 +38,7 @@ struct BeaconController: Sendable {
             let beacon = try? JSONDecoder().decode(Beacon.self, from: Data(body.readableBytesView)), ShortCode(Substring(beacon.c)) != nil
         else { return Response(status: .noContent) }
         let languages = (beacon.l ?? []).prefix(8).compactMap(LanguageList.primary)
-        let timeZone = beacon.tz.flatMap { $0.count <= 64 && !$0.isEmpty ? $0 : nil }
+        let timeZone = DeviceFingerprint.boundedText(beacon.tz)
         _ = try? await recorder.addBrowserSignals(
             clickId: beacon.c, screen: DeviceFingerprint.screen(width: beacon.w, height: beacon.h), timeZone: timeZone,
             languages: Array(Set(languages)).sorted { languages.firstIndex(of: $0)! < languages.firstIndex(of: $1)! })

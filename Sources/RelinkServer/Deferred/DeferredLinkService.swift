@@ -42,7 +42,7 @@ final class DeferredLinkService: Sendable {
 
     /// `…?rc=<click id>&_icp=1`: the link the preview page copies for the app to claim (FDL's marker last).
     static func claimURL(for link: ResolvedLink, clickID: String) -> String {
-        link.url + (link.url.contains("?") ? "&" : "?") + "rc=\(clickID)&_icp=1"
+        ClaimLink.url(for: link.url, clickID: clickID)
     }
 
     // MARK: Capture
@@ -52,7 +52,7 @@ final class DeferredLinkService: Sendable {
         let hashes = hasher.hashes(of: clientAddress)
         return DeviceFingerprint(
             addressHash: hashes?.address, networkHash: hashes?.network, ipVersion: hashes?.version,
-            osVersion: DeviceFingerprint.majorMinor(client.osVersion), device: client.deviceModel?.lowercased(),
+            osVersion: DeviceFingerprint.majorMinor(client.osVersion), device: DeviceFingerprint.boundedText(client.deviceModel?.lowercased()),
             languages: acceptLanguage.map(LanguageList.fromAcceptLanguage) ?? [])
     }
 
@@ -65,7 +65,8 @@ final class DeferredLinkService: Sendable {
         recorder.record(
             PendingClick(
                 id: clickID, projectId: project.id, platform: appPlatform, linkId: linkId,
-                appId: Self.appId(link.parameters, platform: platform), requestedLink: link.url, createdAt: Date(),
+                // Never with a claim token: a claim link opened in a browser must not hand its token to another install.
+                appId: Self.appId(link.parameters, platform: platform), requestedLink: ClaimLink.withoutToken(link.url), createdAt: Date(),
                 fingerprint: fingerprint))
     }
 
@@ -287,7 +288,10 @@ final class DeferredLinkService: Sendable {
                 installedAt: installedAt)
         }
 
-        /// `assessment` as a debug answer shows it: click ids replaced by ranks.
+        /// Candidates a debug answer lists at most, likeliest first.
+        static let debugCandidates = 50
+
+        /// `assessment` as a debug answer shows it: click ids replaced by ranks, at most `debugCandidates`.
         func debug(_ assessment: AttributionAssessment, method: String) -> AttributionDebug {
             let considered = assessment.candidates.filter { $0.excluded == nil }.count
             let note =
@@ -295,11 +299,15 @@ final class DeferredLinkService: Sendable {
                 ? "No click of this app came from this device's address or network in the last \(Int(window / 60)) minutes."
                 : "\(considered) of \(assessment.candidates.count) recent clicks from this address or network were weighed; "
                     + assessment.message
+            var shown = assessment.redacted()
+            let omitted = max(0, shown.candidates.count - Self.debugCandidates)
+            shown.candidates.removeLast(omitted)
+            // The install time as the matcher used it: one in the future is ignored.
+            let skew = AttributionModel.calibrated.clockSkew
+            let installed = installedAt.flatMap { $0 <= claim.now.addingTimeInterval(skew) ? max(0, Int(claim.now.timeIntervalSince($0))) : nil }
             return AttributionDebug(
-                method: method, note: note,
-                install: .init(
-                    fingerprint, installedSecondsBeforeClaim: installedAt.map { Int(claim.now.timeIntervalSince($0)) }, window: window),
-                assessment: assessment.redacted())
+                method: method, note: omitted > 0 ? note + " (the \(omitted) least likely are not listed)" : note,
+                install: .init(fingerprint, installedSecondsBeforeClaim: installed, window: window), assessment: shown)
         }
     }
 
@@ -350,7 +358,7 @@ final class DeferredLinkService: Sendable {
     ) async throws -> InstallAttributionResponse? {
         switch try await store.claim(
             clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: claim.installId,
-            response: try Self.encode(answer), at: claim.now)
+            response: try Self.encodeForRetries(answer), at: claim.now)
         {
         case .claimed:
             took = true
@@ -369,7 +377,7 @@ final class DeferredLinkService: Sendable {
         var answer = DeferredLinkAnswer.none(message: message, requestIpVersion: claim.ipVersion)
         answer.debug = debug
         if case .answeredBefore(let previous) = try await store.claim(
-            clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installId, response: try Self.encode(answer),
+            clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installId, response: try Self.encodeForRetries(answer),
             at: claim.now)
         {
             return try Self.decode(previous.response)
@@ -388,16 +396,18 @@ final class DeferredLinkService: Sendable {
     func answer(
         _ click: PendingClick, platform: AppPlatform, confidence: AttributionConfidence, message: String, ipVersion: IPAddress.Version?
     ) async throws -> InstallAttributionResponse {
+        // Clicks kept before tokens were stripped at capture may still carry one.
+        let requestedLink = ClaimLink.withoutToken(click.requestedLink)
         let target: LinkResolver.Target
         do {
-            target = try await resolver.resolve(linkURL: click.requestedLink)
+            target = try await resolver.resolve(linkURL: requestedLink)
         } catch is APIError {
             return DeferredLinkAnswer.none(
-                message: "The link clicked before the install (\(click.requestedLink.prefix(200))) has since been disabled or removed.",
+                message: "The link clicked before the install (\(requestedLink.prefix(200))) has since been disabled or removed.",
                 requestIpVersion: ipVersion)
         }
         return DeferredLinkAnswer.matched(
-            parameters: target.link.parameters, platform: platform, requestedLink: click.requestedLink,
+            parameters: target.link.parameters, platform: platform, requestedLink: requestedLink,
             resolvedLink: target.longLink, confidence: confidence, message: message, requestIpVersion: ipVersion)
     }
 
@@ -437,7 +447,7 @@ final class DeferredLinkService: Sendable {
             device: DeviceFingerprint.deviceFamily(modelName: device?.deviceModelName, platform: platform.eventPlatform)?.lowercased(),
             languages: languages,
             screen: DeviceFingerprint.screen(width: device?.screenResolutionWidth?.int, height: device?.screenResolutionHeight?.int),
-            timeZone: device?.timezone.flatMap { $0.isEmpty ? nil : $0 })
+            timeZone: DeviceFingerprint.boundedText(device?.timezone))
     }
 
     static let installIdRule = "installId must be 1 to 128 characters A-Z, a-z, 0-9, '-', '_' and '.'."
@@ -453,6 +463,14 @@ final class DeferredLinkService: Sendable {
 
     static func encode(_ answer: InstallAttributionResponse) throws -> String {
         String(decoding: try JSONResponse.encoder.encode(answer), as: UTF8.self)
+    }
+
+    /// The answer as kept for the install's retries: without `debug`, which can be large (every candidate) and is
+    /// for the first answer only.
+    static func encodeForRetries(_ answer: InstallAttributionResponse) throws -> String {
+        var kept = answer
+        kept.debug = nil
+        return try encode(kept)
     }
 
     static func decode(_ text: String) throws -> InstallAttributionResponse {
