@@ -5,13 +5,16 @@
 # clicks stored, the database size, and the claims' requests/s and latency (p50, p90, p99).
 #
 #   Benchmarks/claims.sh
-#   CLICKS=100000 DURATION=10 CLAIM_CONNECTIONS="1 4 16" Benchmarks/claims.sh
+#   CLICKS=100000 DURATION=10 CLAIM_CONNECTIONS="1 4 16" FILL_CONNECTIONS=4 Benchmarks/claims.sh
 source "$(dirname "$0")/lib.sh"
 
 RELINK_PORT=18491
 CLICKS=${CLICKS:-1000000}
 DURATION=${DURATION:-20}
 CLAIM_CONNECTIONS=${CLAIM_CONNECTIONS:-1 4 16}
+# Fewer fill connections than the server could take: past its pending-click buffer (100,000) clicks are dropped,
+# and the store should hold all of them.
+FILL_CONNECTIONS=${FILL_CONNECTIONS:-4}
 DB="$WORK/claims.sqlite"
 
 build_release
@@ -28,7 +31,7 @@ echo "filling: $CLICKS Android clicks, each from its own address ..." >&2
 start=$(date +%s)
 # One run sends each click once and then only /healthz (its threads stop, but wrk itself waits out its duration):
 # it is stopped once the store holds the clicks, or stops growing.
-CLICKS=$CLICKS THREADS=$THREADS wrk -t"$THREADS" -c64 -d900s -s "$ROOT/Benchmarks/claims-fill.lua" \
+CLICKS=$CLICKS THREADS=$THREADS wrk -t"$THREADS" -c"$FILL_CONNECTIONS" -d900s -s "$ROOT/Benchmarks/claims-fill.lua" \
     "http://127.0.0.1:$RELINK_PORT" > "$WORK/fill.txt" &
 FILLER=$!
 last=-1

@@ -137,9 +137,10 @@ public enum AttributionMatcher {
                     sameAddress: comparison.sameAddress, sameNetwork: comparison.sameNetwork, weaklyClaimed: candidate.weaklyClaimed,
                     posterior: nil, excluded: reason, evidence: []))
         }
-        // Strangers' clicks expected from this address in a window: the other candidates seen there, or the day's
-        // clicks from it spread over the day, whichever is more. A click at a quiet address is strong evidence, one
-        // at a carrier NAT weak: this is what makes a crowded address need more signals.
+        // Strangers expected behind this address now: the other candidates seen there, or the address's other
+        // clickers today of whom `presentShare` may be behind it at any hour (a household's members, a carrier NAT's
+        // hundreds), whichever is more. A click at a quiet address is strong evidence, one at a carrier NAT weak:
+        // this is what makes a crowded address need more signals.
         let fromAddress = kept.filter { $0.comparison.sameAddress }.count
         let strangersAtAddress = max(
             model.quietAddress, Double(fromAddress - 1),
