@@ -142,10 +142,9 @@ struct DeferredTestWatch {
     /// Whether an install has claimed one of the link's new clicks.
     private(set) var claimed = false
 
-    /// A click as the watch tells it from the others: clicks carry no id outside the server.
-    private static func key(_ click: DeferredClicksResponse.Click) -> String {
-        [click.clickedAt, click.platform.rawValue, click.device ?? "", click.osVersion ?? "", click.screen ?? ""].joined(separator: "|")
-    }
+    /// A click as the watch tells it from the others: its one-way handle (its signals can change: the preview
+    /// page's beacon adds a screen after the click).
+    private static func key(_ click: DeferredClicksResponse.Click) -> String { click.ref }
 
     /// Takes the clicks there before the test as the baseline, never reported, claimed or not.
     /// - Returns: how many there were.

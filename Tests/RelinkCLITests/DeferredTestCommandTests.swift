@@ -108,7 +108,8 @@ struct DeferredTestCommandTests {
     @Test func theWatchPrintsEachClickAndClaimOnce() {
         var watch = DeferredTestWatch()
         let click = DeferredClicksResponse.Click(
-            platform: .android, clickedAt: "2026-11-24T10:00:00Z", osVersion: "14", device: "pixel 7", languages: ["en"], screen: nil,
+            ref: "a1b2c3d4e5f6", platform: .android, clickedAt: "2026-11-24T10:00:00Z", osVersion: "14", device: "pixel 7", languages: ["en"],
+            screen: nil,
             timeZone: nil, claimedAt: nil, confidence: nil)
         #expect(watch.update(.init(clicks: [click])) == ["2026-11-24T10:00:00Z  click from ANDROID (pixel 7, 14, en), kept for the install"])
         #expect(watch.update(.init(clicks: [click])).isEmpty)
@@ -133,5 +134,11 @@ struct DeferredTestCommandTests {
         #expect(fresh.ignore(.init(clicks: [weak])) == 1)
         #expect(fresh.update(.init(clicks: [unique, weak])).isEmpty)
         #expect(!fresh.claimed)
+        // Nor when the preview page's beacon adds a screen to an earlier click after the test began.
+        var measured = click
+        measured.screen = "390x844"
+        var beforeTest = DeferredTestWatch()
+        #expect(beforeTest.ignore(.init(clicks: [click])) == 1)
+        #expect(beforeTest.update(.init(clicks: [measured])).isEmpty)
     }
 }

@@ -163,6 +163,7 @@ struct DeferredDebugTests {
             let click = try #require(clicks.first)
             #expect(click.platform == .iOS && click.device == "iphone" && click.osVersion == "17.2" && click.languages == ["en"])
             #expect(click.confidence == .default && click.claimedAt != nil)
+            #expect(click.ref.count == 12 && click.ref.allSatisfy(\.isHexDigit))
             #expect(APITime.parse(click.clickedAt) != nil)
             // Neither the click's id nor its address's hash leaves the server.
             #expect(!listed.text.contains("address") && !listed.text.contains("\"id\""))

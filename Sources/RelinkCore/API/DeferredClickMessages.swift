@@ -4,6 +4,9 @@
 public struct DeferredClicksResponse: Codable, Sendable, Equatable {
     /// One kept click.
     public struct Click: Codable, Sendable, Equatable {
+        /// A short handle that tells this click from the others across listings; derived from the click's id by a
+        /// one-way hash, so it cannot claim the click.
+        public var ref: String
         /// `IOS` or `ANDROID`.
         public var platform: AppPlatform
         /// RFC 3339.
@@ -22,9 +25,10 @@ public struct DeferredClicksResponse: Codable, Sendable, Equatable {
 
         /// Creates the value from its parts: each parameter sets the property of the same name.
         public init(
-            platform: AppPlatform, clickedAt: String, osVersion: String?, device: String?, languages: [String], screen: String?,
+            ref: String, platform: AppPlatform, clickedAt: String, osVersion: String?, device: String?, languages: [String], screen: String?,
             timeZone: String?, claimedAt: String?, confidence: AttributionConfidence?
         ) {
+            self.ref = ref
             self.platform = platform
             self.clickedAt = clickedAt
             self.osVersion = osVersion

@@ -286,8 +286,8 @@ enum OpenAPIDocument {
               },
               "DeferredClicksResponse": {
                 "type": "object", "required": ["clicks"],
-                "properties": {"clicks": {"type": "array", "items": {"type": "object", "required": ["platform", "clickedAt", "languages"], "properties": {
-                  "platform": {"type": "string", "enum": ["IOS", "ANDROID"]}, "clickedAt": {"type": "string", "format": "date-time"},
+                "properties": {"clicks": {"type": "array", "items": {"type": "object", "required": ["ref", "platform", "clickedAt", "languages"], "properties": {
+                  "ref": {"type": "string", "description": "A one-way handle of the click (not its id)."}, "platform": {"type": "string", "enum": ["IOS", "ANDROID"]}, "clickedAt": {"type": "string", "format": "date-time"},
                   "osVersion": {"type": "string"}, "device": {"type": "string"}, "languages": {"type": "array", "items": {"type": "string"}},
                   "screen": {"type": "string"}, "timeZone": {"type": "string"}, "claimedAt": {"type": "string", "format": "date-time"},
                   "confidence": {"type": "string", "enum": ["UNIQUE", "DEFAULT", "WEAK"]}}}}}
