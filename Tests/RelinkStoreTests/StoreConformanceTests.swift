@@ -29,6 +29,34 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreKind.available) func importedLinksKeepCodesFlagsAndNamesAndSkipTakenCodes(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let existing = try await store.insertLink(Self.draft("taken"))
+            var archived = Self.draft("AbC", link: "https://pictlink.com/archived")
+            archived.archived = true
+            archived.name = "Spring ☀️, \"2021\""
+            archived.suffixOption = .custom
+            let lower = Self.draft("abc", link: "https://pictlink.com/lower")
+            let skipped = try await store.importLinks([archived, lower, Self.draft("taken", link: "https://pictlink.com/other")])
+            #expect(skipped == ["https://pictlink.page.link\ttaken"])
+            let imported = try #require(try await store.link(domain: "https://pictlink.page.link", code: "AbC"))
+            #expect(imported.archived && imported.name == "Spring ☀️, \"2021\"" && imported.suffixOption == .custom)
+            #expect(imported.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
+            #expect(try await store.link(domain: "https://pictlink.page.link", code: "abc")?.parameters.link == "https://pictlink.com/lower")
+            #expect(try await store.link(domain: "https://pictlink.page.link", code: "taken") == existing)
+            #expect(!existing.archived && existing.name == nil)
+            // Run again: nothing new.
+            #expect(try await store.importLinks([archived, lower]).count == 2)
+            var renamed = imported
+            renamed.archived = false
+            renamed.name = nil
+            _ = try await store.updateLink(renamed)
+            let saved = try #require(try await store.link(domain: "https://pictlink.page.link", code: "AbC"))
+            #expect(!saved.archived && saved.name == nil)
+            #expect(try await store.importLinks([]).isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.available) func aCodeIsTakenOncePerDomain(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             _ = try await store.insertLink(Self.draft("Ab3x"))

@@ -20,21 +20,45 @@ extension PostgresStore {
                 """
                 WITH inserted AS (
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at)
+                                       created_at, updated_at, archived, name)
                     VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
-                            \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created))
+                            \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name))
                     RETURNING id
                 )
                 SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
                 """)
             guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
-            return ShortLinkRecord(
-                id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
-                parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
-                createdAt: StoreCoding.stored(draft.createdAt), updatedAt: StoreCoding.stored(draft.createdAt))
+            return draft.record(id: id)
         } catch  where SQLState(error) == .uniqueViolation {
             if Self.constraint(error) == "links_on_idempotency_key" { throw StoreError.idempotencyKeyTaken }
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
+        }
+    }
+
+    public func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String> {
+        let rows = try drafts.map { ($0, try StoreCoding.encode($0.parameters)) }
+        let channel = channel
+        return try await transaction(wait: Self.batchWait) { connection in
+            var skipped: Set<String> = []
+            for (draft, parameters) in rows {
+                let created = draft.createdAt.timeIntervalSince1970
+                // Each new link's NOTIFY drops other instances' "no such code" entries when the transaction commits.
+                let query: PostgresQuery = """
+                    WITH inserted AS (
+                        INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
+                                           created_at, updated_at, archived, name)
+                        VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
+                                \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name))
+                        ON CONFLICT (domain, code) DO NOTHING
+                        RETURNING domain, code
+                    )
+                    SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM inserted
+                    """
+                var inserted = 0
+                for try await _ in try await connection.query(query, logger: self.logger) { inserted += 1 }
+                if inserted == 0 { skipped.insert("\(draft.domain)\t\(draft.code)") }
+            }
+            return skipped
         }
     }
 
@@ -65,7 +89,8 @@ extension PostgresStore {
             """
             WITH changed AS (
                 UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
-                    expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970)
+                    expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
+                    archived = \(updated.archived), name = \(updated.name)
                 WHERE id = \(updated.id)
                 RETURNING domain, code
             )

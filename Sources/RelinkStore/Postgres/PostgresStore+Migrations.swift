@@ -137,6 +137,14 @@ extension PostgresStore {
                 "CREATE INDEX pending_clicks_by_link ON pending_clicks (link_id, created_at)"
             ]
         ),
+        (
+            "8-imported-links",
+            [
+                // Links imported from Firebase keep their archived flag and name.
+                "ALTER TABLE links ADD COLUMN archived BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE links ADD COLUMN name TEXT",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -4,7 +4,7 @@ import RelinkCore
 extension ShortLinkRecord {
     /// The `links` columns a record is read from, in both stores.
     static let columns =
-        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at"
+        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at, archived, name"
 
     init(row: some StoreRow) throws {
         self.init(
@@ -14,7 +14,7 @@ extension ShortLinkRecord {
             suffixOption: SuffixOption(rawValue: try row.text("suffix_option")) ?? .unguessable,
             idempotencyKey: try row.optionalText("idempotency_key"), disabled: try row.bool("disabled"),
             expiresAt: try row.optionalDate("expires_at"), createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at"))
+            updatedAt: try row.date("updated_at"), archived: try row.bool("archived"), name: try row.optionalText("name"))
     }
 }
 

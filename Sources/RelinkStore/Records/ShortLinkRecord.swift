@@ -18,11 +18,15 @@ public struct ShortLinkRecord: Sendable, Equatable {
     public var expiresAt: Date?
     public var createdAt: Date
     public var updatedAt: Date
+    /// Archived in Firebase's console before it was imported: hidden there, still served (as FDL did).
+    public var archived: Bool
+    /// Its name in Firebase's console, when imported.
+    public var name: String?
 
     public init(
         id: Int64, projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
         suffixOption: SuffixOption, idempotencyKey: String?, disabled: Bool = false, expiresAt: Date? = nil,
-        createdAt: Date, updatedAt: Date
+        createdAt: Date, updatedAt: Date, archived: Bool = false, name: String? = nil
     ) {
         self.id = id
         self.projectId = projectId
@@ -36,6 +40,8 @@ public struct ShortLinkRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.archived = archived
+        self.name = name
     }
 
     /// `https://pictlink.page.link/Ab3x`.
@@ -57,10 +63,12 @@ public struct ShortLinkDraft: Sendable, Equatable {
     public var suffixOption: SuffixOption
     public var idempotencyKey: String?
     public var createdAt: Date
+    public var archived: Bool
+    public var name: String?
 
     public init(
         projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
-        suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date
+        suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date, archived: Bool = false, name: String? = nil
     ) {
         self.projectId = projectId
         self.domain = domain
@@ -70,5 +78,15 @@ public struct ShortLinkDraft: Sendable, Equatable {
         self.suffixOption = suffixOption
         self.idempotencyKey = idempotencyKey
         self.createdAt = createdAt
+        self.archived = archived
+        self.name = name
+    }
+
+    /// The record the store makes of it with `id`: dates as the database gives them back.
+    public func record(id: Int64) -> ShortLinkRecord {
+        ShortLinkRecord(
+            id: id, projectId: projectId, domain: domain, code: code, longLink: longLink, parameters: parameters,
+            suffixOption: suffixOption, idempotencyKey: idempotencyKey, createdAt: StoreCoding.stored(createdAt),
+            updatedAt: StoreCoding.stored(createdAt), archived: archived, name: name)
     }
 }

@@ -9,6 +9,9 @@ public protocol LinkRepository: Sendable {
     func link(idempotencyKey: String) async throws -> ShortLinkRecord?
     /// A project's links, newest first, with ids below `beforeId` when given.
     func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
-    /// Saves the link's parameters, long link, `disabled` and `expiresAt`, stamping `updatedAt`.
+    /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived` and `name`, stamping `updatedAt`.
     func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord
+    /// Inserts `drafts` in one transaction, each unless its domain already has its code (an import run again, or a
+    /// link minted meanwhile). Returns the codes of the drafts it skipped, as `domain\tcode`.
+    func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String>
 }

@@ -79,6 +79,14 @@ extension SQLiteStore {
             // A short link's own clicks, newest first (`relink deferred test` watches them).
             try db.execute(sql: "CREATE INDEX pending_clicks_by_link ON pending_clicks (link_id, created_at)")
         }
+        migrator.registerMigration("8-imported-links") { db in
+            // Links imported from Firebase keep their archived flag and name.
+            try db.execute(
+                sql: """
+                    ALTER TABLE links ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE links ADD COLUMN name TEXT;
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {

@@ -105,22 +105,41 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           created_at, updated_at, archived, name)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [
-                        draft.projectId, draft.domain, draft.code, draft.longLink, parameters, draft.suffixOption.rawValue,
-                        draft.idempotencyKey, draft.createdAt.timeIntervalSince1970, draft.createdAt.timeIntervalSince1970,
-                    ])
+                    arguments: Self.arguments(draft, parameters: parameters))
                 return db.lastInsertedRowID
             }
-            return ShortLinkRecord(
-                id: id, projectId: draft.projectId, domain: draft.domain, code: draft.code, longLink: draft.longLink,
-                parameters: draft.parameters, suffixOption: draft.suffixOption, idempotencyKey: draft.idempotencyKey,
-                createdAt: StoreCoding.stored(draft.createdAt), updatedAt: StoreCoding.stored(draft.createdAt))
+            return draft.record(id: id)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             if error.message?.contains("idempotency_key") == true { throw StoreError.idempotencyKeyTaken }
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
+        }
+    }
+
+    static func arguments(_ draft: ShortLinkDraft, parameters: String) -> StatementArguments {
+        [
+            draft.projectId, draft.domain, draft.code, draft.longLink, parameters, draft.suffixOption.rawValue, draft.idempotencyKey,
+            draft.createdAt.timeIntervalSince1970, draft.createdAt.timeIntervalSince1970, draft.archived, draft.name,
+        ]
+    }
+
+    public func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String> {
+        let rows = try drafts.map { ($0, try StoreCoding.encode($0.parameters)) }
+        return try await write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
+                                       created_at, updated_at, archived, name)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
+                    """)
+            var skipped: Set<String> = []
+            for (draft, parameters) in rows {
+                try statement.execute(arguments: Self.arguments(draft, parameters: parameters))
+                if db.changesCount == 0 { skipped.insert("\(draft.domain)\t\(draft.code)") }
+            }
+            return skipped
         }
     }
 
@@ -153,12 +172,12 @@ extension SQLiteStore {
         let changed = try await write { [updated] db in
             try db.execute(
                 sql: """
-                    UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?
+                    UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
-                    updated.updatedAt.timeIntervalSince1970, updated.id,
+                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.id,
                 ])
             return db.changesCount
         }
