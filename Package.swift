@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // Lock-free request counters (already built for Hummingbird and SwiftNIO).
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        // `relink import firebase` streams FDL's CSV export.
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // Pure domain logic: Foundation only, no I/O.
@@ -92,6 +94,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,219 @@
+import Foundation
+import RelinkCore
+import RelinkStore
+
+/// Brings a project's Firebase Dynamic Links over from FDL's export: every short link keeps its exact code on its
+/// domain. Two passes over the rows, so memory does not grow with the file: the first checks every row and compares
+/// it with the store, the second writes in batches, and only when the first found nothing wrong (unless told to
+/// import what is valid). An import that stops half-way resumes by running it again: rows already in are unchanged.
+public struct FirebaseImporter: Sendable {
+    public struct Options: Sendable {
+        public var projectId: String
+        /// Only rows on this domain URI prefix (an export is one file per domain).
+        public var domain: DomainURIPrefix?
+        public var dryRun = false
+        /// Overwrite links whose row changed since they were imported.
+        public var update = false
+        /// Import the valid rows even when others are invalid or in conflict.
+        public var continueOnError = false
+        public var batchSize = 1000
+
+        /// Creates the options for `projectId`; the others are set one by one.
+        public init(projectId: String) { self.projectId = projectId }
+    }
+
+    /// What a row is against the store.
+    public enum Outcome: Equatable, Sendable {
+        case new
+        case unchanged
+        case conflict(String)
+        case invalid(String)
+    }
+
+    public struct Problem: Sendable, Equatable {
+        /// 1-based, counting the header row: the line in a file whose fields hold no line breaks.
+        public var row: Int
+        public var shortLink: String?
+        public var reason: String
+    }
+
+    public struct Summary: Sendable, Equatable {
+        public var rows = 0
+        public var imported = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var conflicts = 0
+        public var invalid = 0
+        public var archived = 0
+        /// The first `maximumProblems` problems; the counts above are complete.
+        public var problems: [Problem] = []
+        public var layout: FirebaseExport.Layout?
+        /// Whether anything was written.
+        public var written = false
+
+        public static let maximumProblems = 1000
+
+        mutating func report(_ problem: Problem) {
+            if problems.count < Self.maximumProblems { problems.append(problem) }
+        }
+    }
+
+    let configuration: RelinkConfiguration
+    let directory: DomainDirectory
+    let store: any RelinkStore
+
+    public init(configuration: RelinkConfiguration, store: any RelinkStore) {
+        self.configuration = configuration
+        self.directory = DomainDirectory(configuration)
+        self.store = store
+    }
+
+    /// A row as the link it would become, or why it cannot be one.
+    func draft(_ fields: [String], layout: FirebaseExport.Layout, options: Options) -> Result<ShortLinkDraft, FirebaseExport.RowProblem> {
+        let row: FirebaseExport.Row
+        do {
+            row = try FirebaseExport.row(fields, layout: layout)
+        } catch {
+            return .failure(error)
+        }
+        guard let (project, prefix, code) = directory.shortLink(row.shortLink) else {
+            return .failure(
+                .init(
+                    "'\(row.shortLink.prefix(200))' is not a short link on a domain of routes.json (or its code has characters a short link cannot)"))
+        }
+        guard project.id == options.projectId else {
+            return .failure(.init("its domain \(prefix) belongs to project \(project.id), not \(options.projectId)"))
+        }
+        if let domain = options.domain, domain != prefix {
+            return .failure(.init("its domain is \(prefix), not \(domain)"))
+        }
+        if ShortLinkService.reservedCodes.contains(code.value) || project.routes.contains(where: { $0.path.segments == [.literal(code.value)] }) {
+            return .failure(.init("the code '\(code.value)' is one of Relink's paths or a route of the project, so the link could never be reached"))
+        }
+        var parameters = row.parameters
+        parameters.d = nil
+        guard parameters.link != nil else { return .failure(.init("the row has no link")) }
+        let context = LinkValidationContext(linkDomains: configuration.projects.flatMap(\.domains), project: project)
+        let validation = LinkValidator.validate(parameters, prefix: prefix, context: context)
+        if let error = validation.errors.first { return .failure(.init(error.message)) }
+        // FDL ignored a bad isi with a warning; imported links should work as intended, so it is not taken.
+        if let warning = validation.warnings.first(where: { $0.code == .notNumericIOSAppStoreID }) { return .failure(.init(warning.message)) }
+        if let violation = project.allowlist.violations(in: parameters, projectDomains: project.domains).first {
+            return .failure(.init(violation.description))
+        }
+        return .success(
+            ShortLinkDraft(
+                projectId: project.id, domain: prefix.description, code: code.value,
+                longLink: LongLink(prefix: prefix, parameters: parameters).url, parameters: parameters, suffixOption: .custom,
+                idempotencyKey: nil, createdAt: row.createdAt ?? Date(), archived: row.archived, name: row.name))
+    }
+
+    /// How a valid draft stands against what the store holds.
+    static func outcome(_ draft: ShortLinkDraft, existing: ShortLinkRecord?) -> Outcome {
+        guard let existing else { return .new }
+        guard existing.projectId == draft.projectId else { return .conflict("the code is another project's link") }
+        if existing.longLink == draft.longLink, existing.archived == draft.archived, existing.name == draft.name { return .unchanged }
+        return .conflict("a link with this code exists and differs (\(existing.longLink.prefix(200)))")
+    }
+
+    /// Runs the import.
+    /// - Parameters:
+    ///   - options: the project, domain and modes.
+    ///   - rows: opens the rows (the first one is the header, or a link), once per pass.
+    ///   - progress: called every `batchSize` rows with the pass (1 checks, 2 writes) and the rows done.
+    /// - Returns: the counts and the first problems.
+    /// - Throws: the store's errors, and whatever `rows` throws.
+    public func run(
+        _ options: Options, rows: () throws -> AnyIterator<[String]>, progress: (_ pass: Int, _ rows: Int) -> Void = { _, _ in }
+    ) async throws -> Summary {
+        var summary = Summary()
+        // Pass 1: every row checked and compared, nothing written. Codes seen are kept as 64-bit digests, so a
+        // million rows cost 8 MB to find duplicates in the file.
+        var seen: Set<Int> = []
+        var iterator = try rows()
+        guard let first = iterator.next() else { return summary }
+        let layout = FirebaseExport.layout(firstRow: first)
+        summary.layout = layout
+        var number = 1
+        var pending: [(row: Int, fields: [String])] = layout.hasHeader ? [] : [(1, first)]
+        func check(_ row: Int, _ fields: [String]) async throws -> (Outcome, ShortLinkDraft?) {
+            switch draft(fields, layout: layout, options: options) {
+            case .failure(let problem): return (.invalid(problem.message), nil)
+            case .success(let draft):
+                return (Self.outcome(draft, existing: try await store.link(domain: draft.domain, code: draft.code)), draft)
+            }
+        }
+        func count(_ row: Int, _ fields: [String]) async throws {
+            summary.rows += 1
+            let (outcome, draft) = try await check(row, fields)
+            if let draft, !seen.insert("\(draft.domain)\t\(draft.code)".hashValue).inserted {
+                summary.conflicts += 1
+                summary.report(Problem(row: row, shortLink: draft.domain + "/" + draft.code, reason: "the code appears earlier in the file"))
+                return
+            }
+            switch outcome {
+            case .new:
+                if draft?.archived == true { summary.archived += 1 }
+            case .unchanged: summary.unchanged += 1
+            case .conflict(let reason):
+                summary.conflicts += 1
+                summary.report(Problem(row: row, shortLink: draft.map { $0.domain + "/" + $0.code }, reason: reason))
+            case .invalid(let reason):
+                summary.invalid += 1
+                summary.report(Problem(row: row, shortLink: fields.first, reason: reason))
+            }
+        }
+        for (row, fields) in pending { try await count(row, fields) }
+        pending = []
+        while let fields = iterator.next() {
+            number += 1
+            try await count(number, fields)
+            if number % options.batchSize == 0 { progress(1, summary.rows) }
+        }
+        progress(1, summary.rows)
+        let blocked = !options.continueOnError && (summary.invalid > 0 || (summary.conflicts > 0 && !options.update))
+        guard !options.dryRun, !blocked else { return summary }
+
+        // Pass 2: the same rows again, new ones inserted a batch a transaction, changed ones updated with --update.
+        summary.written = true
+        seen = []
+        iterator = try rows()
+        number = 0
+        var batch: [ShortLinkDraft] = []
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            let skipped = try await store.importLinks(batch)
+            summary.imported += batch.count - skipped.count
+            batch = []
+        }
+        while let fields = iterator.next() {
+            number += 1
+            if number == 1, layout.hasHeader { continue }
+            let (outcome, draft) = try await check(number, fields)
+            guard let draft, seen.insert("\(draft.domain)\t\(draft.code)".hashValue).inserted else { continue }
+            switch outcome {
+            case .new:
+                batch.append(draft)
+                if batch.count >= options.batchSize {
+                    try await flush()
+                    progress(2, number)
+                }
+            case .conflict where options.update:
+                guard var existing = try await store.link(domain: draft.domain, code: draft.code), existing.projectId == draft.projectId
+                else { continue }
+                existing.longLink = draft.longLink
+                existing.parameters = draft.parameters
+                existing.archived = draft.archived
+                existing.name = draft.name
+                _ = try await store.updateLink(existing)
+                summary.updated += 1
+            default: continue
+            }
+        }
+        try await flush()
+        progress(2, number)
+        // Conflicts updated are no longer conflicts.
+        summary.conflicts -= summary.updated
+        return summary
+    }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import CSV
+import Foundation
+import RelinkCore
+import RelinkServer
+
+/// `relink import firebase EXPORT.csv --project ID`: FDL's export into the store, every short link under its exact
+/// code (see FirebaseImporter).
+struct ImportFirebaseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "firebase",
+        abstract: "Import a Firebase Dynamic Links export (CSV, one file per link domain), keeping every short link's code.",
+        discussion: """
+            Every row is checked first; nothing is written when a row is invalid or conflicts with a stored link, \
+            unless --continue-on-error (import what is valid) or --update (overwrite changed links). Running the same \
+            import again changes nothing, and resumes one that stopped. Exit 0 when every row is in, 1 otherwise.
+
+            Example:
+              relink import firebase pictlink.page.link.csv --project pictlink --dry-run
+            """
+    )
+
+    @Argument(help: "The CSV file from Firebase's export (Google Takeout).")
+    var file: String
+
+    @Option(help: "The project the links belong to, as in the configuration.")
+    var project: String
+
+    @Option(help: "Only rows on this domain URI prefix.")
+    var domain: String?
+
+    @Option(help: "The configuration (default: $RELINK_CONFIG, else routes.json).")
+    var config: String?
+
+    @Flag(help: "Check and count only; write nothing.")
+    var dryRun = false
+
+    @Flag(help: "Overwrite stored links whose row changed.")
+    var update = false
+
+    @Flag(help: "Import the valid rows even when others are invalid or in conflict.")
+    var continueOnError = false
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let path = config ?? ProcessInfo.processInfo.environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
+        let configuration = try ConfigurationFile.load(path)
+        guard configuration.project(id: project) != nil else {
+            throw CLIError(message: "no project '\(project)' in \(path) (projects: \(configuration.projects.map(\.id).joined(separator: ", ")))")
+        }
+        var options = FirebaseImporter.Options(projectId: project)
+        if let domain {
+            guard let prefix = try? DomainURIPrefix(domain) else {
+                throw CLIError.usage("--domain must be a domain URI prefix such as https://go.example.com")
+            }
+            options.domain = prefix
+        }
+        options.dryRun = dryRun
+        options.update = update
+        options.continueOnError = continueOnError
+        guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
+        let database = try await store.open()
+        defer { StoreOptions.close(database) }
+        let importer = FirebaseImporter(configuration: configuration, store: database)
+        let progress = Progress(terminal: isatty(STDERR_FILENO) == 1)
+        let summary: FirebaseImporter.Summary
+        do {
+            summary = try await importer.run(options, rows: { try Self.rows(of: file) }, progress: progress.show)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(message: "the import stopped: \(error)")
+        }
+        progress.finish()
+        for line in Self.report(summary, options: options) { Console.print(line) }
+        if summary.invalid > 0 || summary.conflicts > 0 || (!summary.written && !dryRun) { throw CLIError(message: Self.verdict(summary, options)) }
+    }
+
+    /// The file's rows, streamed; a malformed CSV is reported with the row it stopped at.
+    static func rows(of file: String) throws -> AnyIterator<[String]> {
+        guard let stream = InputStream(fileAtPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(stream: stream, hasHeaderRow: false, trimFields: false)
+        } catch {
+            throw CLIError(message: "'\(file)' is not a CSV file: \(error)")
+        }
+        var count = 0
+        return AnyIterator {
+            guard let row = reader.next() else { return nil }
+            count += 1
+            // A UTF-8 byte order mark before the first header name.
+            if count == 1, let first = row.first, first.hasPrefix("\u{FEFF}") { return [String(first.dropFirst())] + row.dropFirst() }
+            return row
+        }
+    }
+
+    static func report(_ summary: FirebaseImporter.Summary, options: FirebaseImporter.Options) -> [String] {
+        var lines: [String] = []
+        if let layout = summary.layout {
+            if layout.byPosition, layout.hasHeader {
+                lines.append("columns: the header was not understood; read in the documented order")
+            }
+            for (column, name) in layout.unknownColumns where !layout.byPosition {
+                lines.append("column \(column) ('\(name.prefix(40))') is not one of the export's and is ignored")
+            }
+        }
+        let imported = options.dryRun || !summary.written ? "to import" : "imported"
+        let newRows = summary.rows - summary.unchanged - summary.conflicts - summary.invalid
+        lines.append(
+            "\(summary.rows) rows: \(summary.written ? summary.imported : newRows) \(imported) (\(summary.archived) archived), "
+                + "\(summary.unchanged) unchanged, \(summary.updated) updated, \(summary.conflicts) conflicts, \(summary.invalid) invalid")
+        for problem in summary.problems {
+            lines.append("  row \(problem.row)\(problem.shortLink.map { " (\($0.prefix(120)))" } ?? ""): \(problem.reason)")
+        }
+        let shown = summary.problems.count
+        if shown < summary.invalid + summary.conflicts { lines.append("  … and \(summary.invalid + summary.conflicts - shown) more") }
+        return lines
+    }
+
+    static func verdict(_ summary: FirebaseImporter.Summary, _ options: FirebaseImporter.Options) -> String {
+        if options.dryRun { return "dry run: \(summary.invalid) invalid row(s) and \(summary.conflicts) conflict(s)" }
+        if !summary.written {
+            return "nothing was imported: fix the rows above, or pass --continue-on-error to import the valid ones"
+                + (summary.conflicts > 0 ? " (or --update to overwrite the conflicting links)" : "")
+        }
+        return "imported what was valid; \(summary.invalid) invalid row(s) and \(summary.conflicts) conflict(s) were not"
+    }
+
+    /// A one-line progress bar on a terminal (rows, not a percentage: the file's row count is not known in advance).
+    final class Progress: @unchecked Sendable {
+        let terminal: Bool
+        private var shown = false
+
+        init(terminal: Bool) { self.terminal = terminal }
+
+        func show(pass: Int, rows: Int) {
+            guard terminal else { return }
+            FileHandle.standardError.write(Data("\r\(pass == 1 ? "checking" : "writing ")  \(rows) rows".utf8))
+            shown = true
+        }
+
+        func finish() {
+            if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+/// FDL's export into the store: exact codes, archived links served, idempotent re-runs, conflicts, invalid rows,
+/// and imported links redirecting exactly as their long links do.
+@Suite("Firebase import")
+struct FirebaseImporterTests {
+    typealias T = TestSupport
+
+    static let header = FirebaseExport.Column.documented.map { column -> String in
+        switch column {
+        case .shortLink: "short_link"
+        case .parameter(let parameter): parameter.name
+        case .archived: "archived"
+        case .name: "name"
+        case .creationTimestamp: "creation_timestamp"
+        }
+    }
+
+    static func row(
+        _ code: String, link: String = "https://pictlink.com/a", archived: Bool = false, name: String = "", extra: [String: String] = [:]
+    )
+        -> [String]
+    {
+        var values = ["short_link": "https://pictlink.page.link/\(code)", "link": link, "archived": archived ? "true" : "false", "name": name]
+        values["apn"] = "jp.furyu.pictlink.android"
+        values["ibi"] = "jp.furyu.pictlink.ios"
+        values["isi"] = "000000001"
+        values["creation_timestamp"] = "2021-03-04T05:06:07Z"
+        values.merge(extra) { $1 }
+        return header.map { values[$0] ?? "" }
+    }
+
+    static func run(
+        _ rows: [[String]], store: any RelinkStore, configure: (inout FirebaseImporter.Options) -> Void = { _ in }
+    ) async throws -> FirebaseImporter.Summary {
+        var options = FirebaseImporter.Options(projectId: "pictlink")
+        options.batchSize = 3
+        configure(&options)
+        let all = [header] + rows
+        return try await FirebaseImporter(configuration: T.configuration, store: store).run(options, rows: { AnyIterator(all.makeIterator()) })
+    }
+
+    static let rows: [[String]] = [
+        row("AbC9", name: "Spring ☀️, \"sale\""), row("abc9", link: "https://pictlink.com/b", archived: true, name: "Archived"),
+        row("Zz_-9", link: "https://pictlink.com/c?x=1&y=2", extra: ["utm_source": "mail", "efr": "1"]), row("q1"), row("q2"),
+        row("Bad", extra: ["isi": "abc"]), row("Js", link: "javascript:alert(1)"), row("healthz"),
+        header.map { $0 == "short_link" ? "https://go.fieldnotes.app/n1" : ($0 == "link" ? "https://fieldnotes.app/n" : "") },
+        row("AbC9", link: "https://pictlink.com/other"),
+    ]
+
+    @Test func validRowsAreCheckedFirstAndWrittenOnlyWhenAllAre() async throws {
+        let store = try SQLiteStore()
+        let blocked = try await Self.run(Self.rows, store: store)
+        #expect(!blocked.written && blocked.rows == 10 && blocked.invalid == 4 && blocked.conflicts == 1 && blocked.archived == 1)
+        #expect(blocked.problems.map(\.row) == [7, 8, 9, 10, 11])
+        #expect(blocked.problems[0].reason.contains("'isi' must be the numeric App Store ID"))
+        #expect(blocked.problems[2].reason.contains("one of Relink's paths"))
+        #expect(blocked.problems[3].reason.contains("belongs to project fieldnotes"))
+        #expect(blocked.problems[4].reason == "the code appears earlier in the file")
+        #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") == nil)
+
+        let imported = try await Self.run(Self.rows, store: store) { $0.continueOnError = true }
+        #expect(imported.written && imported.imported == 5 && imported.unchanged == 0)
+        let upper = try #require(try await store.link(domain: "https://pictlink.page.link", code: "AbC9"))
+        let lower = try #require(try await store.link(domain: "https://pictlink.page.link", code: "abc9"))
+        #expect(upper.parameters.link == "https://pictlink.com/a" && upper.name == "Spring ☀️, \"sale\"" && !upper.archived)
+        #expect(lower.parameters.link == "https://pictlink.com/b" && lower.archived && lower.suffixOption == .custom)
+        #expect(upper.createdAt == Date(timeIntervalSince1970: 1_614_834_367))
+
+        // Twice in a row: nothing changes.
+        let again = try await Self.run(Self.rows, store: store) { $0.continueOnError = true }
+        #expect(again.imported == 0 && again.unchanged == 5 && again.conflicts == 1 && again.invalid == 4)
+        #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") == upper)
+    }
+
+    @Test func aChangedRowIsAConflictUntilUpdated() async throws {
+        let store = try SQLiteStore()
+        let valid = Array(Self.rows.prefix(5))
+        #expect(try await Self.run(valid, store: store).imported == 5)
+        var changed = valid
+        changed[1] = Self.row("abc9", link: "https://pictlink.com/b2", archived: false, name: "Renamed")
+        let conflict = try await Self.run(changed, store: store)
+        #expect(!conflict.written && conflict.conflicts == 1 && conflict.unchanged == 4)
+        #expect(conflict.problems.first?.reason.contains("exists and differs") == true)
+        let dryRun = try await Self.run(changed, store: store) {
+            $0.update = true
+            $0.dryRun = true
+        }
+        #expect(!dryRun.written)
+        #expect(try await store.link(domain: "https://pictlink.page.link", code: "abc9")?.parameters.link == "https://pictlink.com/b")
+        let updated = try await Self.run(changed, store: store) { $0.update = true }
+        #expect(updated.written && updated.updated == 1 && updated.conflicts == 0)
+        let link = try #require(try await store.link(domain: "https://pictlink.page.link", code: "abc9"))
+        #expect(link.parameters.link == "https://pictlink.com/b2" && !link.archived && link.name == "Renamed")
+    }
+
+    /// Every imported code, archived ones too, redirects each client exactly where its long link does.
+    @Test func importedLinksRedirectAsTheirLongLinks() async throws {
+        let store = try SQLiteStore()
+        let valid = Array(Self.rows.prefix(5))
+        #expect(try await Self.run(valid, store: store).imported == 5)
+        try await T.application(store: store).test(.router) { client in
+            for row in valid {
+                let code = String(row[0].dropFirst("https://pictlink.page.link".count))
+                let record = try #require(try await store.link(domain: "https://pictlink.page.link", code: String(code.dropFirst())))
+                let long = String(record.longLink.dropFirst("https://pictlink.page.link".count))
+                for agent in [T.Agent.iPhone, T.Agent.android, T.Agent.desktop, T.Agent.crawler] {
+                    let viaCode = try await client.execute(uri: code, method: .get, headers: T.headers(agent: agent))
+                    let viaLong = try await client.execute(uri: long, method: .get, headers: T.headers(agent: agent))
+                    #expect(viaCode.status == viaLong.status, "\(code) \(agent)")
+                    #expect(
+                        T.withoutClickID(viaCode.headers[.location] ?? "") == T.withoutClickID(viaLong.headers[.location] ?? ""), "\(code) \(agent)")
+                }
+            }
+        }
+    }
+}
