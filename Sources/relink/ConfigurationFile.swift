@@ -20,6 +20,17 @@ enum ConfigurationFile {
         }
     }
 
+    /// The configuration at `path` (else $RELINK_CONFIG, else routes.json) and its project `id`.
+    /// - Throws: a one-line CLI error for an unreadable or invalid file, or an unknown project.
+    static func project(_ id: String, path: String?) throws(CLIError) -> (configuration: RelinkConfiguration, project: Project, path: String) {
+        let path = path ?? ProcessInfo.processInfo.environment["RELINK_CONFIG"] ?? defaultPath
+        let configuration = try load(path)
+        guard let project = configuration.projects.first(where: { $0.id == id }) else {
+            throw CLIError(message: "no project '\(id)' in \(path) (projects: \(configuration.projects.map(\.id).joined(separator: ", ")))")
+        }
+        return (configuration, project, path)
+    }
+
     private static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }

@@ -64,12 +64,7 @@ struct DeferredTestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = config ?? ProcessInfo.processInfo.environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
-        let configuration = try ConfigurationFile.load(path)
-        guard let project = configuration.projects.first(where: { $0.id == self.project }) else {
-            throw CLIError(
-                message: "no project '\(self.project)' in \(path); it has \(configuration.projects.map(\.id).joined(separator: ", "))")
-        }
+        let (_, project, path) = try ConfigurationFile.project(self.project, path: config)
         let prefix: DomainURIPrefix
         if let domain {
             func trimmed(_ text: String) -> Substring { text.hasSuffix("/") ? text.dropLast() : Substring(text) }

@@ -44,11 +44,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let path = config ?? ProcessInfo.processInfo.environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
-        let configuration = try ConfigurationFile.load(path)
-        guard configuration.project(id: project) != nil else {
-            throw CLIError(message: "no project '\(project)' in \(path) (projects: \(configuration.projects.map(\.id).joined(separator: ", ")))")
-        }
+        let (configuration, _, _) = try ConfigurationFile.project(project, path: config)
         var options = FirebaseImporter.Options(projectId: project)
         if let domain {
             guard let prefix = try? DomainURIPrefix(domain) else {

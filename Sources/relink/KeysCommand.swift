@@ -27,11 +27,7 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let configuration = try ConfigurationFile.load(config)
-            guard configuration.project(id: project) != nil else {
-                let known = configuration.projects.map(\.id).joined(separator: ", ")
-                throw CLIError(message: "no project '\(project)' in \(config) (projects: \(known))")
-            }
+            _ = try ConfigurationFile.project(project, path: config)
             let database = try await store.open()
             defer { StoreOptions.close(database) }
             let (key, record) = try await APIKeys.create(projectId: project, name: name, in: database)
