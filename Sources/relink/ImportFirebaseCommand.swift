@@ -70,7 +70,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         }
         progress.finish()
         for line in Self.report(summary, options: options) { Console.print(line) }
-        if summary.invalid > 0 || summary.conflicts > 0 || (!summary.written && !dryRun) { throw CLIError(message: Self.verdict(summary, options)) }
+        if summary.invalid > 0 || summary.conflicts > 0 { throw CLIError(message: Self.verdict(summary, options)) }
     }
 
     /// The file's rows, streamed; a malformed CSV is reported with the row it stopped at.
@@ -117,7 +117,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
 
     static func verdict(_ summary: FirebaseImporter.Summary, _ options: FirebaseImporter.Options) -> String {
         if options.dryRun { return "dry run: \(summary.invalid) invalid row(s) and \(summary.conflicts) conflict(s)" }
-        if !summary.written {
+        if !summary.written, !options.continueOnError {
             return "nothing was imported: fix the rows above, or pass --continue-on-error to import the valid ones"
                 + (summary.conflicts > 0 ? " (or --update to overwrite the conflicting links)" : "")
         }

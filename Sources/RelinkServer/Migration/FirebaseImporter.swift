@@ -172,7 +172,9 @@ public struct FirebaseImporter: Sendable {
         }
         progress(1, summary.rows)
         let blocked = !options.continueOnError && (summary.invalid > 0 || (summary.conflicts > 0 && !options.update))
-        guard !options.dryRun, !blocked else { return summary }
+        // An import run again finds every row unchanged: nothing to write, no second pass.
+        let toWrite = summary.rows - summary.unchanged - summary.invalid - (options.update ? 0 : summary.conflicts)
+        guard !options.dryRun, !blocked, toWrite > 0 else { return summary }
 
         // Pass 2: the same rows again, new ones inserted a batch a transaction, changed ones updated with --update.
         summary.written = true
