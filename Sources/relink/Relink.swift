@@ -10,7 +10,7 @@ struct Relink: AsyncParsableCommand {
         abstract: "Self-hosted deep links, compatible with Firebase Dynamic Links.",
         subcommands: [
             ServeCommand.self, BuildCommand.self, ParseCommand.self, MintCommand.self, StatsCommand.self, LinksCommand.self,
-            KeysCommand.self, ConfigCommand.self, WellKnownCommand.self, DeferredCommand.self, ImportCommand.self,
+            KeysCommand.self, ConfigCommand.self, WellKnownCommand.self, DeferredCommand.self, ImportCommand.self, VerifyCommand.self,
         ]
     )
 
