@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import relink
+
+/// The whole migration path on a generated export: a dry run, an import refused for its bad rows, the valid rows
+/// imported, the same import again changing nothing, and `relink verify` passing on the result and finding a
+/// difference a project setting makes.
+@Suite("Migration from Firebase")
+struct FirebaseMigrationTests {
+    typealias E = EndToEndTests
+
+    static let header =
+        "short_link,link,apn,afl,amv,ibi,ifl,ius,ipfl,ipbi,isi,imv,efr,ofl,st,sd,si,utm_source,utm_medium,utm_campaign,utm_term,utm_content,at,ct,mt,pt,archived,name,creation_timestamp"
+
+    /// `rows` valid links (mixed-case codes, a tenth archived, unicode titles, names with commas, quotes and a line
+    /// break) and three invalid ones.
+    static func export(rows: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        var lines = [header]
+        for index in 0..<rows {
+            var code = ""
+            var n = index * 7919 + 12345
+            for _ in 0..<6 {
+                code.append(alphabet[n % alphabet.count])
+                n /= alphabet.count
+            }
+            // The same letters in another case are another link, as in FDL.
+            if index % 50 == 0 { code = String(code.reversed()) }
+            let archived = index % 10 == 0 ? "true" : "false"
+            let name = index == 7 ? quoted("line one\nline \"two\", three") : quoted("Campaña \(index), ☀️")
+            var fields = Array(repeating: "", count: 29)
+            fields[0] = "https://pictlink.page.link/\(code)"
+            fields[1] = "https://pictlink.com/p/\(index)?from=mail"
+            fields[2] = "jp.furyu.pictlink.android"
+            fields[5] = "jp.furyu.pictlink.ios"
+            fields[10] = "000000001"
+            fields[14] = quoted("Título \(index) \"ok\"")
+            if index % 3 == 0 { fields[12] = "1" }
+            if index % 4 == 0 { fields[13] = "https://pictlink.com/desktop" }
+            fields[26] = archived
+            fields[27] = name
+            fields[28] = String(1_600_000_000 + index)
+            lines.append(fields.joined(separator: ","))
+        }
+        lines.append("https://pictlink.page.link/BadIsi,https://pictlink.com/x,,,,jp.furyu.pictlink.ios,,,,,abc,,,,,,,,,,,,,,,,false,,")
+        lines.append("https://pictlink.page.link/Script,javascript:alert(1),,,,,,,,,,,,,,,,,,,,,,,,,false,,")
+        lines.append("https://go.fieldnotes.app/Other,https://fieldnotes.app/x,,,,,,,,,,,,,,,,,,,,,,,,,false,,")
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Runs a command in-process: what it printed, and the error it ended with, if any.
+    static func run(_ arguments: [String]) async -> (output: [String], error: CLIError?) {
+        let capture = Console.Capture()
+        var failure: CLIError?
+        await Console.$capture.withValue(capture) {
+            do {
+                var command = try Relink.parseAsRoot(arguments)
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch {
+                failure = error as? CLIError ?? CLIError(message: "\(error)")
+            }
+        }
+        return (capture.output, failure)
+    }
+
+    @Test func importThenVerifyAGeneratedExport() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-migration-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let csv = folder.appending(path: "pictlink.page.link.csv").path
+        try Self.export(rows: 300).write(toFile: csv, atomically: true, encoding: .utf8)
+        // The project as FDL had it: no defaults of Relink's own.
+        var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
+        var projects = try #require(routes["projects"] as? [[String: Any]])
+        projects[0]["defaults"] = nil
+        routes["projects"] = projects
+        let plain = folder.appending(path: "routes.json").path
+        try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: plain))
+        let common = ["--project", "pictlink", "--config", plain, "--db", database]
+
+        // Checked first: three bad rows, so nothing is written without --continue-on-error.
+        #expect(await Self.run(["import", "firebase", csv, "--dry-run"] + common).error?.message == "dry run: 3 invalid row(s) and 0 conflict(s)")
+        #expect(await Self.run(["import", "firebase", csv] + common).error?.message.hasPrefix("nothing was imported") == true)
+        #expect(await Self.run(["verify"] + common).output.last == "0 link(s), 0 check(s): 0 difference(s)")
+
+        let imported = await Self.run(["import", "firebase", csv, "--continue-on-error"] + common)
+        #expect(imported.error?.message.hasPrefix("imported what was valid; 3 invalid row(s)") == true)
+        #expect(imported.output.first == "303 rows: 300 imported (30 archived), 0 unchanged, 0 updated, 0 conflicts, 3 invalid")
+        #expect(imported.output.contains { $0.hasPrefix("  row 303 (https://pictlink.page.link/Script): 'link' must be an http or https URL") })
+
+        let again = await Self.run(["import", "firebase", csv, "--continue-on-error"] + common)
+        #expect(again.output.first == "303 rows: 0 to import (0 archived), 300 unchanged, 0 updated, 0 conflicts, 3 invalid")
+
+        let verified = await Self.run(["verify"] + common)
+        #expect(verified.error == nil)
+        #expect(verified.output.last == "300 link(s), 1500 check(s): 0 difference(s)")
+        // With routes.json's own desktop fallback, links without ofl go elsewhere on desktops than in FDL.
+        let differences = await Self.run(["verify", "--project", "pictlink", "--config", E.routes, "--db", database])
+        #expect(differences.error?.message.hasSuffix("difference(s) from Firebase Dynamic Links' behaviour") == true)
+        #expect(differences.output.joined(separator: "\n").contains("desktop"))
+    }
+}
