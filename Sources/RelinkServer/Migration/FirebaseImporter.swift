@@ -127,9 +127,9 @@ public struct FirebaseImporter: Sendable {
         _ options: Options, rows: () throws -> AnyIterator<[String]>, progress: (_ pass: Int, _ rows: Int) -> Void = { _, _ in }
     ) async throws -> Summary {
         var summary = Summary()
-        // Pass 1: every row checked and compared, nothing written. Codes seen are kept as 64-bit digests, so a
-        // million rows cost 8 MB to find duplicates in the file.
-        var seen: Set<Int> = []
+        // Pass 1: every row checked and compared, nothing written. Codes seen go to a scratch file, so memory does
+        // not grow with the file.
+        let seen = try SeenCodes()
         var iterator = try rows()
         guard let first = iterator.next() else { return summary }
         let layout = FirebaseExport.layout(firstRow: first)
@@ -146,7 +146,7 @@ public struct FirebaseImporter: Sendable {
         func count(_ row: Int, _ fields: [String]) async throws {
             summary.rows += 1
             let (outcome, draft) = try await check(row, fields)
-            if let draft, !seen.insert("\(draft.domain)\t\(draft.code)".hashValue).inserted {
+            if let draft, try !seen.insert(domain: draft.domain, code: draft.code) {
                 summary.conflicts += 1
                 summary.report(Problem(row: row, shortLink: draft.domain + "/" + draft.code, reason: "the code appears earlier in the file"))
                 return
@@ -178,7 +178,7 @@ public struct FirebaseImporter: Sendable {
 
         // Pass 2: the same rows again, new ones inserted a batch a transaction, changed ones updated with --update.
         summary.written = true
-        seen = []
+        try seen.removeAll()
         iterator = try rows()
         number = 0
         var batch: [ShortLinkDraft] = []
@@ -192,7 +192,7 @@ public struct FirebaseImporter: Sendable {
             number += 1
             if number == 1, layout.hasHeader { continue }
             let (outcome, draft) = try await check(number, fields)
-            guard let draft, seen.insert("\(draft.domain)\t\(draft.code)".hashValue).inserted else { continue }
+            guard let draft, try seen.insert(domain: draft.domain, code: draft.code) else { continue }
             switch outcome {
             case .new:
                 batch.append(draft)
