@@ -73,8 +73,8 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         if summary.invalid > 0 || summary.conflicts > 0 { throw CLIError(message: Self.verdict(summary, options)) }
     }
 
-    /// The file's rows, streamed; a malformed CSV is reported with the row it stopped at.
-    static func rows(of file: String) throws -> AnyIterator<[String]> {
+    /// The file's rows, streamed; a file that stops being readable text is reported with the row it stopped at.
+    static func rows(of file: String) throws -> FirebaseImporter.NextRow {
         guard let stream = InputStream(fileAtPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
         let reader: CSVReader
         do {
@@ -83,12 +83,30 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
             throw CLIError(message: "'\(file)' is not a CSV file: \(error)")
         }
         var count = 0
-        return AnyIterator {
-            guard let row = reader.next() else { return nil }
+        return {
+            guard let row = reader.next() else {
+                // CSV.swift ends every stream with `cannotReadFile` (a read of zero bytes at its end); a decoding or
+                // stream error is a file cut short.
+                switch reader.error {
+                case CSVError.unicodeDecoding?, CSVError.streamErrorHasOccurred?:
+                    throw CLIError(
+                        message: "'\(file)' cannot be read past row \(count): \(Self.describe(reader.error!)); "
+                            + "fix the file and run the import again (rows already in count as unchanged)")
+                default: return nil
+                }
+            }
             count += 1
             // A UTF-8 byte order mark before the first header name.
             if count == 1, let first = row.first, first.hasPrefix("\u{FEFF}") { return [String(first.dropFirst())] + row.dropFirst() }
             return row
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case CSVError.unicodeDecoding: "it is not UTF-8 text there"
+        case CSVError.cannotReadFile, CSVError.streamErrorHasOccurred: "the file could not be read"
+        default: "\(error)"
         }
     }
 

@@ -86,6 +86,15 @@ struct FirebaseMigrationTests {
         try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: plain))
         let common = ["--project", "pictlink", "--config", plain, "--db", database]
 
+        // A file that stops being text half-way is refused, not taken for a shorter file.
+        var broken = Data(Self.export(rows: 20).utf8)
+        broken.insert(contentsOf: [0xFF, 0xFE, 0xC3], at: broken.count / 2)
+        let brokenPath = folder.appending(path: "broken.csv").path
+        try broken.write(to: URL(fileURLWithPath: brokenPath))
+        let unreadable = await Self.run(["import", "firebase", brokenPath, "--continue-on-error"] + common)
+        #expect(unreadable.error?.message.contains("cannot be read past row") == true, "\(String(describing: unreadable.error))")
+        #expect(await Self.run(["verify"] + common).output.last == "0 link(s), 0 check(s): 0 difference(s)")
+
         // Checked first: three bad rows, so nothing is written without --continue-on-error.
         #expect(await Self.run(["import", "firebase", csv, "--dry-run"] + common).error?.message == "dry run: 3 invalid row(s) and 0 conflict(s)")
         #expect(await Self.run(["import", "firebase", csv] + common).error?.message.hasPrefix("nothing was imported") == true)

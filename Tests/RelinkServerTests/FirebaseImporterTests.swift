@@ -45,7 +45,13 @@ struct FirebaseImporterTests {
         options.batchSize = 3
         configure(&options)
         let all = [header] + rows
-        return try await FirebaseImporter(configuration: T.configuration, store: store).run(options, rows: { AnyIterator(all.makeIterator()) })
+        return try await FirebaseImporter(configuration: T.configuration, store: store).run(options, rows: { Self.rows(all) })
+    }
+
+    /// `all`, row by row, as the importer reads a file.
+    static func rows(_ all: [[String]]) -> FirebaseImporter.NextRow {
+        var iterator = all.makeIterator()
+        return { iterator.next() }
     }
 
     static let rows: [[String]] = [

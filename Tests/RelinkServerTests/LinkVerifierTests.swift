@@ -40,7 +40,7 @@ struct LinkVerifierTests {
         var options = FirebaseImporter.Options(projectId: "pictlink")
         options.batchSize = 4
         let all = [I.header] + Self.rows
-        let summary = try await FirebaseImporter(configuration: Self.plain, store: store).run(options, rows: { AnyIterator(all.makeIterator()) })
+        let summary = try await FirebaseImporter(configuration: Self.plain, store: store).run(options, rows: { I.rows(all) })
         #expect(summary.imported == 9)
         let report = try await LinkVerifier(configuration: Self.plain, store: store).verify(projectId: "pictlink", pageSize: 4)
         #expect(report.links == 9 && report.checks == 45)
@@ -52,7 +52,7 @@ struct LinkVerifierTests {
         let store = try SQLiteStore()
         let all = [I.header] + Self.rows
         _ = try await FirebaseImporter(configuration: Self.plain, store: store).run(
-            FirebaseImporter.Options(projectId: "pictlink"), rows: { AnyIterator(all.makeIterator()) })
+            FirebaseImporter.Options(projectId: "pictlink"), rows: { I.rows(all) })
         let report = try await LinkVerifier(configuration: T.configuration, store: store).verify(projectId: "pictlink")
         // Every link without its own ofl, on the desktop (and for the crawler, on links without a card).
         let desktop = report.differences.filter { $0.client == .desktop }

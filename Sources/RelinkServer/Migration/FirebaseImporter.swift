@@ -58,6 +58,10 @@ public struct FirebaseImporter: Sendable {
         }
     }
 
+    /// The next row of the file, nil at its end; throws when the file cannot be read on (bad UTF-8, a read error),
+    /// so that an import never takes a file cut short for a whole one.
+    public typealias NextRow = () throws -> [String]?
+
     let configuration: RelinkConfiguration
     let directory: DomainDirectory
     let store: any RelinkStore
@@ -124,14 +128,14 @@ public struct FirebaseImporter: Sendable {
     /// - Returns: the counts and the first problems.
     /// - Throws: the store's errors, and whatever `rows` throws.
     public func run(
-        _ options: Options, rows: () throws -> AnyIterator<[String]>, progress: (_ pass: Int, _ rows: Int) -> Void = { _, _ in }
+        _ options: Options, rows: () throws -> NextRow, progress: (_ pass: Int, _ rows: Int) -> Void = { _, _ in }
     ) async throws -> Summary {
         var summary = Summary()
         // Pass 1: every row checked and compared, nothing written. Codes seen go to a scratch file, so memory does
         // not grow with the file.
         let seen = try SeenCodes()
-        var iterator = try rows()
-        guard let first = iterator.next() else { return summary }
+        var next = try rows()
+        guard let first = try next() else { return summary }
         let layout = FirebaseExport.layout(firstRow: first)
         summary.layout = layout
         var number = 1
@@ -165,7 +169,7 @@ public struct FirebaseImporter: Sendable {
         }
         for (row, fields) in pending { try await count(row, fields) }
         pending = []
-        while let fields = iterator.next() {
+        while let fields = try next() {
             number += 1
             try await count(number, fields)
             if number % options.batchSize == 0 { progress(1, summary.rows) }
@@ -179,7 +183,7 @@ public struct FirebaseImporter: Sendable {
         // Pass 2: the same rows again, new ones inserted a batch a transaction, changed ones updated with --update.
         summary.written = true
         try seen.removeAll()
-        iterator = try rows()
+        next = try rows()
         number = 0
         var batch: [ShortLinkDraft] = []
         func flush() async throws {
@@ -188,7 +192,7 @@ public struct FirebaseImporter: Sendable {
             summary.imported += batch.count - skipped.count
             batch = []
         }
-        while let fields = iterator.next() {
+        while let fields = try next() {
             number += 1
             if number == 1, layout.hasHeader { continue }
             let (outcome, draft) = try await check(number, fields)
