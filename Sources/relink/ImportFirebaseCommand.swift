@@ -105,7 +105,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     static func describe(_ error: any Error) -> String {
         switch error {
         case CSVError.unicodeDecoding: "it is not UTF-8 text there"
-        case CSVError.cannotReadFile, CSVError.streamErrorHasOccurred: "the file could not be read"
+        case CSVError.streamErrorHasOccurred: "the file could not be read"
         default: "\(error)"
         }
     }

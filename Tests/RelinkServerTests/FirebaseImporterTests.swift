@@ -87,6 +87,16 @@ struct FirebaseImporterTests {
         #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") == upper)
     }
 
+    /// An export without its header row is read in the documented order, its first row a link like the others.
+    @Test func aFileWithoutHeaderIsReadByPosition() async throws {
+        let store = try SQLiteStore()
+        let valid = Array(Self.rows.prefix(5))
+        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
+            FirebaseImporter.Options(projectId: "pictlink"), rows: { Self.rows(valid) })
+        #expect(summary.layout?.hasHeader == false && summary.rows == 5 && summary.imported == 5)
+        #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") != nil)
+    }
+
     @Test func aChangedRowIsAConflictUntilUpdated() async throws {
         let store = try SQLiteStore()
         let valid = Array(Self.rows.prefix(5))

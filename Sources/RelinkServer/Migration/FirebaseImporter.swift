@@ -139,7 +139,6 @@ public struct FirebaseImporter: Sendable {
         let layout = FirebaseExport.layout(firstRow: first)
         summary.layout = layout
         var number = 1
-        var pending: [(row: Int, fields: [String])] = layout.hasHeader ? [] : [(1, first)]
         func check(_ row: Int, _ fields: [String]) async throws -> (Outcome, ShortLinkDraft?) {
             switch draft(fields, layout: layout, options: options) {
             case .failure(let problem): return (.invalid(problem.message), nil)
@@ -167,8 +166,7 @@ public struct FirebaseImporter: Sendable {
                 summary.report(Problem(row: row, shortLink: fields.first, reason: reason))
             }
         }
-        for (row, fields) in pending { try await count(row, fields) }
-        pending = []
+        if !layout.hasHeader { try await count(1, first) }
         while let fields = try next() {
             number += 1
             try await count(number, fields)
