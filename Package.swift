@@ -81,6 +81,9 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
                 // An import's scratch file of the codes it has seen.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // HTML read as browsers read it (`HTMLDocument`), and HTTP to other servers (`relink verify --url`).
+                "CLibXML2", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -128,7 +131,7 @@ let package = Package(
                 // A test breaks the SQLite store underneath the click recorder.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The page property test parses every rendered page with libxml2's HTML parser.
-                "CLibXML2", .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 // The two-instance tests: real sockets to two servers on one PostgreSQL.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -14,8 +14,14 @@ struct VerifyCommand: AsyncParsableCommand {
             an iPad, an Android phone, a desktop browser and a link-preview crawler went, and compares with Relink's \
             planner. Prints every difference and exits 1 when there is one.
 
-            Example:
+            With --url, asks a running deployment instead, over HTTP, following nothing: a redirect is its Location, a \
+            page is its Open button or its link-preview tags. Each request goes to that address with the link's own host \
+            in Host, so a deployment can be checked before DNS points at it. With a key of the project (--key or \
+            $RELINK_API_KEY) the deployment does not count these clicks nor keep them for deferred linking.
+
+            Examples:
               relink verify --project pictlink
+              relink verify --project pictlink --url http://127.0.0.1:8080 --key "$RELINK_API_KEY"
             """
     )
 
@@ -27,19 +33,64 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    @Option(help: "A running deployment to ask over HTTP (scheme, host and port), instead of the planner.")
+    var url: String?
+
+    @Option(help: "With --url: a key of the project, so the deployment does not count the checks (default: $RELINK_API_KEY).")
+    var key: String?
+
+    @Flag(help: "With --url and no key: click as anybody would; every link's clicks and stats grow.")
+    var countClicks = false
+
+    @Option(help: "With --url: requests in flight at once.")
+    var concurrency = 8
+
     func run() async throws {
+        let probe = try makeProbe()
         let (configuration, _, _) = try ConfigurationFile.project(project, path: config)
         let database = try await store.open()
         defer { StoreOptions.close(database) }
-        let report: LinkVerifier.Report
+        let verifier = LinkVerifier(configuration: configuration, store: database)
+        let report: Result<LinkVerifier.Report, any Error>
         do {
-            report = try await LinkVerifier(configuration: configuration, store: database).verify(projectId: project)
+            if let probe {
+                report = .success(try await verifier.verify(projectId: project, concurrency: concurrency, answer: probe.answer))
+            } else {
+                report = .success(try await verifier.verify(projectId: project))
+            }
         } catch {
-            throw CLIError(message: "verification stopped: \(error)")
+            report = .failure(error)
+        }
+        try? await probe?.shutdown()
+        guard case .success(let report) = report else {
+            if case .failure(let error) = report { throw CLIError(message: "verification stopped: \(error)") }
+            return
         }
         for line in Self.lines(report) { Console.print(line) }
         if report.differenceCount > 0 {
             throw CLIError(message: "\(report.differenceCount) difference(s) from Firebase Dynamic Links' behaviour")
+        }
+    }
+
+    /// The deployment to ask, for --url; nil for the planner.
+    func makeProbe() throws(CLIError) -> DeploymentProbe? {
+        let key = key ?? ProcessInfo.processInfo.environment["RELINK_API_KEY"]
+        guard let url else {
+            if self.key != nil || countClicks { throw CLIError.usage("--key and --count-clicks go with --url") }
+            return nil
+        }
+        guard (1...256).contains(concurrency) else { throw CLIError.usage("--concurrency must be 1 to 256, got \(concurrency)") }
+        if let key, !key.isEmpty, countClicks { throw CLIError.usage("--count-clicks and a key exclude each other") }
+        let apiKey = key.flatMap { $0.isEmpty ? nil : $0 }
+        guard apiKey != nil || countClicks else {
+            throw CLIError.usage(
+                "--url needs a key of the project (--key or $RELINK_API_KEY) so the deployment does not count the checks; "
+                    + "--count-clicks to click as anybody would")
+        }
+        do {
+            return try DeploymentProbe(url: url, apiKey: apiKey)
+        } catch {
+            throw CLIError.usage(error.description)
         }
     }
 

@@ -41,13 +41,15 @@ public enum FirebaseRules {
             }
         }
 
-        /// The outcome with its URL's query items sorted and decoded, and the Play referrer's click id left out:
-        /// two URLs that differ only in encoding or order compare equal.
+        /// The outcome with its URL's path decoded and query items sorted and decoded, and the Play referrer's click
+        /// id left out: two URLs that differ only in encoding or order compare equal. Every refusal is one, whatever
+        /// its wording (FDL's, the planner's and a deployment's pages say it differently).
         public var normalized: Outcome {
             switch self {
             case .redirect(let url): .redirect(FirebaseRules.normalized(url))
             case .preview(let open): .preview(open: FirebaseRules.normalized(open))
-            case .socialCard, .refused: self
+            case .socialCard: self
+            case .refused: .refused("")
             }
         }
     }
@@ -82,13 +84,14 @@ public enum FirebaseRules {
     /// `url` with its query's pairs decoded and sorted, without the Play referrer (it carries each click's id and
     /// Relink's campaign fields, which FDL put elsewhere).
     static func normalized(_ url: String) -> String {
-        guard let mark = url.firstIndex(of: "?") else { return url }
+        guard let mark = url.firstIndex(of: "?") else { return PercentEncoding.decode(Substring(url), plusAsSpace: false) ?? url }
         let pairs = url[url.index(after: mark)...].split(separator: "&").compactMap { pair -> String? in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = PercentEncoding.decode(parts[0]) ?? String(parts[0])
             if url.hasPrefix("https://play.google.com/"), name == "referrer" { return nil }
             return name + "=" + (parts.count > 1 ? (PercentEncoding.decode(parts[1]) ?? String(parts[1])) : "")
         }
-        return String(url[..<mark]) + (pairs.isEmpty ? "" : "?" + pairs.sorted().joined(separator: "&"))
+        let base = url[..<mark]
+        return (PercentEncoding.decode(base, plusAsSpace: false) ?? String(base)) + (pairs.isEmpty ? "" : "?" + pairs.sorted().joined(separator: "&"))
     }
 }

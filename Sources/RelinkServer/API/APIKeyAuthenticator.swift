@@ -26,6 +26,17 @@ struct APIKeyAuthenticator: Sendable {
 
     func authenticate(_ request: Request, context: RelinkRequestContext) async throws -> Caller {
         guard let key = Self.key(in: request) else { throw APIError.missingKey }
+        return try await authenticate(key: key, request: request, context: context)
+    }
+
+    /// The caller of an `Authorization: Bearer` value alone (a marked click's query belongs to its link, not to us).
+    func authenticate(bearer authorization: String, request: Request, context: RelinkRequestContext) async throws -> Caller {
+        let key = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        guard !key.isEmpty else { throw APIError.missingKey }
+        return try await authenticate(key: key, request: request, context: context)
+    }
+
+    private func authenticate(key: String, request: Request, context: RelinkRequestContext) async throws -> Caller {
         guard let record = try await store.apiKey(hash: APIKeys.hash(key)), !record.isRevoked,
             let project = configuration.project(id: record.projectId)
         else {

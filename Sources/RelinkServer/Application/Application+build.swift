@@ -111,7 +111,7 @@ struct ApplicationParts {
         // Last: everything else on a link domain is a click.
         RedirectController(
             resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
-            metrics: metrics, outages: outages, limiter: clientLimiter
+            metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator
         ).addRoutes(to: router)
         self.router = router
         self.store = StoreService(store: store)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import RelinkCore
@@ -15,6 +16,8 @@ struct RedirectController: Sendable {
     var outages: StoreOutageLog? = nil
     /// Limits how fast one client network leaves clicks on long links to be kept (nil: no limit, in tests).
     var limiter: ClientLimiter? = nil
+    /// Checks the key of a marked click (`relink verify --url`); nil: marked clicks are refused.
+    var authenticator: APIKeyAuthenticator? = nil
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -55,16 +58,44 @@ struct RedirectController: Sendable {
             count(.shortLink, outcome: .notFound, context)
             return pages.message("Dynamic Link Not Found", ["Short URL (\(url)) not found."], status: .notFound)
         case .inactive(let record, let debug):
+            let uncounted = try await isUncounted(request, projectId: record.projectId, context: context)
             let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
-            if request.method != .head, !debug {
+            if request.method != .head, !debug, !uncounted {
                 recorder.record(linkId: record.id, platform: client.platform, event: .click)
             }
             count(.shortLink, platform: client.platform, outcome: .gone, context)
             let reason = record.disabled ? "This link has been disabled." : "This link has expired."
-            return pages.message("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone)
+            return Self.marked(
+                pages.message("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone), uncounted)
         case .found(let target):
-            return await respond(to: target, request: request, origin: origin, context: context)
+            let uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
+            return Self.marked(await respond(to: target, request: request, origin: origin, context: context, uncounted: uncounted), uncounted)
         }
+    }
+
+    /// Whether the click is marked as a check (`relink verify --url`) by a key of the link's project, and so is
+    /// answered as any click but neither counted nor kept for deferred linking. A browser never sends
+    /// `Authorization: Bearer` with a click; a wrong key is refused as on the API (401, 429 past the failed-key budget),
+    /// so a mistake is never silently counted.
+    func isUncounted(_ request: Request, projectId: String, context: RelinkRequestContext) async throws -> Bool {
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
+            return false
+        }
+        guard let authenticator else { throw APIError.permissionDenied("Marked clicks are not accepted here.") }
+        let caller = try await authenticator.authenticate(bearer: authorization, request: request, context: context)
+        guard caller.project.id == projectId else {
+            throw APIError.permissionDenied("This API key belongs to project \(caller.project.id), not to this link's project.")
+        }
+        return true
+    }
+
+    static let uncountedHeader = HTTPField.Name(DeploymentProbe.uncountedHeader)!
+
+    static func marked(_ response: Response, _ uncounted: Bool) -> Response {
+        guard uncounted else { return response }
+        var response = response
+        response.headers[uncountedHeader] = DeploymentProbe.uncountedValue
+        return response
     }
 
     /// Counts a click in the metrics, with the time since its request began.
@@ -74,7 +105,9 @@ struct RedirectController: Sendable {
         metrics?.request(kind, platform: platform, outcome: outcome, duration: .now - context.requestStart)
     }
 
-    func respond(to target: LinkResolver.Target, request: Request, origin: RequestOrigin, context: RelinkRequestContext) async -> Response {
+    func respond(
+        to target: LinkResolver.Target, request: Request, origin: RequestOrigin, context: RelinkRequestContext, uncounted: Bool = false
+    ) async -> Response {
         let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
         let isHead = request.method == .head
         let link = target.link
@@ -83,13 +116,16 @@ struct RedirectController: Sendable {
         if isHead || link.isDebug {
             plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
         } else {
-            let planned =
+            plan =
                 target.shortLink?.plan(for: client, project: target.project)
                 ?? RedirectPlanner.plan(link, project: target.project, client: client)
-            (plan, clickID) = await keepForInstall(planned, target: target, client: client, request: request, origin: origin)
+            if !uncounted {
+                (plan, clickID) = await keepForInstall(plan, target: target, client: client, request: request, origin: origin)
+            }
         }
-        // A click on a short link is a human request; crawlers are counted apart, HEAD and the debug page not at all.
-        if let record = target.shortLink?.record, !isHead, !link.isDebug {
+        // A click on a short link is a human request; crawlers are counted apart, HEAD, the debug page and checks not
+        // at all.
+        if let record = target.shortLink?.record, !isHead, !link.isDebug, !uncounted {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
             recorder.record(linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click])
         }

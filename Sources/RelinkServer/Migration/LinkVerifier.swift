@@ -50,31 +50,59 @@ public struct LinkVerifier: Sendable {
     /// Compares every link of `projectId` (a page of `pageSize` at a time) for every client.
     /// - Parameters:
     ///   - projectId: the project.
+    ///   - pageSize: links read from the store at a time.
+    ///   - concurrency: how many answers are awaited at once (for `answer`; the planner answers at once).
     ///   - answer: how Relink answers; nil for the planner.
     /// - Returns: the counts and the first differences.
-    /// - Throws: the store's errors and `answer`'s.
-    public func verify(projectId: String, pageSize: Int = 1000, answer: Answer? = nil) async throws -> Report {
+    /// - Throws: the store's errors and `answer`'s (the first one stops the verification).
+    public func verify(projectId: String, pageSize: Int = 1000, concurrency: Int = 1, answer: Answer? = nil) async throws -> Report {
         guard let project = configuration.project(id: projectId) else { return Report() }
         var report = Report()
         var before: Int64?
         while true {
             let page = try await store.links(projectId: projectId, beforeId: before, limit: pageSize)
-            for record in page {
-                report.links += 1
-                for client in FirebaseRules.Client.allCases {
-                    report.checks += 1
-                    let firebase = FirebaseRules.outcome(record.parameters, client: client)
-                    let relink = try await answer?(record, client) ?? Self.planned(record, project: project, client: client)
-                    guard firebase.normalized != relink.normalized else { continue }
-                    report.differenceCount += 1
-                    if report.differences.count < Report.maximumListed {
-                        report.differences.append(Difference(shortLink: record.shortLink, client: client, firebase: firebase, relink: relink))
-                    }
+            let checks = page.flatMap { record in FirebaseRules.Client.allCases.map { (record, $0) } }
+            let answers: [FirebaseRules.Outcome]
+            if let answer {
+                answers = try await Self.answers(checks, concurrency: concurrency, answer: answer)
+            } else {
+                answers = checks.map { Self.planned($0, project: project, client: $1) }
+            }
+            report.links += page.count
+            for ((record, client), relink) in zip(checks, answers) {
+                report.checks += 1
+                let firebase = FirebaseRules.outcome(record.parameters, client: client)
+                guard firebase.normalized != relink.normalized else { continue }
+                report.differenceCount += 1
+                if report.differences.count < Report.maximumListed {
+                    report.differences.append(Difference(shortLink: record.shortLink, client: client, firebase: firebase, relink: relink))
                 }
             }
             guard page.count == pageSize, let last = page.last else { break }
             before = last.id
         }
         return report
+    }
+
+    /// `answer` for each check, in order, with at most `concurrency` awaited at once.
+    static func answers(
+        _ checks: [(ShortLinkRecord, FirebaseRules.Client)], concurrency: Int, answer: @escaping Answer
+    ) async throws -> [FirebaseRules.Outcome] {
+        try await withThrowingTaskGroup(of: (Int, FirebaseRules.Outcome).self) { group in
+            var results = [FirebaseRules.Outcome?](repeating: nil, count: checks.count)
+            var next = 0
+            func start() {
+                let index = next
+                let (record, client) = checks[index]
+                group.addTask { (index, try await answer(record, client)) }
+                next += 1
+            }
+            while next < min(max(concurrency, 1), checks.count) { start() }
+            while let (index, outcome) = try await group.next() {
+                results[index] = outcome
+                if next < checks.count { start() }
+            }
+            return results.map { $0! }
+        }
     }
 }
