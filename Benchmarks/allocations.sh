@@ -25,7 +25,7 @@ allocations() {
         --db "$WORK/allocations.sqlite" --port $port --log-level error 2>/dev/null &
     local pid=$!
     wait_for "http://127.0.0.1:$port/healthz"
-    send() { python3 "$ROOT/Benchmarks/MallocCount/keepalive.py" $port "$path" "$1" pictlink.page.link "$agent"; sleep 0.3; cat "$count"; }
+    send() { python3 "$ROOT/Benchmarks/MallocCount/keepalive.py" $port "$path" "$1" go.pictlink.com "$agent"; sleep 0.3; cat "$count"; }
     send 3000 >/dev/null # caches, pools and the first of each series
     local before after
     before=$(send 0)

@@ -23,7 +23,7 @@ function request()
         return wrk.format("GET", "/healthz")
     end
     return wrk.format("GET", "/p/" .. (n % 1000),
-        { ["X-Forwarded-For"] = address(n), ["User-Agent"] = agent, ["Host"] = "pictlink.page.link" })
+        { ["X-Forwarded-For"] = address(n), ["User-Agent"] = agent, ["Host"] = "go.pictlink.com" })
 end
 
 function response(status, headers, body)

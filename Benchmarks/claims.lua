@@ -24,5 +24,5 @@ function request()
         '{"bundleId": "jp.furyu.pictlink.android", "platform": "ANDROID", "osVersion": "14", "installId": "bench-%d-%d", ' ..
         '"device": {"deviceModelName": "Pixel 7", "languageCode": "en-US"}}', tid or 0, counter)
     return wrk.format("POST", "/v1/installAttribution",
-        { ["X-Forwarded-For"] = address(n), ["Content-Type"] = "application/json", ["Host"] = "pictlink.page.link" }, body)
+        { ["X-Forwarded-For"] = address(n), ["Content-Type"] = "application/json", ["Host"] = "go.pictlink.com" }, body)
 end

@@ -16,7 +16,7 @@ PG_PORT_2=18493
 BALANCER_PORT=18494
 ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
 DESKTOP="Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
-LONG="https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fspring&apn=jp.furyu.pictlink.android&utm_source=bench"
+LONG="https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fspring&apn=jp.furyu.pictlink.android&utm_source=bench"
 
 build_release
 need sqlite3 sqlite3
@@ -77,18 +77,18 @@ http {
 NGINX
 nginx -c "$WORK/balancer/nginx.conf" &
 PIDS+=($!)
-wait_for "http://127.0.0.1:$BALANCER_PORT/healthz" pictlink.page.link
+wait_for "http://127.0.0.1:$BALANCER_PORT/healthz" go.pictlink.com
 
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
 measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/$SQLITE_CODE" "User-Agent: $DESKTOP"
-measure "sqlite: desktop (+events)" "http://127.0.0.1:$SQLITE_PORT/$SQLITE_CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+measure "sqlite: desktop (+events)" "http://127.0.0.1:$SQLITE_PORT/$SQLITE_CODE" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
 served() { awk '/requests in/ {print $1}' "$(ls -t "$WORK"/wrk-*.txt | head -1)"; }
-measure "postgres: desktop (+events)" "http://127.0.0.1:$PG_PORT/$PG_CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+measure "postgres: desktop (+events)" "http://127.0.0.1:$PG_PORT/$PG_CODE" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
 PG_SERVED=$(served)
-measure "sqlite: Android (+deferred)" "http://127.0.0.1:$SQLITE_PORT/$SQLITE_CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
-measure "postgres: Android (+deferred)" "http://127.0.0.1:$PG_PORT/$PG_CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+measure "sqlite: Android (+deferred)" "http://127.0.0.1:$SQLITE_PORT/$SQLITE_CODE" "Host: go.pictlink.com" "User-Agent: $ANDROID"
+measure "postgres: Android (+deferred)" "http://127.0.0.1:$PG_PORT/$PG_CODE" "Host: go.pictlink.com" "User-Agent: $ANDROID"
 PG_SERVED=$((PG_SERVED + $(served)))
-measure "postgres x2 behind nginx: desktop" "http://127.0.0.1:$BALANCER_PORT/$PG_CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+measure "postgres x2 behind nginx: desktop" "http://127.0.0.1:$BALANCER_PORT/$PG_CODE" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
 PG_SERVED=$((PG_SERVED + $(served)))
 
 report "nginx static 302"

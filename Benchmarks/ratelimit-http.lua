@@ -16,5 +16,5 @@ function request()
     local n = (counter * threads + (tid or 0)) % distinct
     local address = string.format("11.%d.%d.%d", math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
     return wrk.format("POST", "/v1/shortLinks?key=rl_benchmark_wrong_key",
-        { ["X-Forwarded-For"] = address, ["Content-Type"] = "application/json", ["Host"] = "pictlink.page.link" }, "{}")
+        { ["X-Forwarded-For"] = address, ["Content-Type"] = "application/json", ["Host"] = "go.pictlink.com" }, "{}")
 end

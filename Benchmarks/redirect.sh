@@ -28,14 +28,14 @@ if [ -n "${BASELINE:-}" ]; then
 fi
 
 # Sanity: both answer a 302 before they are measured.
-curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" | grep -q 302
-curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/p/42" | grep -q 302
+curl -s -o /dev/null -w '%{http_code}' -H "Host: go.pictlink.com" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" | grep -q 302
+curl -s -o /dev/null -w '%{http_code}' -H "Host: go.pictlink.com" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/p/42" | grep -q 302
 
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores, $ROUNDS rounds) ..." >&2
 # relink_targets LABEL PORT: the three targets of one build.
 relink_targets() {
-    measure "$1 long-link redirect" "http://127.0.0.1:$2$LONG_LINK" "Host: pictlink.page.link" "User-Agent: $ANDROID"
-    measure "$1 route redirect" "http://127.0.0.1:$2/p/42" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+    measure "$1 long-link redirect" "http://127.0.0.1:$2$LONG_LINK" "Host: go.pictlink.com" "User-Agent: $ANDROID"
+    measure "$1 route redirect" "http://127.0.0.1:$2/p/42" "Host: go.pictlink.com" "User-Agent: $ANDROID"
     # For reference: the framework's floor on this machine, a handler that does nothing.
     measure "$1 /healthz (framework floor)" "http://127.0.0.1:$2/healthz"
 }

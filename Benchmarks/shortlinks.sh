@@ -36,16 +36,16 @@ start_relink() {
 start_nginx "$NGINX_PORT"
 start_relink
 SHORT=$("$RELINK" mint --server "http://127.0.0.1:$RELINK_PORT" --key "$KEY" --suffix short \
-    "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fspring&apn=jp.furyu.pictlink.android&utm_source=bench")
+    "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fspring&apn=jp.furyu.pictlink.android&utm_source=bench")
 CODE=${SHORT##*/}
 LINK_ID=$(sqlite3 "$DB" "SELECT id FROM links WHERE code = '$CODE'")
-curl -s -o /dev/null -w '%{http_code}' -H "Host: pictlink.page.link" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/$CODE" | grep -q 302
+curl -s -o /dev/null -w '%{http_code}' -H "Host: go.pictlink.com" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/$CODE" | grep -q 302
 
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
 measure "nginx static 302" "http://127.0.0.1:$NGINX_PORT/$CODE" "User-Agent: $ANDROID"
-measure "relink short link, desktop (+events)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: pictlink.page.link" "User-Agent: $DESKTOP"
+measure "relink short link, desktop (+events)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
 SERVED_BY_WRK=$(awk '/requests in/ {print $1}' "$(ls -t "$WORK"/wrk-*.txt | head -1)")
-measure "relink short link, Android (+deferred)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: pictlink.page.link" "User-Agent: $ANDROID"
+measure "relink short link, Android (+deferred)" "http://127.0.0.1:$RELINK_PORT/$CODE" "Host: go.pictlink.com" "User-Agent: $ANDROID"
 SERVED_BY_WRK=$((SERVED_BY_WRK + $(awk '/requests in/ {print $1}' "$(ls -t "$WORK"/wrk-*.txt | head -1)")))
 
 # No event lost: stop gracefully (the last buffered events are written on shutdown) and count what is stored.
@@ -62,7 +62,7 @@ wrk.headers["Content-Type"] = "application/json"
 local counter = 0
 request = function()
   counter = counter + 1
-  local body = string.format('{"longDynamicLink":"https://pictlink.page.link/?link=https%%3A%%2F%%2Fpictlink.com%%2Fbench%%2F%d-%d&apn=jp.furyu.pictlink.android","suffix":{"option":"SHORT"}}', math.random(1, 1000000000), counter)
+  local body = string.format('{"longDynamicLink":"https://go.pictlink.com/?link=https%%3A%%2F%%2Fpictlink.com%%2Fbench%%2F%d-%d&apn=jp.furyu.pictlink.android","suffix":{"option":"SHORT"}}', math.random(1, 1000000000), counter)
   return wrk.format(nil, "/v1/shortLinks?key=$KEY", nil, body)
 end
 LUA

@@ -10,13 +10,13 @@ struct BuildCommand: ParsableCommand {
             stderr; a link that could never redirect (no `link`, a `link` that is not http(s)) exits 1.
 
             Example:
-              relink build --domain https://pictlink.page.link \\
+              relink build --domain https://go.pictlink.com \\
                 --link https://pictlink.com/myPage --apn jp.furyu.pictlink.android \\
                 --ibi jp.furyu.pictlink.ios --ius pictlink --isi 000000001
             """
     )
 
-    @Option(help: "The domain URI prefix, such as https://pictlink.page.link or https://pictlink.com/links.")
+    @Option(help: "The domain URI prefix, such as https://go.pictlink.com or https://pictlink.com/links.")
     var domain: String
 
     @Option(help: "Check the link against this routes.json's project for the domain (apps, store IDs).")

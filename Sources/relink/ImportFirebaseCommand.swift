@@ -16,7 +16,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
             import again changes nothing, and resumes one that stopped. Exit 0 when every row is in, 1 otherwise.
 
             Example:
-              relink import firebase pictlink.page.link.csv --project pictlink --dry-run
+              relink import firebase go.pictlink.com.csv --project pictlink --dry-run
             """
     )
 

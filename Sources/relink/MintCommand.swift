@@ -8,9 +8,9 @@ struct MintCommand: AsyncParsableCommand {
         abstract: "Mint a short link on a running server, from a long link or from parameter flags.",
         discussion: """
             Examples:
-              relink mint 'https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android'
-              relink mint --domain https://pictlink.page.link --link https://pictlink.com/spring --suffix short
-              relink mint --domain https://pictlink.page.link --link https://pictlink.com/spring --slug spring
+              relink mint 'https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android'
+              relink mint --domain https://go.pictlink.com --link https://pictlink.com/spring --suffix short
+              relink mint --domain https://go.pictlink.com --link https://pictlink.com/spring --slug spring
             """
     )
 

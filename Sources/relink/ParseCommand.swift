@@ -8,7 +8,7 @@ struct ParseCommand: ParsableCommand {
         discussion: "Exits 0 for a valid link (warnings allowed), 1 for a link that cannot redirect, 2 for a usage error."
     )
 
-    @Argument(help: "The long link, such as 'https://pictlink.page.link/?link=…'. Quote it in the shell.")
+    @Argument(help: "The long link, such as 'https://go.pictlink.com/?link=…'. Quote it in the shell.")
     var url: String
 
     @Flag(help: "Print JSON instead of a table.")

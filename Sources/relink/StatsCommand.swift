@@ -7,7 +7,7 @@ struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Show a short link's clicks, redirects, installs and re-opens per platform.")
 
-    @Argument(help: "The short link, such as https://pictlink.page.link/Ab3x.")
+    @Argument(help: "The short link, such as https://go.pictlink.com/Ab3x.")
     var shortLink: String
 
     @Option(help: "How many days, up to today, to count.")

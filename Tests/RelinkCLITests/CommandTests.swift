@@ -22,7 +22,7 @@ struct CommandTests {
     }
 
     static let sample = [
-        "--domain", "https://pictlink.page.link", "--link", "https://pictlink.com/myPage", "--apn", "jp.furyu.pictlink.android",
+        "--domain", "https://go.pictlink.com", "--link", "https://pictlink.com/myPage", "--apn", "jp.furyu.pictlink.android",
         "--ibi", "jp.furyu.pictlink.ios", "--ius", "pictlink", "--isi", "000000001",
     ]
 
@@ -39,13 +39,13 @@ struct CommandTests {
 
     @Test func exitCodes() {
         #expect(Self.exitCode(["build"] + Self.sample) == 0)
-        #expect(Self.exitCode(["build", "--domain", "https://pictlink.page.link", "--apn", "x.y"]) == 1)
-        #expect(Self.exitCode(["build", "--domain", "pictlink.page.link", "--link", "https://a.com"]) == 2)
+        #expect(Self.exitCode(["build", "--domain", "https://go.pictlink.com", "--apn", "x.y"]) == 1)
+        #expect(Self.exitCode(["build", "--domain", "go.pictlink.com", "--link", "https://a.com"]) == 2)
         #expect(Self.exitCode(["build", "--link", "https://a.com"]) == 2)
-        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?link=https://pictlink.com/myPage"]) == 0)
-        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?link=https://pictlink.com/a&isi=abc"]) == 0)
-        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?link=javascript:alert(1)"]) == 1)
-        #expect(Self.exitCode(["parse", "https://pictlink.page.link/?apn=x.y"]) == 1)
+        #expect(Self.exitCode(["parse", "https://go.pictlink.com/?link=https://pictlink.com/myPage"]) == 0)
+        #expect(Self.exitCode(["parse", "https://go.pictlink.com/?link=https://pictlink.com/a&isi=abc"]) == 0)
+        #expect(Self.exitCode(["parse", "https://go.pictlink.com/?link=javascript:alert(1)"]) == 1)
+        #expect(Self.exitCode(["parse", "https://go.pictlink.com/?apn=x.y"]) == 1)
         #expect(Self.exitCode(["parse", "--json", "nonsense"]) == 1)
         #expect(Self.exitCode(["parse"]) == 2)
         #expect(Self.exitCode(["parse", "--bogus", "x"]) == 2)
@@ -64,7 +64,7 @@ struct CommandTests {
 
     @Test func parseWithAConfigurationChecksTheProject() throws {
         let routes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json").path
-        let url = "https://pictlink.page.link/?link=https://pictlink.com/a&ibi=jp.furyu.pictlink.ios&isi=999"
+        let url = "https://go.pictlink.com/?link=https://pictlink.com/a&ibi=jp.furyu.pictlink.ios&isi=999"
         #expect(Self.exitCode(["parse", "--config", routes, url]) == 0)
         #expect(Self.exitCode(["parse", "--config", routes, "https://unknown.example/?link=https://a.com/"]) == 1)
     }

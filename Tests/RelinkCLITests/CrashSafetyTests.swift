@@ -89,7 +89,7 @@ struct CrashSafetyTests {
                         var index = worker
                         while !self.stopped.withLockedValue({ $0 }) {
                             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(paths[index % paths.count])")
-                            request.headers.add(name: "Host", value: "pictlink.page.link")
+                            request.headers.add(name: "Host", value: "go.pictlink.com")
                             request.headers.add(name: "User-Agent", value: EndToEndTests.agents[2].userAgent)
                             index += workers
                             guard let response = try? await http.execute(request, timeout: .seconds(5)) else {
@@ -160,11 +160,11 @@ struct CrashSafetyTests {
             request.body = .bytes(
                 ByteBuffer(
                     string:
-                        #"{"longDynamicLink": "https://pictlink.page.link/?link=https://pictlink.com/crash/\#(index)&ofl=https://pictlink.com/desktop"}"#
+                        #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/crash/\#(index)&ofl=https://pictlink.com/desktop"}"#
                 ))
             let response = try await http.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 1 << 16)
-            let shortLink = try #require(String(buffer: body).firstMatch(of: /"shortLink":"https:\/\/pictlink\.page\.link(\/[A-Za-z0-9]+)"/))
+            let shortLink = try #require(String(buffer: body).firstMatch(of: /"shortLink":"https:\/\/go\.pictlink\.com(\/[A-Za-z0-9]+)"/))
             codes.append(String(shortLink.output.1))
         }
         let load = Load()
@@ -194,7 +194,7 @@ struct CrashSafetyTests {
         server = try await Server(executable: executable, storeArguments: storeArguments, log: folder.appending(path: "second.log"))
         for code in codes {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)\(code)")
-            request.headers.add(name: "Host", value: "pictlink.page.link")
+            request.headers.add(name: "Host", value: "go.pictlink.com")
             request.headers.add(name: "User-Agent", value: EndToEndTests.agents[2].userAgent)
             let response = try await http.execute(request, timeout: .seconds(10))
             #expect(response.status == .found, "\(code) does not resolve after the restart")
@@ -204,7 +204,7 @@ struct CrashSafetyTests {
 
         let store = try await Self.store(backend, arguments: storeArguments)
         var links: [ShortLinkRecord] = []
-        for code in codes { links.append(try #require(try await store.link(domain: "https://pictlink.page.link", code: String(code.dropFirst())))) }
+        for code in codes { links.append(try #require(try await store.link(domain: "https://go.pictlink.com", code: String(code.dropFirst())))) }
         // The restart's own 40 clicks are stored too.
         let stored = try await Self.storedClicks(links, in: store) - codes.count
         if backend == .postgres, let postgres = store as? PostgresStore { try? await postgres.execute("DROP SCHEMA \(schema) CASCADE") }

@@ -46,9 +46,9 @@ struct DeferredTestCommandTests {
             }
             let link = try #require(minted)
             #expect(link.longDynamicLink.contains("ibi=") && link.longDynamicLink.contains("isi=000000001") && link.longDynamicLink.contains("apn="))
-            let path = String(link.shortLink.dropFirst("https://pictlink.page.link".count))
+            let path = String(link.shortLink.dropFirst("https://go.pictlink.com".count))
             let page = try await client.execute(
-                uri: path, method: .get, headers: [HTTPField.Name("Host")!: "pictlink.page.link", .userAgent: Self.iPhone, .acceptLanguage: "en"])
+                uri: path, method: .get, headers: [HTTPField.Name("Host")!: "go.pictlink.com", .userAgent: Self.iPhone, .acceptLanguage: "en"])
             #expect(page.status == .ok)
             // ...and the app, installed from the store, claims it on its first launch.
             let claim = try await client.execute(
@@ -61,7 +61,7 @@ struct DeferredTestCommandTests {
             #expect(answer.deepLink == "https://pictlink.com/invite/7")
 
             let output = try await command.value
-            #expect(output.contains { $0.hasPrefix("  https://pictlink.page.link/") })
+            #expect(output.contains { $0.hasPrefix("  https://go.pictlink.com/") })
             #expect(output.contains { $0.contains("click from IOS (iphone, 17.2, en), kept for the install") })
             #expect(output.contains { $0.contains("claimed as \(answer.attributionConfidence?.rawValue ?? "?")") })
             #expect(output.contains { $0.contains(#"{"debug": true}"#) })

@@ -72,7 +72,7 @@ struct EndToEndTests {
         let key = try #require(try await Self.run(["keys", "create", "--project", "pictlink", "--config", Self.routes, "--db", database]).first)
         #expect(key.hasPrefix("rl_"))
         let mint = [
-            "mint", "--domain", "https://pictlink.page.link", "--link", "https://pictlink.com/spring", "--apn", "jp.furyu.pictlink.android",
+            "mint", "--domain", "https://go.pictlink.com", "--link", "https://pictlink.com/spring", "--apn", "jp.furyu.pictlink.android",
             "--ibi", "jp.furyu.pictlink.ios", "--isi", "000000001", "--efr", "1", "--ofl", "https://pictlink.com/desktop",
             "--st", "Spring sale", "--utm-source", "newsletter", "--suffix", "short", "--key", key,
         ]
@@ -80,12 +80,12 @@ struct EndToEndTests {
         let shortLink = try await Self.application(database: database).test(.live) { client in
             let server = "http://127.0.0.1:\(try #require(client.port))"
             let shortLink = try #require(try await Self.run(mint + ["--server", server]).first)
-            #expect(shortLink.hasPrefix("https://pictlink.page.link/"))
-            let code = String(shortLink.dropFirst("https://pictlink.page.link".count))
+            #expect(shortLink.hasPrefix("https://go.pictlink.com/"))
+            let code = String(shortLink.dropFirst("https://go.pictlink.com".count))
             for (agent, times) in zip(Self.agents, clicks) {
                 for _ in 0..<times {
                     let response = try await client.execute(
-                        uri: code, method: .get, headers: [HTTPField.Name("Host")!: "pictlink.page.link", .userAgent: agent.userAgent])
+                        uri: code, method: .get, headers: [HTTPField.Name("Host")!: "go.pictlink.com", .userAgent: agent.userAgent])
                     #expect(agent.expected(response), "\(agent.name): \(response.status) \(response.headers[.location] ?? "")")
                 }
             }
@@ -102,8 +102,8 @@ struct EndToEndTests {
             let listed = try await Self.run(["links", "list", "--server", server, "--key", key])
             #expect(listed.joined().contains(shortLink))
             let response = try await client.execute(
-                uri: String(shortLink.dropFirst("https://pictlink.page.link".count)), method: .get,
-                headers: [HTTPField.Name("Host")!: "pictlink.page.link", .userAgent: Self.agents[2].userAgent])
+                uri: String(shortLink.dropFirst("https://go.pictlink.com".count)), method: .get,
+                headers: [HTTPField.Name("Host")!: "go.pictlink.com", .userAgent: Self.agents[2].userAgent])
             #expect(response.headers[.location] == "https://pictlink.com/desktop")
         }
     }

@@ -1,5 +1,10 @@
 import ArgumentParser
 import Foundation
+import HummingbirdTesting
+import Logging
+import RelinkCore
+import RelinkServer
+import RelinkStore
 import Testing
 
 @testable import relink
@@ -15,7 +20,7 @@ struct FirebaseMigrationTests {
         "short_link,link,apn,afl,amv,ibi,ifl,ius,ipfl,ipbi,isi,imv,efr,ofl,st,sd,si,utm_source,utm_medium,utm_campaign,utm_term,utm_content,at,ct,mt,pt,archived,name,creation_timestamp"
 
     /// `rows` valid links (mixed-case codes, a tenth archived, unicode titles, names with commas, quotes and a line
-    /// break) and three invalid ones.
+    /// break) and four invalid ones (a bad `isi`, a `javascript:` link, another project's domain, a `page.link` domain).
     static func export(rows: Int) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
@@ -32,7 +37,7 @@ struct FirebaseMigrationTests {
             let archived = index % 10 == 0 ? "true" : "false"
             let name = index == 7 ? quoted("line one\nline \"two\", three") : quoted("Campaña \(index), ☀️")
             var fields = Array(repeating: "", count: 29)
-            fields[0] = "https://pictlink.page.link/\(code)"
+            fields[0] = "https://go.pictlink.com/\(code)"
             fields[1] = "https://pictlink.com/p/\(index)?from=mail"
             fields[2] = "jp.furyu.pictlink.android"
             fields[5] = "jp.furyu.pictlink.ios"
@@ -45,9 +50,10 @@ struct FirebaseMigrationTests {
             fields[28] = String(1_600_000_000 + index)
             lines.append(fields.joined(separator: ","))
         }
-        lines.append("https://pictlink.page.link/BadIsi,https://pictlink.com/x,,,,jp.furyu.pictlink.ios,,,,,abc,,,,,,,,,,,,,,,,false,,")
-        lines.append("https://pictlink.page.link/Script,javascript:alert(1),,,,,,,,,,,,,,,,,,,,,,,,,false,,")
+        lines.append("https://go.pictlink.com/BadIsi,https://pictlink.com/x,,,,jp.furyu.pictlink.ios,,,,,abc,,,,,,,,,,,,,,,,false,,")
+        lines.append("https://go.pictlink.com/Script,javascript:alert(1),,,,,,,,,,,,,,,,,,,,,,,,,false,,")
         lines.append("https://go.fieldnotes.app/Other,https://fieldnotes.app/x,,,,,,,,,,,,,,,,,,,,,,,,,false,,")
+        lines.append("https://pictlink.page.link/Old,https://pictlink.com/x,,,,,,,,,,,,,,,,,,,,,,,,,false,,")
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
@@ -75,7 +81,7 @@ struct FirebaseMigrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appending(path: "relink.sqlite").path
-        let csv = folder.appending(path: "pictlink.page.link.csv").path
+        let csv = folder.appending(path: "go.pictlink.com.csv").path
         try Self.export(rows: 300).write(toFile: csv, atomically: true, encoding: .utf8)
         // The project as FDL had it: no defaults of Relink's own.
         var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
@@ -96,17 +102,21 @@ struct FirebaseMigrationTests {
         #expect(await Self.run(["verify"] + common).output.last == "0 link(s), 0 check(s): 0 difference(s)")
 
         // Checked first: three bad rows, so nothing is written without --continue-on-error.
-        #expect(await Self.run(["import", "firebase", csv, "--dry-run"] + common).error?.message == "dry run: 3 invalid row(s) and 0 conflict(s)")
+        #expect(await Self.run(["import", "firebase", csv, "--dry-run"] + common).error?.message == "dry run: 4 invalid row(s) and 0 conflict(s)")
         #expect(await Self.run(["import", "firebase", csv] + common).error?.message.hasPrefix("nothing was imported") == true)
         #expect(await Self.run(["verify"] + common).output.last == "0 link(s), 0 check(s): 0 difference(s)")
 
         let imported = await Self.run(["import", "firebase", csv, "--continue-on-error"] + common)
-        #expect(imported.error?.message.hasPrefix("imported what was valid; 3 invalid row(s)") == true)
-        #expect(imported.output.first == "303 rows: 300 imported (30 archived), 0 unchanged, 0 updated, 0 conflicts, 3 invalid")
-        #expect(imported.output.contains { $0.hasPrefix("  row 303 (https://pictlink.page.link/Script): 'link' must be an http or https URL") })
+        #expect(imported.error?.message.hasPrefix("imported what was valid; 4 invalid row(s)") == true)
+        #expect(imported.output.first == "304 rows: 300 imported (30 archived), 0 unchanged, 0 updated, 0 conflicts, 4 invalid")
+        #expect(imported.output.contains { $0.hasPrefix("  row 303 (https://go.pictlink.com/Script): 'link' must be an http or https URL") })
+        #expect(
+            imported.output.contains {
+                $0.hasPrefix("  row 305 (https://pictlink.page.link/Old): pictlink.page.link is Google's domain and cannot be moved to Relink")
+            })
 
         let again = await Self.run(["import", "firebase", csv, "--continue-on-error"] + common)
-        #expect(again.output.first == "303 rows: 0 to import (0 archived), 300 unchanged, 0 updated, 0 conflicts, 3 invalid")
+        #expect(again.output.first == "304 rows: 0 to import (0 archived), 300 unchanged, 0 updated, 0 conflicts, 4 invalid")
 
         let verified = await Self.run(["verify"] + common)
         #expect(verified.error == nil)
@@ -115,5 +125,67 @@ struct FirebaseMigrationTests {
         let differences = await Self.run(["verify", "--project", "pictlink", "--config", E.routes, "--db", database])
         #expect(differences.error?.message.hasSuffix("difference(s) from Firebase Dynamic Links' behaviour") == true)
         #expect(differences.output.joined(separator: "\n").contains("desktop"))
+    }
+
+    /// `relink verify --url` against a live server gives the offline answer, line for line, for a project as FDL had
+    /// it (no difference) and with routes.json's defaults (differences); with a key the checks are not counted.
+    @Test func verifyOverHTTPAgreesWithThePlanner() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-verify-url-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let csv = folder.appending(path: "export.csv").path
+        try Self.export(rows: 60).write(toFile: csv, atomically: true, encoding: .utf8)
+        var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
+        var projects = try #require(routes["projects"] as? [[String: Any]])
+        projects[0]["defaults"] = nil
+        routes["projects"] = projects
+        let plain = folder.appending(path: "routes.json").path
+        try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: plain))
+        _ = await Self.run(["import", "firebase", csv, "--continue-on-error", "--project", "pictlink", "--config", plain, "--db", database])
+        let key = try #require(try await E.run(["keys", "create", "--project", "pictlink", "--config", plain, "--db", database]).first)
+        let fieldnotesKey = try #require(
+            try await E.run(["keys", "create", "--project", "fieldnotes", "--config", plain, "--db", database]).first)
+
+        for (config, differences) in [(plain, false), (E.routes, true)] {
+            let common = ["verify", "--project", "pictlink", "--config", config, "--db", database]
+            let offline = await Self.run(common)
+            #expect((offline.error != nil) == differences)
+            #expect(offline.output.last?.hasPrefix("60 link(s), 300 check(s)") == true)
+            let relink = try RelinkConfiguration(json: Data(contentsOf: URL(fileURLWithPath: config)))
+            let app = try buildApplication(
+                configuration: ServerConfiguration(
+                    host: "127.0.0.1", port: 0, relink: relink, logLevel: .error, store: try SQLiteStore(path: database)))
+            try await app.test(.live) { client in
+                let server = "http://127.0.0.1:\(try #require(client.port))"
+                let online = await Self.run(common + ["--url", server, "--key", key, "--concurrency", "4"])
+                #expect(online.output == offline.output)
+                #expect(online.error?.message == offline.error?.message)
+                // Not one of those 300 requests was counted.
+                let shortLink = "https://go.pictlink.com/" + String(try #require(try csvCode(csv, row: 1)))
+                let stats = try await E.run(["stats", shortLink, "--days", "1", "--json", "--crawlers", "--server", server, "--key", key])
+                #expect(E.counts(stats).isEmpty, "\(stats)")
+
+                // A key of another project, or none, is refused before anything is counted.
+                let foreign = await Self.run(common + ["--url", server, "--key", fieldnotesKey])
+                #expect(foreign.error?.message.contains("403") == true, "\(String(describing: foreign.error))")
+                let wrong = await Self.run(common + ["--url", server, "--key", "rl_wrong"])
+                #expect(wrong.error?.message.contains("401") == true, "\(String(describing: wrong.error))")
+                let keyless = await Self.run(common + ["--url", server])
+                #expect(keyless.error?.message.contains("--count-clicks") == true)
+                #expect(
+                    E.counts(try await E.run(["stats", shortLink, "--days", "1", "--json", "--crawlers", "--server", server, "--key", key])).isEmpty)
+            }
+        }
+        let badURL = await Self.run([
+            "verify", "--project", "pictlink", "--config", plain, "--db", database, "--url", "https://go.example.com/links", "--key", key,
+        ])
+        #expect(badURL.error?.message.hasPrefix("--url takes a deployment's scheme, host and port only") == true)
+    }
+
+    /// The code of a row of the generated export.
+    func csvCode(_ path: String, row: Int) throws -> Substring? {
+        let line = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n")[row]
+        return line.split(separator: ",").first?.split(separator: "/").last
     }
 }

@@ -37,16 +37,16 @@ struct RelinkClientTests {
     }
 
     static func click(_ client: any TestClientProtocol, _ path: String, agent: String) async throws -> TestResponse {
-        try await client.execute(uri: path, method: .get, headers: [HTTPField.Name("Host")!: "pictlink.page.link", .userAgent: agent])
+        try await client.execute(uri: path, method: .get, headers: [HTTPField.Name("Host")!: "go.pictlink.com", .userAgent: agent])
     }
 
     @Test func mintsManagesAndReadsStats() async throws {
         try await Self.withServer { relink, clicks in
             let minted = try await relink.createShortLink(
-                longDynamicLink: "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fclient&apn=jp.furyu.pictlink.android",
+                longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fclient&apn=jp.furyu.pictlink.android",
                 suffix: .short)
-            #expect(minted.shortLink.hasPrefix("https://pictlink.page.link/"))
-            let code = String(minted.shortLink.dropFirst("https://pictlink.page.link".count))
+            #expect(minted.shortLink.hasPrefix("https://go.pictlink.com/"))
+            let code = String(minted.shortLink.dropFirst("https://go.pictlink.com".count))
             _ = try await Self.click(clicks, code, agent: Self.android)
             let stats = try await relink.linkStats(shortLink: minted.shortLink, durationDays: 1)
             #expect(stats.linkEventStats.contains { $0.platform == .android && $0.event == .click && $0.count == "1" })
@@ -80,7 +80,7 @@ struct RelinkClientTests {
             let match = try #require(String(buffer: page.body).firstMatch(of: /data-clipboard="([^"]*)"/))
             let clipboard = String(match.1).replacingOccurrences(of: "&amp;", with: "&")
             #expect(RelinkClient.isClaimLink(clipboard))
-            #expect(!RelinkClient.isClaimLink("https://pictlink.page.link/abc"))
+            #expect(!RelinkClient.isClaimLink("https://go.pictlink.com/abc"))
             let device = RelinkClient.DeviceInfo(
                 platform: .iOS, bundleId: "jp.furyu.pictlink.ios", osVersion: "17.2", deviceModelName: "iPhone15,2", screenWidth: 390,
                 screenHeight: 844)
@@ -90,7 +90,7 @@ struct RelinkClientTests {
             #expect(answer.deepLink == "https://pictlink.com/hello")
             #expect(try await relink.claimDeferredLink(device: device, installId: installId) == answer)
 
-            let reopened = try await relink.resolve("https://pictlink.page.link/p/77", bundleId: "jp.furyu.pictlink.ios")
+            let reopened = try await relink.resolve("https://go.pictlink.com/p/77", bundleId: "jp.furyu.pictlink.ios")
             #expect(reopened.deepLink == "https://pictlink.com/product/77")
         }
     }
@@ -108,7 +108,7 @@ struct RelinkClientTests {
                 #expect(error.description.contains("API key not valid"))
             }
             do throws(RelinkClientError) {
-                _ = try await relink.createShortLink(longDynamicLink: "https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F")
+                _ = try await relink.createShortLink(longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fevil.example%2F")
                 Issue.record("expected an error")
             } catch {
                 #expect(error.status == 400)

@@ -43,17 +43,17 @@ struct AbsoluteURITests {
         #expect(prefix.relativePath(of: "/links") == "/")
         #expect(prefix.relativePath(of: "/linksabc") == nil)
         #expect(prefix.relativePath(of: "/other") == nil)
-        let bare = try DomainURIPrefix("https://pictlink.page.link")
+        let bare = try DomainURIPrefix("https://go.pictlink.com")
         #expect(bare.relativePath(of: "/abc") == "/abc")
-        #expect(bare.url(path: "/abc") == "https://pictlink.page.link/abc")
+        #expect(bare.url(path: "/abc") == "https://go.pictlink.com/abc")
     }
 
     @Test(arguments: [
-        ("pictlink.page.link", DomainURIPrefix.ParseError.notAURI("pictlink.page.link")),
-        ("ftp://pictlink.page.link", .notHTTP("ftp://pictlink.page.link")),
-        ("https://pictlink.page.link/?x=1", .hasQueryOrFragment("https://pictlink.page.link/?x=1")),
-        ("https://pictlink.page.link/#x", .hasQueryOrFragment("https://pictlink.page.link/#x")),
-        ("https://u@pictlink.page.link", .hasUserInfo("https://u@pictlink.page.link")),
+        ("go.pictlink.com", DomainURIPrefix.ParseError.notAURI("go.pictlink.com")),
+        ("ftp://go.pictlink.com", .notHTTP("ftp://go.pictlink.com")),
+        ("https://go.pictlink.com/?x=1", .hasQueryOrFragment("https://go.pictlink.com/?x=1")),
+        ("https://go.pictlink.com/#x", .hasQueryOrFragment("https://go.pictlink.com/#x")),
+        ("https://u@go.pictlink.com", .hasUserInfo("https://u@go.pictlink.com")),
         ("https://pictlink.com/a b", .badPath("https://pictlink.com/a b")),
         ("https://pictlink.com/a//b", .badPath("https://pictlink.com/a//b")),
     ])

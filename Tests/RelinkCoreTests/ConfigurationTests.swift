@@ -30,7 +30,7 @@ struct ConfigurationTests {
         let pictlink = try #require(configuration.project(id: "pictlink"))
         #expect(pictlink.ios.map(\.appID) == ["ABCDE12345.jp.furyu.pictlink.ios", "ABCDE12345.jp.furyu.pictlink.studio"])
         #expect(pictlink.android.map(\.packageName) == ["jp.furyu.pictlink.android"])
-        #expect(pictlink.domains.map(\.description) == ["https://pictlink.page.link", "https://pictlink.com/links"])
+        #expect(pictlink.domains.map(\.description) == ["https://go.pictlink.com", "https://pictlink.com/links"])
         #expect(pictlink.routes.first?.path.description == "/p/{id}")
         #expect(pictlink.routes.first?.parameters.efr == "1")
         #expect(pictlink.deferred == DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: true))

@@ -14,7 +14,7 @@ struct LinkCodecPropertyTests {
     }
 
     static let prefixes = [
-        "https://pictlink.page.link", "https://pictlink.com/links", "https://go.example.com:8443/a/b", "http://localhost:8080",
+        "https://go.pictlink.com", "https://pictlink.com/links", "https://go.example.com:8443/a/b", "http://localhost:8080",
     ].map { try! DomainURIPrefix($0) }
 
     /// A random subset of parameters with hostile values; `link` carries a real URL plus hostile bits.

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Long-link codec")
 struct LinkCodecTests {
-    let prefix = try! DomainURIPrefix("https://pictlink.page.link")
+    let prefix = try! DomainURIPrefix("https://go.pictlink.com")
 
     /// The FDL sample app's link.
     var sample: LinkParameters {
@@ -18,7 +18,7 @@ struct LinkCodecTests {
         let url = LongLink(prefix: prefix, parameters: sample).url
         #expect(
             url
-                == "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink%2Ecom%2FmyPage&apn=jp%2Efuryu%2Epictlink%2Eandroid&ibi=jp%2Efuryu%2Epictlink%2Eios&ius=pictlink&isi=000000001"
+                == "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink%2Ecom%2FmyPage&apn=jp%2Efuryu%2Epictlink%2Eandroid&ibi=jp%2Efuryu%2Epictlink%2Eios&ius=pictlink&isi=000000001"
         )
     }
 
@@ -50,15 +50,15 @@ struct LinkCodecTests {
 
     @Test(arguments: [
         // Hand-written: `link` not encoded, with its own `?` and `=` (only `&` and `#` truncate).
-        ("https://pictlink.page.link/?link=https://pictlink.com/a?b=c&apn=x.y", "https://pictlink.com/a?b=c"),
+        ("https://go.pictlink.com/?link=https://pictlink.com/a?b=c&apn=x.y", "https://pictlink.com/a?b=c"),
         // Lowercase hex, `+` for a space (Java's URLEncoder), no slash before `?`.
-        ("https://pictlink.page.link?link=https%3a%2f%2fpictlink.com%2fa+b&apn=x.y", "https://pictlink.com/a b"),
+        ("https://go.pictlink.com?link=https%3a%2f%2fpictlink.com%2fa+b&apn=x.y", "https://pictlink.com/a b"),
         // Android's Uri.Builder: only reserved characters encoded.
-        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2F%3Fx%3D1&apn=x.y", "https://pictlink.com/?x=1"),
+        ("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2F%3Fx%3D1&apn=x.y", "https://pictlink.com/?x=1"),
         // Surrounding whitespace from a copy and paste.
-        ("  https://pictlink.page.link/?link=https://pictlink.com/&apn=x.y\n", "https://pictlink.com/"),
+        ("  https://go.pictlink.com/?link=https://pictlink.com/&apn=x.y\n", "https://pictlink.com/"),
         // Non-ASCII written raw.
-        ("https://pictlink.page.link/?link=https://pictlink.com/café&apn=x.y", "https://pictlink.com/café"),
+        ("https://go.pictlink.com/?link=https://pictlink.com/café&apn=x.y", "https://pictlink.com/café"),
     ])
     func acceptsWhatBuildersAndPeopleWrite(url: String, link: String) {
         let result = LongLink.parse(url)
@@ -75,41 +75,41 @@ struct LinkCodecTests {
     }
 
     @Test func emptyValuesMeanAbsent() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https://pictlink.com/&apn=&efr")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https://pictlink.com/&apn=&efr")
         #expect(result.parameters.apn == nil)
         #expect(result.parameters.efr == nil)
         #expect(result.parameters.count == 1)
     }
 
     @Test func ignoresFDLInternalParametersSilently() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https://pictlink.com/&_osl=x&_icp=1&cid=123")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https://pictlink.com/&_osl=x&_icp=1&cid=123")
         #expect(result.isValid)
         #expect(result.warnings.isEmpty)
     }
 
     @Test func brokenEscapeIsNotParsable() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2&apn=x.y")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2&apn=x.y")
         #expect(result.errors.map(\.code) == [.longLinkNotParsable])
         #expect(result.errors[0].parameter == "link")
     }
 
     @Test func invalidUTF8IsNotParsable() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2F%FF")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2F%FF")
         #expect(result.errors.map(\.code) == [.longLinkNotParsable])
     }
 
     @Test func brokenEscapeInANameIsNotParsable() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https://pictlink.com/&a%zz=1")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https://pictlink.com/&a%zz=1")
         #expect(result.errors.map(\.code) == [.longLinkNotParsable])
     }
 
     @Test func repeatedParameterIsAnError() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https://pictlink.com/a&link=https://evil.example/")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https://pictlink.com/a&link=https://evil.example/")
         #expect(result.errors.map(\.code) == [.duplicateParam])
         #expect(result.parameters.link == "https://pictlink.com/a")
     }
 
-    @Test(arguments: ["", "pictlink.page.link/?link=x", "ftp://pictlink.page.link/?link=x", "https:///?link=x", "not a url"])
+    @Test(arguments: ["", "go.pictlink.com/?link=x", "ftp://go.pictlink.com/?link=x", "https:///?link=x", "not a url"])
     func somethingThatIsNotALongLinkIsNotParsable(text: String) {
         let result = LongLink.parse(text)
         #expect(!result.isValid)

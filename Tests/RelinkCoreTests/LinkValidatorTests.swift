@@ -6,14 +6,14 @@ import Testing
 struct LinkValidatorTests {
     static let project = Project(
         id: "pictlink",
-        domains: [try! DomainURIPrefix("https://pictlink.page.link"), try! DomainURIPrefix("https://pictlink.com/links")],
+        domains: [try! DomainURIPrefix("https://go.pictlink.com"), try! DomainURIPrefix("https://pictlink.com/links")],
         ios: [
             IOSApp(bundleId: "jp.furyu.pictlink.ios", teamId: "ABCDE12345", appStoreId: "000000001", iPadBundleId: "jp.furyu.pictlink.ipad")
         ],
         android: [AndroidApp(packageName: "jp.furyu.pictlink.android", sha256CertFingerprints: [])]
     )
     static let context = LinkValidationContext(linkDomains: project.domains, project: project)
-    static let base = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fa"
+    static let base = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa"
 
     /// For each warning code, a query (appended to a valid link) that draws exactly that warning.
     static let warningFixtures: [(LinkWarningCode, String)] = [
@@ -58,7 +58,7 @@ struct LinkValidatorTests {
     }
 
     @Test func aFragmentAfterTheParametersIsReported() {
-        let result = LongLink.parse("https://pictlink.page.link/?link=https://pictlink.com/a#frag")
+        let result = LongLink.parse("https://go.pictlink.com/?link=https://pictlink.com/a#frag")
         #expect(result.warnings.map(\.code) == [.linkWithFragments])
         #expect(result.parameters.link == "https://pictlink.com/a")
     }
@@ -86,17 +86,17 @@ struct LinkValidatorTests {
     // MARK: Errors
 
     @Test(arguments: [
-        ("https://pictlink.page.link/?apn=x.y", LinkError.Code.missingLink),
-        ("https://pictlink.page.link/", .missingLink),
-        ("https://pictlink.page.link/?link=javascript:alert(1)", .badURISchemeLink),
-        ("https://pictlink.page.link/?link=mailto%3Aa%40b.c", .badURISchemeLink),
-        ("https://pictlink.page.link/?link=pictlink.com%2Fa", .notURILink),
-        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fa%0D%0ASet-Cookie%3Ax", .notURILink),
-        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.page.link%2Fabc", .linkIsDynamicLink),
-        ("https://pictlink.page.link/?link=https%3A%2F%2FPICTLINK.page.link%2F%3Flink%3Dx", .linkIsDynamicLink),
-        ("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Flinks%2Fabc", .linkIsDynamicLink),
-        ("https://pictlink.page.link/?link=https://pictlink.com/&link=https://pictlink.com/", .duplicateParam),
-        ("https://pictlink.page.link/?link=%E0%A4", .longLinkNotParsable),
+        ("https://go.pictlink.com/?apn=x.y", LinkError.Code.missingLink),
+        ("https://go.pictlink.com/", .missingLink),
+        ("https://go.pictlink.com/?link=javascript:alert(1)", .badURISchemeLink),
+        ("https://go.pictlink.com/?link=mailto%3Aa%40b.c", .badURISchemeLink),
+        ("https://go.pictlink.com/?link=pictlink.com%2Fa", .notURILink),
+        ("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa%0D%0ASet-Cookie%3Ax", .notURILink),
+        ("https://go.pictlink.com/?link=https%3A%2F%2Fgo.pictlink.com%2Fabc", .linkIsDynamicLink),
+        ("https://go.pictlink.com/?link=https%3A%2F%2FGO.Pictlink.COM%2F%3Flink%3Dx", .linkIsDynamicLink),
+        ("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Flinks%2Fabc", .linkIsDynamicLink),
+        ("https://go.pictlink.com/?link=https://pictlink.com/&link=https://pictlink.com/", .duplicateParam),
+        ("https://go.pictlink.com/?link=%E0%A4", .longLinkNotParsable),
     ])
     func rejectsWhatCanNeverRedirect(url: String, code: LinkError.Code) {
         let result = LongLink.parse(url, context: Self.context)
@@ -111,7 +111,7 @@ struct LinkValidatorTests {
     }
 
     @Test func theLinkDomainsOfTheContextCount() {
-        let url = "https://go.example.com/?link=https%3A%2F%2Fpictlink.page.link%2Fabc"
+        let url = "https://go.example.com/?link=https%3A%2F%2Fgo.pictlink.com%2Fabc"
         #expect(LongLink.parse(url).isValid)
         #expect(LongLink.parse(url, context: Self.context).errors.map(\.code) == [.linkIsDynamicLink])
     }

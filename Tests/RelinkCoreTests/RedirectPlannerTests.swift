@@ -10,7 +10,7 @@ enum Fixtures {
         return try! RelinkConfiguration(json: try! Data(contentsOf: url))
     }()
     static let pictlink = configuration.project(id: "pictlink")!
-    static let prefix = try! DomainURIPrefix("https://pictlink.page.link")
+    static let prefix = try! DomainURIPrefix("https://go.pictlink.com")
     static let context = LinkValidationContext(linkDomains: configuration.allDomains, project: pictlink)
     static let sampleQuery =
         "link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001"
@@ -21,7 +21,7 @@ enum Fixtures {
     static let desktop = DetectedClient(platform: .desktop)
     static let crawler = DetectedClient(platform: .crawler)
 
-    /// What a request for `path?query` on pictlink.page.link resolves to.
+    /// What a request for `path?query` on go.pictlink.com resolves to.
     static func request(_ path: String, _ query: String? = nil, project: Project = pictlink) -> LinkRequest {
         LinkRequest.resolve(
             project: project, prefix: prefix, relativePath: Substring(path), query: query.map { Substring($0) }, context: context)

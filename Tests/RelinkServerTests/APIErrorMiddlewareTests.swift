@@ -94,9 +94,9 @@ struct APIErrorMiddlewareTests {
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         let lengthCut = try await Self.exchangeOffThePool(
-            "POST \(path) HTTP/1.1\r\nHost: pictlink.page.link\r\nContent-Length: 100\r\n\r\n{\"long", port: port)
+            "POST \(path) HTTP/1.1\r\nHost: go.pictlink.com\r\nContent-Length: 100\r\n\r\n{\"long", port: port)
         let chunkCut = try await Self.exchangeOffThePool(
-            "POST \(path) HTTP/1.1\r\nHost: pictlink.page.link\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n{\"long", port: port)
+            "POST \(path) HTTP/1.1\r\nHost: go.pictlink.com\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n{\"long", port: port)
         await group.triggerGracefulShutdown()
         try await task.value
         for answer in [lengthCut, chunkCut] {

@@ -46,7 +46,7 @@ struct AssociationFileTests {
         let target: Target
     }
 
-    static func get(_ path: String, host: String = "pictlink.page.link", headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    static func get(_ path: String, host: String = "go.pictlink.com", headers extra: HTTPFields = [:]) async throws -> TestResponse {
         let app = try T.application()
         var fields: HTTPFields = [HTTPField.Name("Host")!: host]
         fields.append(contentsOf: extra)

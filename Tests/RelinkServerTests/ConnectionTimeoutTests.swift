@@ -222,7 +222,7 @@ import Testing
                     return Self.isClosed(descriptor)
                 }
                 return (
-                    try trickle(port, "GET /p/1 HTTP/1.1\r\nHost: pictlink.page.link\r\nContent-Length: 5\r\n\r\n"),
+                    try trickle(port, "GET /p/1 HTTP/1.1\r\nHost: go.pictlink.com\r\nContent-Length: 5\r\n\r\n"),
                     try trickle(metricsPort, "GET /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\n")
                 )
             }

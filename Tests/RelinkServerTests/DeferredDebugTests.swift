@@ -90,7 +90,7 @@ struct DeferredDebugTests {
             let page = try await D.click(client, "/?" + T.sampleQuery, from: "198.51.100.50")
             let token = try #require(D.attribute("data-clipboard", in: page.text))
             let id = try #require(D.attribute("data-click", in: page.text))
-            let path = String(token.dropFirst("https://pictlink.page.link".count))
+            let path = String(token.dropFirst("https://go.pictlink.com".count))
             let reopened = try await D.click(client, path, from: "198.51.100.50")
             // The new click's own claim link names the new click only.
             let second = try #require(D.attribute("data-clipboard", in: reopened.text))
@@ -141,7 +141,7 @@ struct DeferredDebugTests {
         let (store, key) = try await T.storeWithKey()
         let (otherKey, _) = try await APIKeys.create(projectId: "fieldnotes", name: "other", in: store)
         try await Self.application(debug: false, store: store).test(.router) { client in
-            let minted = try await T.mint("https://pictlink.page.link/?" + T.sampleQuery, key: key, with: client)
+            let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
             let path = try #require(URL(string: minted.shortLink)?.path)
             let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
             func list(_ query: String) async throws -> TestResponse {
@@ -177,7 +177,7 @@ struct DeferredDebugTests {
                 #expect(response.text.contains("INVALID_ARGUMENT"))
             }
             let unknown = try await client.execute(
-                uri: "/v1/\(PercentEncoding.encodeQueryValue("https://pictlink.page.link/nope"))/deferredClicks?key=\(key)", method: .get)
+                uri: "/v1/\(PercentEncoding.encodeQueryValue("https://go.pictlink.com/nope"))/deferredClicks?key=\(key)", method: .get)
             #expect(unknown.status == .notFound)
         }
     }

@@ -119,7 +119,7 @@ struct DeferredLinkAttackTests {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(trustForwardedHeaders: true, store: store)
         try await app.test(.router) { client in
-            let minted = try await T.mint("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx", key: key, with: client)
+            let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fx", key: key, with: client)
             func reopen(_ extra: String, from address: String) async throws -> TestResponse {
                 try await client.execute(
                     uri: "/v1/reopenAttribution", method: .post, headers: [D.forwardedFor: address],
@@ -166,7 +166,7 @@ struct DeferredLinkAttackTests {
     @Test func aDeepLinkThatIsNotHTTPIsNeverHandedToAnApp() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
-        let link = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2F&apn=jp.furyu.pictlink.android&al=javascript%3Aalert(1)"
+        let link = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2F&apn=jp.furyu.pictlink.android&al=javascript%3Aalert(1)"
         try await app.test(.router) { client in
             let reopened = try await client.execute(
                 uri: "/v1/reopenAttribution", method: .post,
@@ -184,7 +184,7 @@ struct DeferredLinkAttackTests {
         let recorder = DeferredClickRecorder(store: store, configuration: T.configuration, capacity: 10, logger: Logger(label: "test"))
         func click(_ number: Int) -> PendingClick {
             PendingClick(
-                id: "click\(number)", projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://pictlink.page.link/x",
+                id: "click\(number)", projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x",
                 createdAt: Date(), fingerprint: DeviceFingerprint(addressHash: "a"))
         }
         for number in 0..<25 { recorder.record(click(number)) }
@@ -229,7 +229,7 @@ struct DeferredLinkAttackTests {
         let store = try SQLiteStore()
         let recorder = DeferredClickRecorder(
             store: store, configuration: T.configuration, capacity: 1_000, maximumBytes: 30_000, logger: Logger(label: "test"))
-        let long = "https://pictlink.page.link/p/" + String(repeating: "x", count: 7_000)
+        let long = "https://go.pictlink.com/p/" + String(repeating: "x", count: 7_000)
         for number in 0..<20 {
             recorder.record(
                 PendingClick(
@@ -251,7 +251,7 @@ struct DeferredLinkAttackTests {
             for index in 0..<300 where !statuses.contains(.serviceUnavailable) {
                 let response = try await client.execute(
                     uri: "/v1/shortLinks?key=\(key)", method: .post,
-                    body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Ffull\#(index)"}"#))
+                    body: ByteBuffer(string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Ffull\#(index)"}"#))
                 statuses.append(response.status)
                 if response.status == .serviceUnavailable {
                     try ShortLinkAPITests.expectError(response, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
@@ -275,7 +275,7 @@ struct DeferredLinkAttackTests {
         let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
         let other = try DatabaseQueue(path: path)
         try await T.application(store: store).test(.router) { client in
-            let minted = try await T.mint("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fcached", key: key, with: client)
+            let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fcached", key: key, with: client)
             let cachedPath = try #require(AbsoluteURI(minted.shortLink)).path
             // Another connection holds an exclusive lock, on a thread of its own, until released.
             let locked = DispatchSemaphore(value: 0)
@@ -293,7 +293,7 @@ struct DeferredLinkAttackTests {
             locked.wait()
             let refused = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
-                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
             try ShortLinkAPITests.expectError(refused, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
             #expect(refused.headers[.retryAfter] == "1")
             // Writes queued behind each other do not wait a second each in turn: all answer within about a second.
@@ -305,7 +305,7 @@ struct DeferredLinkAttackTests {
                         try await client.execute(
                             uri: "/v1/shortLinks?key=\(key)", method: .post,
                             body: ByteBuffer(
-                                string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fq\#(index)"}"#)
+                                string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fq\#(index)"}"#)
                         ).status
                     }
                 }
@@ -322,7 +322,7 @@ struct DeferredLinkAttackTests {
             locked.wait()
             let minted2 = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
-                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
             #expect(minted2.status == .ok)
         }
     }

@@ -128,7 +128,7 @@ struct DeferredLinkTests {
                 let id = try #require(Self.attribute("data-click", in: page.text))
                 let path = try #require(Self.attribute("data-beacon", in: page.text))
                 let beacon = try await client.execute(
-                    uri: path, method: .post, headers: [HTTPField.Name("Host")!: "pictlink.page.link"],
+                    uri: path, method: .post, headers: [HTTPField.Name("Host")!: "go.pictlink.com"],
                     body: ByteBuffer(string: #"{"c": "\#(id)", "w": \#(screen.0), "h": \#(screen.1), "tz": "Asia/Tokyo", "l": ["en-US"]}"#))
                 #expect(beacon.status == .noContent)
             }
@@ -148,7 +148,7 @@ struct DeferredLinkTests {
         let app = try T.application(trustForwardedHeaders: true, store: store)
         try await app.test(.router) { client in
             let minted = try await T.mint(
-                "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fsale&apn=jp.furyu.pictlink.android"
+                "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fsale&apn=jp.furyu.pictlink.android"
                     + "&al=https%3A%2F%2Fpictlink.com%2Fapp%2Fsale&amv=42&utm_source=push",
                 key: key, with: client)
             let code = minted.shortLink.split(separator: "/").last!
@@ -213,7 +213,7 @@ struct DeferredLinkTests {
                 try await client.execute(uri: "/v1/reopenAttribution", method: .post, body: ByteBuffer(string: json))
             }
             let minted = try await T.mint(
-                "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fx&imv=2.1&utm_campaign=c", key: key, with: client)
+                "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fx&imv=2.1&utm_campaign=c", key: key, with: client)
             let short = try JSONDecoder().decode(
                 ReopenAttributionResponse.self,
                 from: try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "bundle_id": "jp.furyu.pictlink.ios", "sdk_version": "1"}"#).data)
@@ -225,13 +225,13 @@ struct DeferredLinkTests {
                 from: try await reopen(#"{"requestedLink": "https://pictlink.com/links/p/9", "bundleId": "jp.furyu.pictlink.ios"}"#).data)
             #expect(route.deepLink == "https://pictlink.com/product/9")
             let long = try JSONDecoder().decode(
-                ReopenAttributionResponse.self, from: try await reopen(#"{"requestedLink": "https://pictlink.page.link/?\#(T.sampleQuery)"}"#).data)
+                ReopenAttributionResponse.self, from: try await reopen(#"{"requestedLink": "https://go.pictlink.com/?\#(T.sampleQuery)"}"#).data)
             #expect(long.deepLink == "https://pictlink.com/myPage")
             // An Android app gets `al` when the link has one.
             let android = try JSONDecoder().decode(
                 ReopenAttributionResponse.self,
                 from: try await reopen(
-                    #"{"requestedLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fw&al=https%3A%2F%2Fpictlink.com%2Fa", "bundleId": "jp.furyu.pictlink.android"}"#
+                    #"{"requestedLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fw&al=https%3A%2F%2Fpictlink.com%2Fa", "bundleId": "jp.furyu.pictlink.android"}"#
                 ).data)
             #expect(android.deepLink == "https://pictlink.com/a")
 
@@ -241,11 +241,11 @@ struct DeferredLinkTests {
             #expect(stats.linkEventStats.contains { $0.platform == .ios && $0.event == .appReOpen && $0.count == "1" })
 
             try ShortLinkAPITests.expectError(
-                try await reopen(#"{"requestedLink": "https://pictlink.page.link/nope"}"#), .notFound, "NOT_FOUND", "Short URL")
+                try await reopen(#"{"requestedLink": "https://go.pictlink.com/nope"}"#), .notFound, "NOT_FOUND", "Short URL")
             try ShortLinkAPITests.expectError(
                 try await reopen(#"{"requestedLink": "https://elsewhere.example/x"}"#), .notFound, "NOT_FOUND", "not on a Relink link domain")
             try ShortLinkAPITests.expectError(
-                try await reopen(#"{"requestedLink": "https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"}"#), .badRequest,
+                try await reopen(#"{"requestedLink": "https://go.pictlink.com/?link=https%3A%2F%2Fevil.example%2F"}"#), .badRequest,
                 "INVALID_ARGUMENT",
                 "We could not match param")
             try ShortLinkAPITests.expectError(

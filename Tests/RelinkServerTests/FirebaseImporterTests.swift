@@ -29,7 +29,7 @@ struct FirebaseImporterTests {
     )
         -> [String]
     {
-        var values = ["short_link": "https://pictlink.page.link/\(code)", "link": link, "archived": archived ? "true" : "false", "name": name]
+        var values = ["short_link": "https://go.pictlink.com/\(code)", "link": link, "archived": archived ? "true" : "false", "name": name]
         values["apn"] = "jp.furyu.pictlink.android"
         values["ibi"] = "jp.furyu.pictlink.ios"
         values["isi"] = "000000001"
@@ -71,12 +71,12 @@ struct FirebaseImporterTests {
         #expect(blocked.problems[2].reason.contains("one of Relink's paths"))
         #expect(blocked.problems[3].reason.contains("belongs to project fieldnotes"))
         #expect(blocked.problems[4].reason == "the code appears earlier in the file")
-        #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") == nil)
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "AbC9") == nil)
 
         let imported = try await Self.run(Self.rows, store: store) { $0.continueOnError = true }
         #expect(imported.written && imported.imported == 5 && imported.unchanged == 0)
-        let upper = try #require(try await store.link(domain: "https://pictlink.page.link", code: "AbC9"))
-        let lower = try #require(try await store.link(domain: "https://pictlink.page.link", code: "abc9"))
+        let upper = try #require(try await store.link(domain: "https://go.pictlink.com", code: "AbC9"))
+        let lower = try #require(try await store.link(domain: "https://go.pictlink.com", code: "abc9"))
         #expect(upper.parameters.link == "https://pictlink.com/a" && upper.name == "Spring ☀️, \"sale\"" && !upper.archived)
         #expect(lower.parameters.link == "https://pictlink.com/b" && lower.archived && lower.suffixOption == .custom)
         #expect(upper.createdAt == Date(timeIntervalSince1970: 1_614_834_367))
@@ -84,7 +84,7 @@ struct FirebaseImporterTests {
         // Twice in a row: nothing changes.
         let again = try await Self.run(Self.rows, store: store) { $0.continueOnError = true }
         #expect(again.imported == 0 && again.unchanged == 5 && again.conflicts == 1 && again.invalid == 4 && !again.written)
-        #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") == upper)
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "AbC9") == upper)
     }
 
     /// An export without its header row is read in the documented order, its first row a link like the others.
@@ -94,7 +94,7 @@ struct FirebaseImporterTests {
         let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
             FirebaseImporter.Options(projectId: "pictlink"), rows: { Self.rows(valid) })
         #expect(summary.layout?.hasHeader == false && summary.rows == 5 && summary.imported == 5)
-        #expect(try await store.link(domain: "https://pictlink.page.link", code: "AbC9") != nil)
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "AbC9") != nil)
     }
 
     @Test func aChangedRowIsAConflictUntilUpdated() async throws {
@@ -111,10 +111,10 @@ struct FirebaseImporterTests {
             $0.dryRun = true
         }
         #expect(!dryRun.written)
-        #expect(try await store.link(domain: "https://pictlink.page.link", code: "abc9")?.parameters.link == "https://pictlink.com/b")
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "abc9")?.parameters.link == "https://pictlink.com/b")
         let updated = try await Self.run(changed, store: store) { $0.update = true }
         #expect(updated.written && updated.updated == 1 && updated.conflicts == 0)
-        let link = try #require(try await store.link(domain: "https://pictlink.page.link", code: "abc9"))
+        let link = try #require(try await store.link(domain: "https://go.pictlink.com", code: "abc9"))
         #expect(link.parameters.link == "https://pictlink.com/b2" && !link.archived && link.name == "Renamed")
     }
 
@@ -125,9 +125,9 @@ struct FirebaseImporterTests {
         #expect(try await Self.run(valid, store: store).imported == 5)
         try await T.application(store: store).test(.router) { client in
             for row in valid {
-                let code = String(row[0].dropFirst("https://pictlink.page.link".count))
-                let record = try #require(try await store.link(domain: "https://pictlink.page.link", code: String(code.dropFirst())))
-                let long = String(record.longLink.dropFirst("https://pictlink.page.link".count))
+                let code = String(row[0].dropFirst("https://go.pictlink.com".count))
+                let record = try #require(try await store.link(domain: "https://go.pictlink.com", code: String(code.dropFirst())))
+                let long = String(record.longLink.dropFirst("https://go.pictlink.com".count))
                 for agent in [T.Agent.iPhone, T.Agent.android, T.Agent.desktop, T.Agent.crawler] {
                     let viaCode = try await client.execute(uri: code, method: .get, headers: T.headers(agent: agent))
                     let viaLong = try await client.execute(uri: long, method: .get, headers: T.headers(agent: agent))

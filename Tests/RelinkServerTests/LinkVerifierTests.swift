@@ -60,7 +60,7 @@ struct LinkVerifierTests {
         #expect(desktop.allSatisfy { $0.relink == .redirect("https://pictlink.com") })
         #expect(report.differenceCount == report.differences.count && report.differenceCount > 8)
         // A disabled link is a difference on every client: FDL served it.
-        var disabled = try #require(try await store.link(domain: "https://pictlink.page.link", code: "q1"))
+        var disabled = try #require(try await store.link(domain: "https://go.pictlink.com", code: "q1"))
         disabled.disabled = true
         _ = try await store.updateLink(disabled)
         let after = try await LinkVerifier(configuration: Self.plain, store: store).verify(projectId: "pictlink")

@@ -92,7 +92,7 @@ struct MultiInstanceTests {
     ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        request.headers.add(name: "Host", value: "pictlink.page.link")
+        request.headers.add(name: "Host", value: "go.pictlink.com")
         request.headers.add(name: "User-Agent", value: agent)
         request.headers.add(name: "X-Forwarded-For", value: address)
         if let body {
@@ -107,13 +107,13 @@ struct MultiInstanceTests {
     static func mint(_ http: HTTPClient, _ instance: Instance, key: String, link: String, suffix: String? = nil) async throws -> String {
         // `ofl`: desktop clicks go to the link itself, not the project's desktop fallback.
         let encoded = PercentEncoding.encodeComponent(link)
-        let long = "https://pictlink.page.link/?link=\(encoded)&ibi=jp.furyu.pictlink.ios&isi=000000001&ofl=\(encoded)"
+        let long = "https://go.pictlink.com/?link=\(encoded)&ibi=jp.furyu.pictlink.ios&isi=000000001&ofl=\(encoded)"
         let body =
             #"{"longDynamicLink": "\#(long)", "suffix": {"option": "\#(suffix == nil ? "SHORT" : "CUSTOM")"\#(suffix.map { #", "customSuffix": "\#($0)""# } ?? "")}}"#
         let response = try await request(http, instance.url("/v1/shortLinks?key=\(key)"), method: .POST, body: body)
         #expect(response.status == 200, "\(response.body)")
         let minted = try JSONDecoder().decode(CreateShortLinkResponse.self, from: Data(response.body.utf8))
-        return String(minted.shortLink.dropFirst("https://pictlink.page.link".count))
+        return String(minted.shortLink.dropFirst("https://go.pictlink.com".count))
     }
 
     /// Notifications travel in milliseconds; this is the pause a test gives them before "the next click".
@@ -133,16 +133,16 @@ struct MultiInstanceTests {
 
             // B has the link cached now; an edit on A reaches B's next click.
             let edit =
-                #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fsummer&ofl=https%3A%2F%2Fpictlink.com%2Fsummer"}"#
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fsummer&ofl=https%3A%2F%2Fpictlink.com%2Fsummer"}"#
             let patched = try await Self.request(
-                http, a.url("/v1/links/\(PercentEncoding.encodeComponent("https://pictlink.page.link" + path))?key=\(key)"), method: .PATCH,
+                http, a.url("/v1/links/\(PercentEncoding.encodeComponent("https://go.pictlink.com" + path))?key=\(key)"), method: .PATCH,
                 body: edit)
             #expect(patched.status == 200, "\(patched.body)")
             try await Self.settle()
             #expect(try await Self.request(http, b.url(path)).headers["Location"].first == "https://pictlink.com/summer")
 
             let disabled = try await Self.request(
-                http, a.url("/v1/links/\(PercentEncoding.encodeComponent("https://pictlink.page.link" + path))?key=\(key)"), method: .PATCH,
+                http, a.url("/v1/links/\(PercentEncoding.encodeComponent("https://go.pictlink.com" + path))?key=\(key)"), method: .PATCH,
                 body: #"{"disabled": true}"#)
             #expect(disabled.status == 200, "\(disabled.body)")
             try await Self.settle()
@@ -224,7 +224,7 @@ struct MultiInstanceTests {
             #expect(results.a > 0)
             // A wrote what it counted before it stopped; B writes within its flush interval.
             try await Self.settle()
-            let link = try #require(try await b.store.link(domain: "https://pictlink.page.link", code: String(path.dropFirst())))
+            let link = try #require(try await b.store.link(domain: "https://go.pictlink.com", code: String(path.dropFirst())))
             let clicks = try await b.store.eventCounts(linkId: link.id, fromDay: EventCounterKey.day(of: Date()))
                 .filter { $0.event == .click }.reduce(0) { $0 + $1.count }
             #expect(clicks == Int64(results.a + results.b))

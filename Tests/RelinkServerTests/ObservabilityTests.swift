@@ -54,7 +54,7 @@ import Testing
             var iPhone = T.headers(agent: T.Agent.iPhone)
             iPhone[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.9"
             let page = try await client.execute(uri: "/?" + T.sampleQuery, method: .get, headers: iPhone)
-            let minted = try await T.mint("https://pictlink.page.link/?" + T.sampleQuery, key: key, with: client)
+            let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
             let path = try #require(URL(string: minted.shortLink)?.path)
             _ = try await client.execute(uri: path, method: .get, headers: T.headers(agent: T.Agent.android))
             _ = try await client.execute(uri: "/NoSuchCode", method: .get, headers: T.headers(agent: T.Agent.desktop))
@@ -116,7 +116,7 @@ import Testing
     @Test func metricsOnTheirOwnPort() async throws {
         try await ConnectionTimeoutTests.withServer { main, metricsPort in
             _ = try await BrokenRequestTests.exchangeOffThePool(
-                "GET /?\(T.sampleQuery) HTTP/1.1\r\nHost: pictlink.page.link\r\nConnection: close\r\n\r\n", port: main)
+                "GET /?\(T.sampleQuery) HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: close\r\n\r\n", port: main)
             let scrape = try await BrokenRequestTests.exchangeOffThePool(
                 "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: metricsPort)
             #expect(scrape.hasPrefix("HTTP/1.1 200"))
@@ -205,7 +205,7 @@ import Testing
             _ = try await client.execute(uri: "/?" + T.sampleQuery, method: .get, headers: headers)
             _ = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [forwarded: address],
-                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?\#(T.sampleQuery)"}"#))
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://go.pictlink.com/?\#(T.sampleQuery)"}"#))
             _ = try await client.execute(
                 uri: "/v1/shortLinks", method: .post, headers: [forwarded: address, .authorization: "Bearer rl_not_a_real_key_123"],
                 body: ByteBuffer(string: "{}"))

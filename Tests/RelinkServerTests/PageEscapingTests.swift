@@ -140,7 +140,7 @@ struct PageEscapingTests {
         let attack = Self.metaRefresh.unicodeScalars.map { $0.isASCII ? String($0) : String(format: "\\u%04X", $0.value) }.joined()
             .replacingOccurrences(of: "\"", with: "\\\"")
         let json = """
-            {"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "link": "https://pictlink.com/p?q=\(attack)",
+            {"dynamicLinkInfo": {"domainUriPrefix": "https://go.pictlink.com", "link": "https://pictlink.com/p?q=\(attack)",
               "iosInfo": {"iosBundleId": "jp.furyu.pictlink.ios", "iosAppStoreId": "000000001"},
               "socialMetaTagInfo": {"socialTitle": "\(attack)", "socialDescription": "\(attack)"}}}
             """

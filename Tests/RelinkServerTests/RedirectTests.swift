@@ -12,7 +12,7 @@ struct RedirectTests {
 
     /// Where a click with this User-Agent on this path goes.
     static func click(
-        _ path: String, agent: String, host: String = "pictlink.page.link", method: HTTPRequest.Method = .get
+        _ path: String, agent: String, host: String = "go.pictlink.com", method: HTTPRequest.Method = .get
     ) async throws -> TestResponse {
         let app = try T.application()
         return try await app.test(.router) { client in
@@ -134,7 +134,7 @@ struct RedirectTests {
         let code = try await Self.click("/Ab3x", agent: T.Agent.desktop)
         #expect(code.status == .notFound)
         #expect(code.text.contains("Dynamic Link Not Found"))
-        #expect(code.text.contains("Short URL (https://pictlink.page.link/Ab3x) not found."))
+        #expect(code.text.contains("Short URL (https://go.pictlink.com/Ab3x) not found."))
         #expect(code.headers[HTTPField.Name("X-Robots-Tag")!] == "noindex")
         #expect(try await Self.click("/a/b/c", agent: T.Agent.desktop).status == .notFound)
         #expect(try await Self.click("/", agent: T.Agent.desktop).status == .notFound)
@@ -185,7 +185,7 @@ struct RedirectTests {
 
     @Test func forwardedHeadersAreTrustedOnlyWhenConfigured() async throws {
         let headers: HTTPFields = [
-            HTTPField.Name("Host")!: "internal.example", .userAgent: T.Agent.desktop, HTTPField.Name("X-Forwarded-Host")!: "pictlink.page.link",
+            HTTPField.Name("Host")!: "internal.example", .userAgent: T.Agent.desktop, HTTPField.Name("X-Forwarded-Host")!: "go.pictlink.com",
         ]
         let trusting = try T.application(trustForwardedHeaders: true)
         try await trusting.test(.router) { client in

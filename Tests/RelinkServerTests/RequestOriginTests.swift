@@ -239,15 +239,15 @@ struct RequestOriginTests {
 
     @Test func hostAndSchemeComeFromWhatTheNearestProxyAdded() throws {
         let spoofed = try Self.origin([
-            (Self.xForwardedHost, "evil.example"), (Self.xForwardedHost, "attacker.example, pictlink.page.link"),
+            (Self.xForwardedHost, "evil.example"), (Self.xForwardedHost, "attacker.example, go.pictlink.com"),
             (Self.xForwardedProto, "http, https"),
         ])
-        #expect(spoofed.host == "pictlink.page.link")
+        #expect(spoofed.host == "go.pictlink.com")
         #expect(spoofed.scheme == "https")
         let forwarded = try Self.origin(
-            [(Self.forwarded, "for=6.6.6.6;host=evil.example;proto=http, for=203.0.113.7;host=pictlink.page.link;proto=HTTPS")],
+            [(Self.forwarded, "for=6.6.6.6;host=evil.example;proto=http, for=203.0.113.7;host=go.pictlink.com;proto=HTTPS")],
             policy: Self.policy(.forwarded))
-        #expect(forwarded.host == "pictlink.page.link")
+        #expect(forwarded.host == "go.pictlink.com")
         #expect(forwarded.scheme == "https")
         #expect(forwarded.clientAddress == Self.client)
         // The proxy's element says nothing of the host: a client's element to its left does not either.
@@ -261,14 +261,14 @@ struct RequestOriginTests {
 
     @Test func invalidHostsAndSchemesAreIgnored() throws {
         for host in [
-            "evil.example/path", "evil.example@pictlink.page.link", "a b", "pictlink.page.link:", "pictlink.page.link:99999a",
-            "pictlink.page.link:80:80", "[2001:db8::1", "[zz::1]", "[2001:db8::1]x", "\"pictlink.page.link\"", "", "javascript:alert(1)",
+            "evil.example/path", "evil.example@go.pictlink.com", "a b", "go.pictlink.com:", "go.pictlink.com:99999a",
+            "go.pictlink.com:80:80", "[2001:db8::1", "[zz::1]", "[2001:db8::1]x", "\"go.pictlink.com\"", "", "javascript:alert(1)",
             String(repeating: "a", count: 256),
         ] {
-            let origin = try Self.origin([(Self.xForwardedHost, "pictlink.page.link"), (Self.xForwardedHost, host)])
+            let origin = try Self.origin([(Self.xForwardedHost, "go.pictlink.com"), (Self.xForwardedHost, host)])
             #expect(origin.host == "internal.example", "\(host)")
         }
-        for host in ["pictlink.page.link", "pictlink.page.link:8443", "[2001:db8::1]", "[2001:db8::1]:443", "under_score.example", "192.0.2.1:80"] {
+        for host in ["go.pictlink.com", "go.pictlink.com:8443", "[2001:db8::1]", "[2001:db8::1]:443", "under_score.example", "192.0.2.1:80"] {
             #expect(try Self.origin([(Self.xForwardedHost, host)]).host == host)
         }
         for proto in ["javascript", "ftp", "https ;", "", "http s"] {
@@ -317,7 +317,7 @@ struct RequestOriginTests {
     }
 
     @Test func aSpoofedHostCountsOnlyFromATrustedProxy() async throws {
-        let headers: HTTPFields = [.userAgent: T.Agent.desktop, Self.xForwardedHost: "pictlink.page.link"]
+        let headers: HTTPFields = [.userAgent: T.Agent.desktop, Self.xForwardedHost: "go.pictlink.com"]
         func status(_ policy: ForwardedHeaderPolicy) async throws -> HTTPResponse.Status {
             let app = try buildApplication(
                 configuration: ServerConfiguration(

@@ -20,7 +20,7 @@ struct ShadowMatchTests {
         let (store, key) = try await T.storeWithKey()
         let app = try ObservabilityTests.application(store: store)
         try await app.test(.router) { client in
-            let minted = try await T.mint("https://pictlink.page.link/?" + T.sampleQuery, key: key, with: client)
+            let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
 
             // Alone at its address: fingerprints would have found this click with confidence.
             let alone = try await D.click(client, "/?" + T.sampleQuery + "&utm_content=alone", from: "198.51.100.70")

@@ -14,7 +14,7 @@ import Testing
 struct ShortLinkAPITests {
     typealias T = TestSupport
 
-    static let sampleLongLink = "https://pictlink.page.link/?" + T.sampleQuery
+    static let sampleLongLink = "https://go.pictlink.com/?" + T.sampleQuery
 
     static func body(_ json: String) -> ByteBuffer { ByteBuffer(string: json) }
 
@@ -48,7 +48,7 @@ struct ShortLinkAPITests {
                     uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long, option: option))
                 #expect(response.status == .ok)
                 let minted = try Self.decode(CreateShortLinkResponse.self, response)
-                let code = String(minted.shortLink.dropFirst("https://pictlink.page.link/".count))
+                let code = String(minted.shortLink.dropFirst("https://go.pictlink.com/".count))
                 #expect(code.count == pattern, "\(option ?? "default"): \(code)")
                 #expect(minted.previewLink == minted.shortLink + "?d=1")
                 #expect(minted.warning.isEmpty)
@@ -58,7 +58,7 @@ struct ShortLinkAPITests {
             }
             let custom = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring-sale_2026"))
-            #expect(try Self.decode(CreateShortLinkResponse.self, custom).shortLink == "https://pictlink.page.link/spring-sale_2026")
+            #expect(try Self.decode(CreateShortLinkResponse.self, custom).shortLink == "https://go.pictlink.com/spring-sale_2026")
         }
     }
 
@@ -66,7 +66,7 @@ struct ShortLinkAPITests {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
         let json = #"""
-            {"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "link": "https://pictlink.com/spring",
+            {"dynamicLinkInfo": {"domainUriPrefix": "https://go.pictlink.com", "link": "https://pictlink.com/spring",
               "androidInfo": {"androidPackageName": "jp.furyu.pictlink.android", "androidMinPackageVersionCode": "42"},
               "iosInfo": {"iosBundleId": "jp.furyu.pictlink.ios", "iosAppStoreId": "abc"},
               "navigationInfo": {"enableForcedRedirect": true},
@@ -90,7 +90,7 @@ struct ShortLinkAPITests {
             // Legacy dynamicLinkDomain works too.
             let legacy = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
-                body: Self.body(#"{"dynamicLinkInfo": {"dynamicLinkDomain": "pictlink.page.link", "link": "https://pictlink.com/legacy"}}"#))
+                body: Self.body(#"{"dynamicLinkInfo": {"dynamicLinkDomain": "go.pictlink.com", "link": "https://pictlink.com/legacy"}}"#))
             #expect(legacy.status == .ok)
         }
     }
@@ -109,7 +109,7 @@ struct ShortLinkAPITests {
             let info = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
                 body: Self.body(
-                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "link": "https://pictlink.com/myPage", "androidInfo": {"androidPackageName": "jp.furyu.pictlink.android"}, "iosInfo": {"iosBundleId": "jp.furyu.pictlink.ios", "iosCustomScheme": "pictlink", "iosAppStoreId": "000000001"}}, "suffix": {"option": "SHORT"}}"#
+                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://go.pictlink.com", "link": "https://pictlink.com/myPage", "androidInfo": {"androidPackageName": "jp.furyu.pictlink.android"}, "iosInfo": {"iosBundleId": "jp.furyu.pictlink.ios", "iosCustomScheme": "pictlink", "iosAppStoreId": "000000001"}}, "suffix": {"option": "SHORT"}}"#
                 ))
             #expect(links.contains(try Self.decode(CreateShortLinkResponse.self, info).shortLink))
             // CUSTOM: the same link may ask again; another link may not take the code.
@@ -118,10 +118,10 @@ struct ShortLinkAPITests {
             let again = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: "spring"))
             #expect(first.status == .ok)
-            #expect(try Self.decode(CreateShortLinkResponse.self, again).shortLink == "https://pictlink.page.link/spring")
+            #expect(try Self.decode(CreateShortLinkResponse.self, again).shortLink == "https://go.pictlink.com/spring")
             let taken = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
-                body: Self.mintBody("https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fother", option: "CUSTOM", custom: "spring"))
+                body: Self.mintBody("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fother", option: "CUSTOM", custom: "spring"))
             try Self.expectError(taken, .conflict, "ALREADY_EXISTS", "The custom suffix 'spring' is already used")
         }
     }
@@ -134,7 +134,7 @@ struct ShortLinkAPITests {
             let codes = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<200 {
                     group.addTask {
-                        let long = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fitem%2F\(index)&apn=jp.furyu.pictlink.android"
+                        let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fitem%2F\(index)&apn=jp.furyu.pictlink.android"
                         let response = try await client.execute(
                             uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long, option: "SHORT"))
                         #expect(response.status == .ok)
@@ -182,7 +182,7 @@ struct ShortLinkAPITests {
                 "UNAUTHENTICATED", "API key not valid")
             try Self.expectError(
                 try await client.execute(uri: "/v1/shortLinks?key=\(otherKey)", method: .post, body: Self.mintBody()), .forbidden,
-                "PERMISSION_DENIED", "Your project does not own Dynamic Links domain: https://pictlink.page.link")
+                "PERMISSION_DENIED", "Your project does not own Dynamic Links domain: https://go.pictlink.com")
             let iOSHeader = HTTPField.Name("X-Ios-Bundle-Identifier")!
             try Self.expectError(
                 try await client.execute(
@@ -288,24 +288,24 @@ struct ShortLinkAPITests {
             (Self.mintBody(option: "CUSTOM", custom: "no/slash"), .badRequest, "suffix.customSuffix must be"),
             (Self.mintBody(option: "CUSTOM", custom: "healthz"), .badRequest, "is reserved"),
             (
-                Self.mintBody("https://pictlink.page.link/?link=https%3A%2F%2Fevil.example%2F"), .badRequest,
+                Self.mintBody("https://go.pictlink.com/?link=https%3A%2F%2Fevil.example%2F"), .badRequest,
                 "We could not match param 'https://evil.example/' (link)"
             ),
-            (Self.mintBody("https://pictlink.page.link/?link=javascript:alert(1)"), .badRequest, "'link' must be an http or https URL"),
-            (Self.mintBody("https://pictlink.page.link/?apn=x.y"), .badRequest, "has no 'link' parameter"),
+            (Self.mintBody("https://go.pictlink.com/?link=javascript:alert(1)"), .badRequest, "'link' must be an http or https URL"),
+            (Self.mintBody("https://go.pictlink.com/?apn=x.y"), .badRequest, "has no 'link' parameter"),
             (Self.mintBody("not a link"), .badRequest, "Long link is not parsable: not a link"),
             (
                 Self.mintBody("https://unknown.example/?link=https%3A%2F%2Fpictlink.com%2F"), .badRequest,
                 "Your project does not own Dynamic Links domain: https://unknown.example"
             ),
-            (Self.mintBody("https://pictlink.page.link/Ab3x"), .badRequest, "Cannot shorten a short Dynamic Link: https://pictlink.page.link/Ab3x"),
+            (Self.mintBody("https://go.pictlink.com/Ab3x"), .badRequest, "Cannot shorten a short Dynamic Link: https://go.pictlink.com/Ab3x"),
             (
                 Self.body(#"{"dynamicLinkInfo": {"link": "https://pictlink.com/"}}"#), .badRequest,
                 "Invalid Dynamic Link domain: '' or Domain Uri Prefix: ''. Expecting exactly one."
             ),
             (
                 Self.body(
-                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://pictlink.page.link", "dynamicLinkDomain": "pictlink.page.link", "link": "https://pictlink.com/"}}"#
+                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://go.pictlink.com", "dynamicLinkDomain": "go.pictlink.com", "link": "https://pictlink.com/"}}"#
                 ), .badRequest, "Expecting exactly one"
             ),
         ]
@@ -343,7 +343,7 @@ struct ShortLinkAPITests {
             #expect(shown.longDynamicLink.contains("link=https%3A%2F%2Fpictlink%2Ecom%2FmyPage"))
 
             let patch =
-                #"{"longDynamicLink": "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2Fnew&ofl=https%3A%2F%2Fpictlink.com%2Fdesk"}"#
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fnew&ofl=https%3A%2F%2Fpictlink.com%2Fdesk"}"#
             let changed = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(patch))
             #expect(changed.status == .ok)
             #expect(try await click().location == "https://pictlink.com/desk")
@@ -375,7 +375,7 @@ struct ShortLinkAPITests {
         let app = try T.application(store: store)
         try await app.test(.router) { client in
             for index in 0..<5 {
-                let long = "https://pictlink.page.link/?link=https%3A%2F%2Fpictlink.com%2F\(index)"
+                let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2F\(index)"
                 _ = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long))
             }
             let first = try Self.decode(LinkListResponse.self, try await client.execute(uri: "/v1/links?key=\(key)&pageSize=3", method: .get))
@@ -425,10 +425,10 @@ struct ShortLinkAPITests {
             try Self.expectError(
                 try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=-3&key=\(key)", method: .get), .badRequest,
                 "INVALID_ARGUMENT", "durationDays must be")
-            let unknown = PercentEncoding.encodeQueryValue("https://pictlink.page.link/nope")
+            let unknown = PercentEncoding.encodeQueryValue("https://go.pictlink.com/nope")
             try Self.expectError(
                 try await client.execute(uri: "/v1/\(unknown)/linkStats?durationDays=7&key=\(key)", method: .get), .notFound, "NOT_FOUND",
-                "Short URL (https://pictlink.page.link/nope) not found.")
+                "Short URL (https://go.pictlink.com/nope) not found.")
         }
     }
 
@@ -436,7 +436,7 @@ struct ShortLinkAPITests {
         let store = try SQLiteStore()
         let link = try await store.insertLink(
             ShortLinkDraft(
-                projectId: "pictlink", domain: "https://pictlink.page.link", code: "count", longLink: Self.sampleLongLink,
+                projectId: "pictlink", domain: "https://go.pictlink.com", code: "count", longLink: Self.sampleLongLink,
                 parameters: LongLink.parse(Self.sampleLongLink).parameters, suffixOption: .custom, idempotencyKey: nil, createdAt: Date()))
         // A long flush interval: only the shutdown flush can write these.
         let app = try T.application(store: store, eventFlushInterval: .seconds(3600))

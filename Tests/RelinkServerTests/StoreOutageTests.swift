@@ -41,7 +41,7 @@ struct StoreOutageTests {
             // Before the cut, a slow first connection is a 503 worth retrying, not the test's failure.
             var shortLink: String?
             for _ in 0..<10 where shortLink == nil {
-                let body = try JSONEncoder().encode(["longDynamicLink": "https://pictlink.page.link/?" + TestSupport.sampleQuery])
+                let body = try JSONEncoder().encode(["longDynamicLink": "https://go.pictlink.com/?" + TestSupport.sampleQuery])
                 let response = try await client.execute(
                     uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [:], body: ByteBuffer(bytes: body))
                 if response.status == .ok {
@@ -74,7 +74,7 @@ struct StoreOutageTests {
             start = clock.now
             let mint = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [:],
-                body: ByteBuffer(string: #"{"longDynamicLink": "https://pictlink.page.link/?link=https://pictlink.com/x"}"#))
+                body: ByteBuffer(string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/x"}"#))
             #expect(mint.status == .serviceUnavailable)
             #expect(String(buffer: mint.body).contains("UNAVAILABLE"))
             #expect(mint.headers[.retryAfter] == "1")

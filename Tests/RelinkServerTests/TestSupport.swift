@@ -70,7 +70,7 @@ enum TestSupport {
         url.replacing(/&referrer=relink_click%3D[A-Za-z0-9]{22}$/, with: "").replacing(/relink_click%3D[A-Za-z0-9]{22}%26/, with: "")
     }
 
-    static func headers(host: String = "pictlink.page.link", agent: String) -> HTTPFields {
+    static func headers(host: String = "go.pictlink.com", agent: String) -> HTTPFields {
         [HTTPField.Name("Host")!: host, .userAgent: agent]
     }
 }

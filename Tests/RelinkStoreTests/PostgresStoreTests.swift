@@ -89,10 +89,10 @@ struct PostgresStoreTests {
         #expect(await iterator.next() == .all)
 
         var link = try await test.store.insertLink(StoreConformanceTests.draft("live"))
-        #expect(await iterator.next() == .link(domain: "https://pictlink.page.link", code: "live"))
+        #expect(await iterator.next() == .link(domain: "https://go.pictlink.com", code: "live"))
         link.disabled = true
         _ = try await test.store.updateLink(link)
-        #expect(await iterator.next() == .link(domain: "https://pictlink.page.link", code: "live"))
+        #expect(await iterator.next() == .link(domain: "https://go.pictlink.com", code: "live"))
 
         watcher.cancel()
         await watcher.value

@@ -18,7 +18,7 @@ struct SQLiteStoreTests {
             _ = try await store.insertAPIKey(projectId: "pictlink", name: nil, keyHash: "h", keyPrefix: "rl_x")
         }
         let reopened = try SQLiteStore(path: path)
-        #expect(try await reopened.link(domain: "https://pictlink.page.link", code: "keep") != nil)
+        #expect(try await reopened.link(domain: "https://go.pictlink.com", code: "keep") != nil)
         #expect(try await reopened.apiKey(hash: "h") != nil)
     }
 

@@ -13,7 +13,7 @@ struct StoreConformanceTests {
         var parameters = LinkParameters()
         parameters.link = link
         return ShortLinkDraft(
-            projectId: "pictlink", domain: "https://pictlink.page.link", code: code, longLink: "https://pictlink.page.link/?link=\(link)",
+            projectId: "pictlink", domain: "https://go.pictlink.com", code: code, longLink: "https://go.pictlink.com/?link=\(link)",
             parameters: parameters, suffixOption: .short, idempotencyKey: key, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
@@ -21,9 +21,9 @@ struct StoreConformanceTests {
         try await TestStore.with(kind) { store in
             let record = try await store.insertLink(Self.draft("Ab3x", key: "k1"))
             #expect(record.id > 0)
-            #expect(record.shortLink == "https://pictlink.page.link/Ab3x")
-            #expect(try await store.link(domain: "https://pictlink.page.link", code: "Ab3x") == record)
-            #expect(try await store.link(domain: "https://pictlink.page.link", code: "ab3x") == nil)
+            #expect(record.shortLink == "https://go.pictlink.com/Ab3x")
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "Ab3x") == record)
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "ab3x") == nil)
             #expect(try await store.link(idempotencyKey: "k1") == record)
             #expect(try await store.link(domain: "https://other.example", code: "Ab3x") == nil)
         }
@@ -38,12 +38,12 @@ struct StoreConformanceTests {
             archived.suffixOption = .custom
             let lower = Self.draft("abc", link: "https://pictlink.com/lower")
             let skipped = try await store.importLinks([archived, lower, Self.draft("taken", link: "https://pictlink.com/other")])
-            #expect(skipped == ["https://pictlink.page.link\ttaken"])
-            let imported = try #require(try await store.link(domain: "https://pictlink.page.link", code: "AbC"))
+            #expect(skipped == ["https://go.pictlink.com\ttaken"])
+            let imported = try #require(try await store.link(domain: "https://go.pictlink.com", code: "AbC"))
             #expect(imported.archived && imported.name == "Spring ☀️, \"2021\"" && imported.suffixOption == .custom)
             #expect(imported.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
-            #expect(try await store.link(domain: "https://pictlink.page.link", code: "abc")?.parameters.link == "https://pictlink.com/lower")
-            #expect(try await store.link(domain: "https://pictlink.page.link", code: "taken") == existing)
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "abc")?.parameters.link == "https://pictlink.com/lower")
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "taken") == existing)
             #expect(!existing.archived && existing.name == nil)
             // Run again: nothing new.
             #expect(try await store.importLinks([archived, lower]).count == 2)
@@ -51,7 +51,7 @@ struct StoreConformanceTests {
             renamed.archived = false
             renamed.name = nil
             _ = try await store.updateLink(renamed)
-            let saved = try #require(try await store.link(domain: "https://pictlink.page.link", code: "AbC"))
+            let saved = try #require(try await store.link(domain: "https://go.pictlink.com", code: "AbC"))
             #expect(!saved.archived && saved.name == nil)
             #expect(try await store.importLinks([]).isEmpty)
         }
@@ -60,7 +60,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available) func aCodeIsTakenOncePerDomain(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             _ = try await store.insertLink(Self.draft("Ab3x"))
-            await #expect(throws: StoreError.codeTaken(domain: "https://pictlink.page.link", code: "Ab3x")) {
+            await #expect(throws: StoreError.codeTaken(domain: "https://go.pictlink.com", code: "Ab3x")) {
                 try await store.insertLink(Self.draft("Ab3x"))
             }
             var other = Self.draft("Ab3x")
@@ -101,13 +101,13 @@ struct StoreConformanceTests {
             #expect(second.map(\.id) == [ids[2], ids[1], ids[0]])
             #expect(try await store.links(projectId: "other", beforeId: nil, limit: 10).isEmpty)
 
-            var link = try #require(try await store.link(domain: "https://pictlink.page.link", code: "c0"))
+            var link = try #require(try await store.link(domain: "https://go.pictlink.com", code: "c0"))
             link.disabled = true
             link.expiresAt = Date(timeIntervalSince1970: 1_900_000_000)
             link.parameters.ofl = "https://pictlink.com/desk"
             let saved = try await store.updateLink(link)
             #expect(saved.updatedAt > link.createdAt)
-            let reread = try #require(try await store.link(domain: "https://pictlink.page.link", code: "c0"))
+            let reread = try #require(try await store.link(domain: "https://go.pictlink.com", code: "c0"))
             #expect(reread.disabled)
             #expect(reread.expiresAt == Date(timeIntervalSince1970: 1_900_000_000))
             #expect(reread.parameters.ofl == "https://pictlink.com/desk")
@@ -160,7 +160,7 @@ struct StoreConformanceTests {
         device: String? = "iPhone", platform: AppPlatform = .iOS, project: String = "pictlink", app: String = "jp.furyu.pictlink.ios"
     ) -> PendingClick {
         PendingClick(
-            id: id, projectId: project, platform: platform, linkId: nil, appId: app, requestedLink: "https://pictlink.page.link/\(id)",
+            id: id, projectId: project, platform: platform, linkId: nil, appId: app, requestedLink: "https://go.pictlink.com/\(id)",
             createdAt: Date(timeIntervalSince1970: seconds),
             fingerprint: DeviceFingerprint(
                 addressHash: address, networkHash: network, ipVersion: .v4, osVersion: os, device: device, languages: ["en", "ja"],
@@ -412,7 +412,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available) func aLongLinkIsKeptOnceForAllItsClicks(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let now: TimeInterval = 1_700_000_000
-            let long = "https://pictlink.page.link/?link=https://pictlink.com/" + String(repeating: "x", count: 7_000) + "&apn=a"
+            let long = "https://go.pictlink.com/?link=https://pictlink.com/" + String(repeating: "x", count: 7_000) + "&apn=a"
             var clicks = (0..<500).map { index in
                 var click = Self.click("long-\(index)", at: now - Double(index))
                 click.requestedLink = long
@@ -436,7 +436,7 @@ struct StoreConformanceTests {
             #expect(candidates.count == 10 && candidates.allSatisfy { $0.requestedLink == long })
             // A short link stays in its row.
             try await store.insertPendingClicks([Self.click("short")])
-            #expect(try await store.pendingClick(id: "short")?.requestedLink == "https://pictlink.page.link/short")
+            #expect(try await store.pendingClick(id: "short")?.requestedLink == "https://go.pictlink.com/short")
 
             // Purged: "other" has expired, and so has its link, last clicked when it was (the clicks here are dated in
             // the past; a link's last click is stamped when it is written).

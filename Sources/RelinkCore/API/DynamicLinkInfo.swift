@@ -54,7 +54,7 @@ public struct DynamicLinkInfo: Codable, Sendable, Equatable {
     }
 
     public var domainUriPrefix: String?
-    /// The legacy form: a host such as `pictlink.page.link`.
+    /// The legacy form: a host such as `go.pictlink.com`.
     public var dynamicLinkDomain: String?
     public var link: String?
     public var androidInfo: AndroidInfo?

@@ -1,4 +1,4 @@
-/// Where a project's links live: a host (`https://pictlink.page.link`) or a host plus a path
+/// Where a project's links live: a host (`https://go.pictlink.com`) or a host plus a path
 /// (`https://pictlink.com/links`). Short links and long links are this prefix plus `/<code>` or `/?…`.
 public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     /// `https`, or `http` (for hosts that sit behind a TLS-terminating proxy during development).

@@ -2,7 +2,7 @@ extension LongLink {
     /// Parses a long link as FDL's builders and hand-written links spell it, and validates it.
     /// Never fails: what is wrong comes back as errors and warnings in the result.
     /// - Parameters:
-    ///   - text: a whole long link, `https://example.page.link/?link=…`.
+    ///   - text: a whole long link, `https://go.example.com/?link=…`.
     ///   - context: the link domains and project to validate against.
     /// - Returns: the prefix, parameters, warnings and errors; a prefix of nil when the text is not a long link.
     public static func parse(_ text: String, context: LinkValidationContext = .init()) -> LongLinkParseResult {

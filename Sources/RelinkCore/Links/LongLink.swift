@@ -1,4 +1,4 @@
-/// An FDL-style long link: a domain URI prefix plus parameters, `https://example.page.link/?link=…&apn=…`.
+/// An FDL-style long link: a domain URI prefix plus parameters, `https://go.example.com/?link=…&apn=…`.
 public struct LongLink: Hashable, Sendable {
     /// FDL's limit on a long link's length, as quoted on Google's debug pages.
     public static let maximumLength = 7168

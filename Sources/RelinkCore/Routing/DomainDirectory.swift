@@ -46,7 +46,7 @@ public struct DomainDirectory: Sendable {
         return nil
     }
 
-    /// The project, prefix and code of a short link such as `https://pictlink.page.link/Ab3x`.
+    /// The project, prefix and code of a short link such as `https://go.pictlink.com/Ab3x`.
     /// - Parameter url: a URL, possibly with `?d=1`.
     /// - Returns: nil when it is not a short link on a Relink domain.
     public func shortLink(_ url: String) -> (project: Project, prefix: DomainURIPrefix, code: ShortCode)? {

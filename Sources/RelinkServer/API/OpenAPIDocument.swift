@@ -158,7 +158,7 @@ enum OpenAPIDocument {
               "bearer": {"type": "http", "scheme": "bearer", "description": "The same key as Authorization: Bearer <key>."}
             },
             "parameters": {
-              "shortLink": {"name": "shortLink", "in": "path", "required": true, "schema": {"type": "string"}, "description": "The URL-encoded short link, such as https%3A%2F%2Fpictlink.page.link%2FAb3x."},
+              "shortLink": {"name": "shortLink", "in": "path", "required": true, "schema": {"type": "string"}, "description": "The URL-encoded short link, such as https%3A%2F%2Fgo.pictlink.com%2FAb3x."},
               "iosBundle": {"name": "X-Ios-Bundle-Identifier", "in": "header", "schema": {"type": "string"}, "description": "Sent by iOS clients; must be an iOS app of the key's project."}
             },
             "responses": {

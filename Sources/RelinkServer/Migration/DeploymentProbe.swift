@@ -23,6 +23,7 @@ public struct DeploymentProbe: Sendable {
         case badURL(String)
         case unreachable(String, underlying: String)
         case counted(String)
+        case refused(String, status: UInt, message: String)
 
         public var description: String {
             switch self {
@@ -31,6 +32,7 @@ public struct DeploymentProbe: Sendable {
             case .counted(let url):
                 "\(url) counted a verification click: the key is not one it knows for this project, or the deployment is older than "
                     + "`relink verify --url`; stopped so that no more are counted"
+            case .refused(let url, let status, let message): "\(url): the deployment refused the check (HTTP \(status)): \(message)"
             }
         }
     }
@@ -86,6 +88,10 @@ public struct DeploymentProbe: Sendable {
         } catch {
             throw ProbeError.unreachable(record.shortLink, underlying: "\(error)")
         }
+        // The key refused (401, 403) or the client limited (429): no answer about the link, so no point going on.
+        if [401, 403, 429].contains(response.status.code) {
+            throw ProbeError.refused(record.shortLink, status: response.status.code, message: Self.errorMessage(body))
+        }
         if apiKey != nil, [200, 302, 410].contains(response.status.code),
             response.headers.first(name: Self.uncountedHeader) != Self.uncountedValue
         {
@@ -99,7 +105,9 @@ public struct DeploymentProbe: Sendable {
     /// Reads an answer as an outcome: a redirect's `Location` (resolved against the request), the preview page's
     /// Open link, a link-preview card (an Open Graph title, description or image), anything else refused with the
     /// status and the page's title.
-    static func outcome(status: UInt, location: String?, contentType: String?, body: ByteBuffer, requestURL: String)
+    static func outcome(
+        status: UInt, location: String?, contentType: String?, body: ByteBuffer, requestURL: String
+    )
         -> FirebaseRules.Outcome
     {
         if (300..<400).contains(status) {
@@ -119,6 +127,16 @@ public struct DeploymentProbe: Sendable {
         }
         let title = page?.title.map { ": \($0)" } ?? ""
         return .refused("HTTP \(status)\(title)")
+    }
+
+    /// The message of the API's JSON error body (`{"error": {"message": …}}`), else the start of the body.
+    static func errorMessage(_ body: ByteBuffer) -> String {
+        struct ErrorBody: Decodable {
+            struct Detail: Decodable { var message: String }
+            var error: Detail
+        }
+        if let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)) { return decoded.error.message }
+        return String(decoding: body.readableBytesView.prefix(200), as: UTF8.self)
     }
 
     /// The `charset` of a Content-Type, for the parser; nil to let the page say.

@@ -81,6 +81,10 @@ public struct FirebaseImporter: Sendable {
             return .failure(error)
         }
         guard let (project, prefix, code) = directory.shortLink(row.shortLink) else {
+            if let host = URLComponents(string: row.shortLink)?.host?.lowercased(), host.hasSuffix(".page.link") || host == "app.goo.gl" {
+                return .failure(
+                    .init("\(host) is Google's domain and cannot be moved to Relink: reissue its links on a domain of your own"))
+            }
             return .failure(
                 .init(
                     "'\(row.shortLink.prefix(200))' is not a short link on a domain of routes.json (or its code has characters a short link cannot)"))

@@ -5,7 +5,7 @@ import RelinkCore
 public struct ShortLinkRecord: Sendable, Equatable {
     public var id: Int64
     public var projectId: String
-    /// The domain URI prefix it lives under, canonical (`https://pictlink.page.link`).
+    /// The domain URI prefix it lives under, canonical (`https://go.pictlink.com`).
     public var domain: String
     public var code: String
     /// The canonical long link: what the short link stands for.
@@ -44,7 +44,7 @@ public struct ShortLinkRecord: Sendable, Equatable {
         self.name = name
     }
 
-    /// `https://pictlink.page.link/Ab3x`.
+    /// `https://go.pictlink.com/Ab3x`.
     public var shortLink: String { "\(domain)/\(code)" }
 
     /// Whether a click at `now` may follow the link.

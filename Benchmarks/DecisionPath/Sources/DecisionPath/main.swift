@@ -32,7 +32,7 @@ let longQuery =
     "link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001&utm_source=bench"
 
 func click(path: String, query: String?, userAgent: String) -> Int {
-    guard let match = directory.match(host: "pictlink.page.link", path: Substring(path)) else { return 0 }
+    guard let match = directory.match(host: "go.pictlink.com", path: Substring(path)) else { return 0 }
     let request = LinkRequest.resolve(
         project: match.project, prefix: match.prefix, relativePath: match.relativePath, query: query.map { Substring($0) },
         context: context)
