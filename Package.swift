@@ -84,6 +84,8 @@ let package = Package(
                 // HTML read as browsers read it (`HTMLDocument`), and HTTP to other servers (`relink verify --url`).
                 "CLibXML2", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The system resolver, on NIO's blocking thread pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -120,6 +120,15 @@ public struct RelinkClient: Sendable {
         try await send("PATCH", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))"), body: update)
     }
 
+    /// `POST /v1/links/{shortLink}/refreshPreview`: fetches the link's destination page now and stores its card.
+    /// - Parameter shortLink: the short link.
+    /// - Returns: the link with its new card (`preview.failure` says why the page gave none).
+    /// - Throws: `RelinkClientError` with the HTTP status and Google's error status when the server refuses, or
+    ///   without a status when the server could not be reached or answered something else.
+    public func refreshPreview(_ shortLink: String) async throws(RelinkClientError) -> ManagedLink {
+        try await send("POST", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))/refreshPreview"))
+    }
+
     // MARK: Transport
 
     /// A short link as one path segment: every reserved character encoded, `/` included.

@@ -5,7 +5,7 @@ import RelinkCore
 struct LinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "links", abstract: "List, show, disable and enable short links on a running server.",
-        subcommands: [List.self, Show.self, Disable.self, Enable.self])
+        subcommands: [List.self, Show.self, Disable.self, Enable.self, RefreshPreview.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the key's project's short links, newest first.")
@@ -85,6 +85,35 @@ struct LinksCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await LinksCommand.set(disabled: false, shortLink, client)
+        }
+    }
+
+    struct RefreshPreview: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "refresh-preview",
+            abstract: "Fetch a short link's destination page now and store its preview card (title, description, image).")
+
+        @Argument(help: "The short link.")
+        var shortLink: String
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let api = try client.client()
+            let link: ManagedLink
+            do {
+                link = try await api.refreshPreview(shortLink)
+            } catch {
+                throw error.cliError
+            }
+            guard let preview = link.preview else { throw CLIError(message: "\(link.shortLink): no preview was stored") }
+            Console.print(
+                Console.table(
+                    [
+                        ["title", preview.title ?? "-"], ["description", preview.description ?? "-"], ["image", preview.imageLink ?? "-"],
+                        ["page", preview.pageLink ?? "-"], ["fetched", preview.fetchTime],
+                    ]))
+            if let failure = preview.failure { throw CLIError(message: "\(link.shortLink): the page gave no preview: \(failure)") }
         }
     }
 

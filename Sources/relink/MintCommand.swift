@@ -26,6 +26,9 @@ struct MintCommand: AsyncParsableCommand {
     @Option(help: "The custom suffix (implies --suffix custom): [A-Za-z0-9_-]{1,64}.")
     var slug: String?
 
+    @Flag(help: "Fill the link's preview card from its destination page (og: and twitter: tags, fetched in the background).")
+    var fetchPreview = false
+
     @Flag(help: "Print the whole JSON response.")
     var json = false
 
@@ -48,10 +51,12 @@ struct MintCommand: AsyncParsableCommand {
             guard domain == nil, link.parameters.isEmpty else {
                 throw CLIError.usage("give either a long link or --domain with parameter flags, not both")
             }
-            return CreateShortLinkRequest(longDynamicLink: longLink, suffix: suffix)
+            return CreateShortLinkRequest(longDynamicLink: longLink, suffix: suffix, fetchPreview: fetchPreview ? true : nil)
         }
         guard let domain else { throw CLIError.usage("give a long link, or --domain and at least --link") }
-        return CreateShortLinkRequest(dynamicLinkInfo: DynamicLinkInfo(domainUriPrefix: domain, parameters: link.parameters), suffix: suffix)
+        return CreateShortLinkRequest(
+            dynamicLinkInfo: DynamicLinkInfo(domainUriPrefix: domain, parameters: link.parameters), suffix: suffix,
+            fetchPreview: fetchPreview ? true : nil)
     }
 
     func run() async throws {

@@ -45,6 +45,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (default: $RELINK_LOG_LEVEL, else info).")
     var logLevel: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Networks that link-preview fetches may reach although they are not public, as comma-separated CIDR networks (default: $RELINK_FETCH_ALLOW_NETWORKS, else none: loopback, private and link-local addresses are refused).",
+            valueName: "cidr,…"))
+    var fetchAllowNetworks: String?
+
     @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed (default: 60).", valueName: "seconds"))
     var idleTimeout: Int = 60
 
@@ -134,6 +140,13 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = try Self.metricsEndpoint(port: metricsPort, host: metricsHost, token: metricsToken ?? environment["RELINK_METRICS_TOKEN"])
         let forwardedHeaders = try Self.forwardedHeaderPolicy(
             trust: trustForwardedHeaders, trustedProxies: trustedProxies, forwardedHeader: forwardedHeader, environment: environment)
+        var fetchPolicy = OutboundAddressPolicy()
+        if let text = fetchAllowNetworks ?? environment["RELINK_FETCH_ALLOW_NETWORKS"], !text.isEmpty {
+            switch IPNetwork.parseList(text) {
+            case .success(let networks): fetchPolicy.allowed = networks
+            case .failure(let entry): throw CLIError.usage("--fetch-allow-networks: \(entry.description)")
+            }
+        }
         let database = try await store.open(logLevel: level)
         defer { StoreOptions.close(database) }
         let secrets: AddressHashSecrets
@@ -153,12 +166,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(message: "cannot read the secrets from \(store.path): \(error)")
         }
-        let server = ServerConfiguration(
+        var server = ServerConfiguration(
             host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
             forwardedHeaders: forwardedHeaders, logLevel: level, idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
             bodyTimeout: .seconds(bodyTimeout), sendTimeout: .seconds(sendTimeout), maxConnections: connections,
             ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
+        server.fetchPolicy = fetchPolicy
         let app = try buildApplication(configuration: server)
         do {
             try await app.runService()

@@ -12,11 +12,16 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var expireTime: String?
     public var createTime: String
     public var updateTime: String
+    /// Whether its crawler card is filled from its destination page (its own setting or its project's).
+    public var fetchPreview: Bool?
+    /// What the destination page said when last fetched.
+    public var preview: ManagedLinkPreview?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
-        disabled: Bool, expireTime: String?, createTime: String, updateTime: String
+        disabled: Bool, expireTime: String?, createTime: String, updateTime: String, fetchPreview: Bool? = nil,
+        preview: ManagedLinkPreview? = nil
     ) {
         self.shortLink = shortLink
         self.previewLink = previewLink
@@ -27,6 +32,8 @@ public struct ManagedLink: Codable, Sendable, Equatable {
         self.expireTime = expireTime
         self.createTime = createTime
         self.updateTime = updateTime
+        self.fetchPreview = fetchPreview
+        self.preview = preview
     }
 }
 
@@ -52,13 +59,48 @@ public struct UpdateLinkRequest: Codable, Sendable, Equatable {
     public var disabled: Bool?
     /// RFC 3339, or `""` to remove the expiry.
     public var expireTime: String?
+    /// Fill the crawler card from the destination page (fetched in the background), or stop.
+    public var fetchPreview: Bool?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
-    public init(longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil) {
+    public init(
+        longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil,
+        fetchPreview: Bool? = nil
+    ) {
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
         self.disabled = disabled
         self.expireTime = expireTime
+        self.fetchPreview = fetchPreview
+    }
+}
+
+/// A link's card as read from its destination page.
+public struct ManagedLinkPreview: Codable, Sendable, Equatable {
+    public var title: String?
+    public var description: String?
+    public var imageLink: String?
+    /// The page it was read from, after redirects.
+    public var pageLink: String?
+    /// RFC 3339: when the page was last fetched.
+    public var fetchTime: String
+    /// Why the last fetch gave nothing (the values are then the fetch's before it).
+    public var failure: String?
+
+    /// Creates the value from its parts: each parameter sets the property of the same name.
+    public init(title: String?, description: String?, imageLink: String?, pageLink: String?, fetchTime: String, failure: String?) {
+        self.title = title
+        self.description = description
+        self.imageLink = imageLink
+        self.pageLink = pageLink
+        self.fetchTime = fetchTime
+        self.failure = failure
+    }
+
+    public init(_ preview: PagePreview) {
+        self.init(
+            title: preview.title, description: preview.description, imageLink: preview.imageURL, pageLink: preview.pageURL,
+            fetchTime: APITime.format(preview.fetchedAt), failure: preview.failure)
     }
 }
 

@@ -17,12 +17,17 @@ public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
     public var dynamicLinkInfo: DynamicLinkInfo?
     public var suffix: Suffix?
     public var sdkVersion: String?
+    /// Relink's extension: fill the link's crawler card from its destination page (fetched in the background).
+    public var fetchPreview: Bool?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
-    public init(longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil) {
+    public init(
+        longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil, fetchPreview: Bool? = nil
+    ) {
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
         self.suffix = suffix
+        self.fetchPreview = fetchPreview
     }
 }
 

@@ -11,12 +11,14 @@ public struct Project: Hashable, Sendable, Identifiable {
     public var deferred: DeferredLinkSettings
     /// Per API key, for minting.
     public var rateLimit: RateLimit
+    /// Whether short links' crawler cards are filled from their destination pages.
+    public var socialPreview: SocialPreviewSettings
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         id: String, domains: [DomainURIPrefix], ios: [IOSApp] = [], android: [AndroidApp] = [],
         allowlist: Allowlist = Allowlist(), defaults: ProjectDefaults = ProjectDefaults(), routes: [PathRoute] = [],
-        deferred: DeferredLinkSettings = .default, rateLimit: RateLimit = .default
+        deferred: DeferredLinkSettings = .default, rateLimit: RateLimit = .default, socialPreview: SocialPreviewSettings = .default
     ) {
         self.id = id
         self.domains = domains
@@ -27,5 +29,6 @@ public struct Project: Hashable, Sendable, Identifiable {
         self.routes = routes
         self.deferred = deferred
         self.rateLimit = rateLimit
+        self.socialPreview = socialPreview
     }
 }

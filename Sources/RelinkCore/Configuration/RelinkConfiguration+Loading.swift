@@ -53,7 +53,7 @@ extension RelinkConfiguration {
     // MARK: Projects
 
     private static func readProject(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> Project? {
-        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit"]
+        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit", "socialPreview"]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let problemsBefore = reader.problems.count
         let id = reader.string(fields, "id", required: true) { id in
@@ -118,11 +118,14 @@ extension RelinkConfiguration {
         }
         let deferred = fields["deferred"].flatMap { readDeferred($0, at: fields.path("deferred"), reader: &reader) }
         let rateLimit = fields["rateLimit"].flatMap { readRateLimit($0, at: fields.path("rateLimit"), reader: &reader) }
+        let socialPreview = fields["socialPreview"].flatMap {
+            readSocialPreview($0, at: fields.path("socialPreview"), reader: &reader)
+        }
         guard reader.problems.count == problemsBefore, let id else { return nil }
         return Project(
             id: id, domains: domains, ios: iosApps, android: androidApps, allowlist: allowlist,
             defaults: defaults ?? ProjectDefaults(), routes: routes, deferred: deferred ?? .default,
-            rateLimit: rateLimit ?? .default)
+            rateLimit: rateLimit ?? .default, socialPreview: socialPreview ?? .default)
     }
 
     private static func checkAcrossProjects(_ projects: [Project], reader: inout ConfigurationReader) {
@@ -345,5 +348,13 @@ extension RelinkConfiguration {
             fingerprintWindowMinutes: fingerprint, tokenWindowHours: token, clipboard: reader.bool(fields, "clipboard") ?? defaults.clipboard,
             minimumConfidence: minimum.flatMap(AttributionConfidence.init(rawValue:)) ?? defaults.minimumConfidence,
             debug: reader.bool(fields, "debug") ?? defaults.debug)
+    }
+
+    private static func readSocialPreview(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> SocialPreviewSettings? {
+        guard let fields = reader.object(value, at: path, keys: ["fetch", "refreshHours"]) else { return nil }
+        let defaults = SocialPreviewSettings.default
+        return SocialPreviewSettings(
+            fetch: reader.bool(fields, "fetch") ?? defaults.fetch,
+            refreshHours: reader.integer(fields, "refreshHours", in: 1...8760) ?? defaults.refreshHours)
     }
 }

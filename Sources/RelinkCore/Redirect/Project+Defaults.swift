@@ -5,8 +5,9 @@ extension Project {
     /// - Parameters:
     ///   - parameters: a link's own parameters.
     ///   - fillingApps: also fill in the project's apps (`ibi`, `isi`, `apn`), as routes do.
+    ///   - preview: what the link's destination page says of itself, which comes before the project's social tags.
     /// - Returns: the parameters with the project's defaults where the link leaves them out.
-    public func applyingDefaults(to parameters: LinkParameters, fillingApps: Bool) -> LinkParameters {
+    public func applyingDefaults(to parameters: LinkParameters, fillingApps: Bool, preview: PagePreview? = nil) -> LinkParameters {
         var result = parameters
         if fillingApps {
             if result.ibi == nil, result.ipbi == nil, let app = ios.first {
@@ -16,6 +17,12 @@ extension Project {
                 if result.ipbi == nil { result.ipbi = app.iPadBundleId }
             }
             if result.apn == nil, let app = android.first { result.apn = app.packageName }
+        }
+        if let preview, result.st == nil, result.sd == nil, result.si == nil {
+            // The page's card as a whole: a link that sets any social tag of its own keeps its card.
+            result.st = preview.title
+            result.sd = preview.description
+            result.si = preview.imageURL
         }
         if result.st == nil { result.st = defaults.socialTitle }
         if result.sd == nil { result.sd = defaults.socialDescription }

@@ -13,6 +13,14 @@ struct LinksController: Sendable {
         group.get(RouterPath(APIPath.links)) { request, context in try await list(request, context) }
         group.get(RouterPath("\(APIPath.links)/:shortLink")) { request, context in try await show(request, context) }
         group.patch(RouterPath("\(APIPath.links)/:shortLink")) { request, context in try await update(request, context) }
+        group.post(RouterPath("\(APIPath.links)/:shortLink/refreshPreview")) { request, context in try await refreshPreview(request, context) }
+    }
+
+    /// Fetches the link's destination page now (at most a few seconds) and answers the link with its new card.
+    func refreshPreview(_ request: Request, _ context: RelinkRequestContext) async throws -> ManagedLink {
+        let caller = try context.requireCaller()
+        let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
+        return service.managed(try await service.refreshPreview(record))
     }
 
     func list(_ request: Request, _ context: RelinkRequestContext) async throws -> LinkListResponse {

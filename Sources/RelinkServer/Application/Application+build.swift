@@ -47,6 +47,7 @@ struct ApplicationParts {
     let recorder: EventRecorder
     let deferredRecorder: DeferredClickRecorder
     let linkChanges: LinkChangeWatcher?
+    let previews: PreviewService
     let metrics: RelinkMetrics
     /// The separate `/metrics` listener, when `--metrics-port` asks for one.
     let metricsServer: (any Service)?
@@ -55,7 +56,7 @@ struct ApplicationParts {
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
-        [store, recorder, deferredRecorder] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
+        [store, recorder, deferredRecorder, previews] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
     }
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -74,7 +75,10 @@ struct ApplicationParts {
             store: store, configuration: relink, limiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders)
         // Every path from a URL to its link goes through this one resolver.
         let resolver = LinkResolver(configuration: relink, store: store, cache: cache)
-        let service = ShortLinkService(resolver: resolver)
+        let previews = PreviewService(
+            store: store, configuration: relink, fetcher: SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver),
+            cache: cache, refreshInterval: configuration.previewRefreshInterval, logger: logger)
+        let service = ShortLinkService(resolver: resolver, previews: previews)
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics,
             outages: outages)
@@ -118,6 +122,7 @@ struct ApplicationParts {
         self.recorder = recorder
         self.deferredRecorder = deferredRecorder
         self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }
+        self.previews = previews
         self.metrics = metrics
         let limit = ConnectionLimit(maximum: configuration.maxConnections)
         let (header, body, send) = (

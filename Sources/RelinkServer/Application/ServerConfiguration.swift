@@ -40,6 +40,13 @@ public struct ServerConfiguration: Sendable {
     public var onServerRunning: (@Sendable (Int) async -> Void)?
     /// Called with the metrics listener's port once it listens.
     public var onMetricsServerRunning: (@Sendable (Int) async -> Void)?
+    /// Where destination pages may be fetched from for link previews (public addresses, and the networks an
+    /// operator allows with `--fetch-allow-network`).
+    public var fetchPolicy = OutboundAddressPolicy()
+    /// How fetches find addresses (the system resolver; tests name their own hosts).
+    public var hostResolver: any HostResolver = SystemHostResolver()
+    /// How often stored previews are looked at for a refresh.
+    public var previewRefreshInterval: Duration = .seconds(600)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,

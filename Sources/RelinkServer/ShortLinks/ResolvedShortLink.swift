@@ -14,7 +14,7 @@ final class ResolvedShortLink: Sendable {
         self.record = record
         self.link = ResolvedLink(
             kind: .shortLink(record.code), url: prefix.url(path: "/\(record.code)"), ownParameters: record.parameters,
-            parameters: project.applyingDefaults(to: record.parameters, fillingApps: false))
+            parameters: project.applyingDefaults(to: record.parameters, fillingApps: false, preview: record.preview))
     }
 
     /// The plan for a plain click from `client` (no in-app browser, not HEAD, not `d=1`), made once per platform.

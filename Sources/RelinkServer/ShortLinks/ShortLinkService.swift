@@ -9,15 +9,18 @@ final class ShortLinkService: Sendable {
     let store: any RelinkStore
     let resolver: LinkResolver
     let cache: LinkCache
+    /// Fills crawler cards from destination pages; nil where nothing is fetched (some tests).
+    let previews: PreviewService?
     /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
     private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
     /// Path segments Relink serves itself; no code may take them.
     static let reservedCodes: Set<String> = ["_", APIPath.version, "healthz", "apple-app-site-association"]
 
-    init(resolver: LinkResolver) {
+    init(resolver: LinkResolver, previews: PreviewService? = nil) {
         self.store = resolver.store
         self.resolver = resolver
         self.cache = resolver.cache
+        self.previews = previews
     }
 
     /// What a create or update request asks for, checked: the domain, its project, the parameters.
@@ -33,6 +36,18 @@ final class ShortLinkService: Sendable {
     // MARK: Minting
 
     func mint(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
+        var (record, warnings) = try await mintRecord(request, caller: caller)
+        if request.fetchPreview == true, !record.fetchPreview {
+            // The same link minted again, now asking for its page's card.
+            record.fetchPreview = true
+            record = try await store.updateLink(record)
+            cache.store(record)
+        }
+        if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
+        return (record, warnings)
+    }
+
+    private func mintRecord(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
         let target = try self.target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
         let option = try Self.suffixOption(request.suffix)
         let canonical = target.canonicalLongLink
@@ -43,7 +58,7 @@ final class ShortLinkService: Sendable {
             try checkCustomSuffix(suffix, project: target.project)
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: suffix, longLink: canonical, parameters: target.parameters,
-                suffixOption: .custom, idempotencyKey: nil, createdAt: now)
+                suffixOption: .custom, idempotencyKey: nil, createdAt: now, fetchPreview: request.fetchPreview ?? false)
             do {
                 return (try await inserted(draft), target.warnings)
             } catch StoreError.codeTaken {
@@ -68,7 +83,7 @@ final class ShortLinkService: Sendable {
             if isReserved(code, project: target.project) { continue }
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: code, longLink: canonical, parameters: target.parameters,
-                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now)
+                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, fetchPreview: request.fetchPreview ?? false)
             do {
                 let record = try await inserted(draft)
                 if collisions >= 2 { raiseShortLength(domain: domain, to: length) }
@@ -208,6 +223,7 @@ final class ShortLinkService: Sendable {
     }
 
     func update(_ link: ShortLinkRecord, with request: UpdateLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
+        let original = link
         var link = link
         if request.longDynamicLink != nil || request.dynamicLinkInfo != nil {
             let target = try target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
@@ -218,6 +234,8 @@ final class ShortLinkService: Sendable {
             link.longLink = target.canonicalLongLink
         }
         if let disabled = request.disabled { link.disabled = disabled }
+        let destinationChanged = link.longLink != original.longLink
+        if let fetchPreview = request.fetchPreview { link.fetchPreview = fetchPreview }
         if let expireTime = request.expireTime {
             if expireTime.isEmpty {
                 link.expiresAt = nil
@@ -230,7 +248,17 @@ final class ShortLinkService: Sendable {
         }
         let saved = try await store.updateLink(link)
         cache.store(saved)
+        // A new destination has a new page; a link newly asking for its card gets it.
+        if let previews, previews.fetches(saved), destinationChanged || saved.preview == nil { previews.enqueue(saved) }
         return saved
+    }
+
+    /// Fetches the link's page now and stores its card (`relink links refresh-preview`).
+    func refreshPreview(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
+        guard let previews else { throw APIError.permissionDenied("This server fetches no previews.") }
+        var link = link
+        link.preview = try await previews.refresh(link)
+        return link
     }
 
     func managed(_ record: ShortLinkRecord) -> ManagedLink {
@@ -238,6 +266,7 @@ final class ShortLinkService: Sendable {
             shortLink: record.shortLink, previewLink: record.shortLink + "?" + APIPath.debugQuery, longDynamicLink: record.longLink,
             project: record.projectId, suffixOption: record.suffixOption, disabled: record.disabled,
             expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
-            updateTime: APITime.format(record.updatedAt))
+            updateTime: APITime.format(record.updatedAt), fetchPreview: previews?.fetches(record) ?? record.fetchPreview,
+            preview: record.preview.map(ManagedLinkPreview.init))
     }
 }

@@ -20,9 +20,10 @@ extension PostgresStore {
                 """
                 WITH inserted AS (
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name)
+                                       created_at, updated_at, archived, name, fetch_preview)
                     VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
-                            \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name))
+                            \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
+                            \(draft.fetchPreview))
                     RETURNING id
                 )
                 SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
@@ -46,9 +47,10 @@ extension PostgresStore {
                 let query: PostgresQuery = """
                     WITH inserted AS (
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name)
+                                           created_at, updated_at, archived, name, fetch_preview)
                         VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
-                                \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name))
+                                \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
+                                \(draft.fetchPreview))
                         ON CONFLICT (domain, code) DO NOTHING
                         RETURNING domain, code
                     )
@@ -90,7 +92,7 @@ extension PostgresStore {
             WITH changed AS (
                 UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
                     expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
-                    archived = \(updated.archived), name = \(updated.name)
+                    archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview)
                 WHERE id = \(updated.id)
                 RETURNING domain, code
             )
@@ -98,6 +100,32 @@ extension PostgresStore {
             """)
         guard rows.count == 1 else { throw StoreError.notFound }
         return updated
+    }
+
+    public func savePreview(linkId: Int64, preview: PagePreview) async throws {
+        let text = try StoreCoding.encode(preview: preview)
+        // Other instances drop the link from their caches, so their crawlers see the new card.
+        let rows = try await rows(
+            """
+            WITH changed AS (
+                UPDATE links SET preview = \(text), preview_fetched_at = \(preview.fetchedAt.timeIntervalSince1970)
+                WHERE id = \(linkId)
+                RETURNING domain, code
+            )
+            SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM changed
+            """)
+        guard rows.count == 1 else { throw StoreError.notFound }
+    }
+
+    public func linksDueForPreview(projectIds: [String], fetchedBefore: Date, limit: Int) async throws -> [ShortLinkRecord] {
+        try await rows(
+            """
+            SELECT \(unescaped: ShortLinkRecord.columns) FROM links
+            WHERE (fetch_preview OR project_id = ANY(\(projectIds))) AND NOT disabled
+                AND (preview_fetched_at IS NULL OR preview_fetched_at < \(fetchedBefore.timeIntervalSince1970))
+            ORDER BY preview_fetched_at NULLS FIRST, id LIMIT \(limit)
+            """
+        ).map(ShortLinkRecord.init(row:))
     }
 }
 

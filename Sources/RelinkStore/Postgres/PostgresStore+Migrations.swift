@@ -145,6 +145,15 @@ extension PostgresStore {
                 "ALTER TABLE links ADD COLUMN name TEXT",
             ]
         ),
+        (
+            "9-page-previews",
+            [
+                // A link's crawler card filled from its destination page, fetched off the click path and refreshed.
+                "ALTER TABLE links ADD COLUMN fetch_preview BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE links ADD COLUMN preview TEXT",
+                "ALTER TABLE links ADD COLUMN preview_fetched_at DOUBLE PRECISION",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

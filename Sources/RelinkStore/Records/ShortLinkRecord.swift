@@ -22,11 +22,16 @@ public struct ShortLinkRecord: Sendable, Equatable {
     public var archived: Bool
     /// Its name in Firebase's console, when imported.
     public var name: String?
+    /// Its crawler card is filled from its destination page (also when its project fetches every link's).
+    public var fetchPreview: Bool
+    /// What its destination page said of itself when last fetched.
+    public var preview: PagePreview?
 
     public init(
         id: Int64, projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
         suffixOption: SuffixOption, idempotencyKey: String?, disabled: Bool = false, expiresAt: Date? = nil,
-        createdAt: Date, updatedAt: Date, archived: Bool = false, name: String? = nil
+        createdAt: Date, updatedAt: Date, archived: Bool = false, name: String? = nil, fetchPreview: Bool = false,
+        preview: PagePreview? = nil
     ) {
         self.id = id
         self.projectId = projectId
@@ -42,6 +47,8 @@ public struct ShortLinkRecord: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.archived = archived
         self.name = name
+        self.fetchPreview = fetchPreview
+        self.preview = preview
     }
 
     /// `https://go.pictlink.com/Ab3x`.
@@ -65,10 +72,12 @@ public struct ShortLinkDraft: Sendable, Equatable {
     public var createdAt: Date
     public var archived: Bool
     public var name: String?
+    public var fetchPreview: Bool
 
     public init(
         projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
-        suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date, archived: Bool = false, name: String? = nil
+        suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date, archived: Bool = false, name: String? = nil,
+        fetchPreview: Bool = false
     ) {
         self.projectId = projectId
         self.domain = domain
@@ -80,6 +89,7 @@ public struct ShortLinkDraft: Sendable, Equatable {
         self.createdAt = createdAt
         self.archived = archived
         self.name = name
+        self.fetchPreview = fetchPreview
     }
 
     /// The record the store makes of it with `id`: dates as the database gives them back.
@@ -87,6 +97,6 @@ public struct ShortLinkDraft: Sendable, Equatable {
         ShortLinkRecord(
             id: id, projectId: projectId, domain: domain, code: code, longLink: longLink, parameters: parameters,
             suffixOption: suffixOption, idempotencyKey: idempotencyKey, createdAt: StoreCoding.stored(createdAt),
-            updatedAt: StoreCoding.stored(createdAt), archived: archived, name: name)
+            updatedAt: StoreCoding.stored(createdAt), archived: archived, name: name, fetchPreview: fetchPreview)
     }
 }

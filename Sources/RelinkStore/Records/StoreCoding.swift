@@ -18,6 +18,20 @@ enum StoreCoding {
         try JSONDecoder().decode(LinkParameters.self, from: Data(text.utf8))
     }
 
+    /// A stored page preview: JSON, its date as seconds since 1970 (so a record equals its reread).
+    static func encode(preview: PagePreview) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(preview), as: UTF8.self)
+    }
+
+    static func decode(preview text: String) throws -> PagePreview {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(PagePreview.self, from: Data(text.utf8))
+    }
+
     /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
     static func stored(_ date: Date) -> Date {
         Date(timeIntervalSince1970: date.timeIntervalSince1970)

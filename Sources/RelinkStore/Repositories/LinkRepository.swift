@@ -1,4 +1,5 @@
 import Foundation
+import RelinkCore
 
 /// Where short links live. Implementations make inserts atomic: a code or an idempotency key is taken once.
 public protocol LinkRepository: Sendable {
@@ -9,9 +10,16 @@ public protocol LinkRepository: Sendable {
     func link(idempotencyKey: String) async throws -> ShortLinkRecord?
     /// A project's links, newest first, with ids below `beforeId` when given.
     func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
-    /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived` and `name`, stamping `updatedAt`.
+    /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived`, `name` and `fetchPreview`, stamping
+    /// `updatedAt`.
     func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord
     /// Inserts `drafts` in one transaction, each unless its domain already has its code (an import run again, or a
     /// link minted meanwhile). Returns the codes of the drafts it skipped, as `domain\tcode`.
     func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String>
+    /// Stores what the link's destination page said (not an edit of the link: `updatedAt` stays). Throws
+    /// `StoreError.notFound` when the link is gone.
+    func savePreview(linkId: Int64, preview: PagePreview) async throws
+    /// Enabled links whose preview is to be fetched (their own `fetchPreview`, or every link of `projectIds`) and
+    /// was never fetched or last fetched before `fetchedBefore`, never-fetched and oldest first.
+    func linksDueForPreview(projectIds: [String], fetchedBefore: Date, limit: Int) async throws -> [ShortLinkRecord]
 }

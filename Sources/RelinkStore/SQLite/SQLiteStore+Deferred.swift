@@ -87,6 +87,15 @@ extension SQLiteStore {
                     ALTER TABLE links ADD COLUMN name TEXT;
                     """)
         }
+        migrator.registerMigration("9-page-previews") { db in
+            // A link's crawler card filled from its destination page, fetched off the click path and refreshed.
+            try db.execute(
+                sql: """
+                    ALTER TABLE links ADD COLUMN fetch_preview INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE links ADD COLUMN preview TEXT;
+                    ALTER TABLE links ADD COLUMN preview_fetched_at DOUBLE;
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {

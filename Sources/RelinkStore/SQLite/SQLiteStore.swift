@@ -105,8 +105,8 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           created_at, updated_at, archived, name, fetch_preview)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: Self.arguments(draft, parameters: parameters))
                 return db.lastInsertedRowID
@@ -122,6 +122,7 @@ extension SQLiteStore {
         [
             draft.projectId, draft.domain, draft.code, draft.longLink, parameters, draft.suffixOption.rawValue, draft.idempotencyKey,
             draft.createdAt.timeIntervalSince1970, draft.createdAt.timeIntervalSince1970, draft.archived, draft.name,
+            draft.fetchPreview,
         ]
     }
 
@@ -131,8 +132,8 @@ extension SQLiteStore {
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
+                                       created_at, updated_at, archived, name, fetch_preview)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
                     """)
             var skipped: Set<String> = []
             for (draft, parameters) in rows {
@@ -172,17 +173,46 @@ extension SQLiteStore {
         let changed = try await write { [updated] db in
             try db.execute(
                 sql: """
-                    UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?
+                    UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?,
+                        fetch_preview = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
-                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.id,
+                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, updated.id,
                 ])
             return db.changesCount
         }
         guard changed == 1 else { throw StoreError.notFound }
         return updated
+    }
+
+    public func savePreview(linkId: Int64, preview: PagePreview) async throws {
+        let text = try StoreCoding.encode(preview: preview)
+        let changed = try await write { db in
+            try db.execute(
+                sql: "UPDATE links SET preview = ?, preview_fetched_at = ? WHERE id = ?",
+                arguments: [text, preview.fetchedAt.timeIntervalSince1970, linkId])
+            return db.changesCount
+        }
+        guard changed == 1 else { throw StoreError.notFound }
+    }
+
+    public func linksDueForPreview(projectIds: [String], fetchedBefore: Date, limit: Int) async throws -> [ShortLinkRecord] {
+        try await read { db in
+            let projects = projectIds.isEmpty ? "" : " OR project_id IN (\(Array(repeating: "?", count: projectIds.count).joined(separator: ", ")))"
+            var arguments = StatementArguments(projectIds)
+            arguments += [fetchedBefore.timeIntervalSince1970, limit]
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(ShortLinkRecord.columns) FROM links
+                    WHERE (fetch_preview = 1\(projects)) AND disabled = 0 AND (preview_fetched_at IS NULL OR preview_fetched_at < ?)
+                    ORDER BY preview_fetched_at IS NOT NULL, preview_fetched_at, id LIMIT ?
+                    """,
+                arguments: arguments
+            ).map(ShortLinkRecord.init(row:))
+        }
     }
 }
 
