@@ -29,11 +29,9 @@ struct APIKeyAuthenticator: Sendable {
         return try await authenticate(key: key, request: request, context: context)
     }
 
-    /// The caller of an `Authorization: Bearer` value alone (a marked click's query belongs to its link, not to us).
-    func authenticate(bearer authorization: String, request: Request, context: RelinkRequestContext) async throws -> Caller {
-        let key = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-        guard !key.isEmpty else { throw APIError.missingKey }
-        return try await authenticate(key: key, request: request, context: context)
+    /// The caller of a key from `Authorization: Bearer` alone (a marked click's query belongs to its link, not to us).
+    func authenticate(bearer key: String, request: Request, context: RelinkRequestContext) async throws -> Caller {
+        try await authenticate(key: key, request: request, context: context)
     }
 
     private func authenticate(key: String, request: Request, context: RelinkRequestContext) async throws -> Caller {

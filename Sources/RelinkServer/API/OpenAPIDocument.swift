@@ -75,6 +75,21 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/v1/links/{shortLink}/refreshPreview": {
+              "parameters": [{"$ref": "#/components/parameters/shortLink"}],
+              "post": {
+                "operationId": "refreshLinkPreview",
+                "summary": "Fetch the link's destination page now (at most a few seconds) and store its link-preview card. A page that gives none keeps the last card and says why in preview.failure.",
+                "responses": {
+                  "200": {"description": "The link with its card.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ManagedLink"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "403": {"$ref": "#/components/responses/PermissionDenied"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "429": {"$ref": "#/components/responses/RateLimited"}
+                }
+              }
+            },
             "/v1/{shortLink}/linkStats": {
               "get": {
                 "operationId": "getLinkStats",
@@ -189,7 +204,8 @@ enum OpenAPIDocument {
                   "suffix": {"type": "object", "properties": {
                     "option": {"type": "string", "enum": ["OPTION_UNSPECIFIED", "UNGUESSABLE", "SHORT", "CUSTOM"], "default": "UNGUESSABLE"},
                     "customSuffix": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "With CUSTOM (a Relink extension)."}}},
-                  "sdkVersion": {"type": "string"}
+                  "sdkVersion": {"type": "string"},
+                  "fetchPreview": {"type": "boolean", "description": "Relink extension: fill the link-preview card from the destination page, fetched in the background."}
                 }
               },
               "DynamicLinkInfo": {
@@ -227,7 +243,11 @@ enum OpenAPIDocument {
                   "shortLink": {"type": "string"}, "previewLink": {"type": "string"}, "longDynamicLink": {"type": "string"},
                   "project": {"type": "string"}, "suffixOption": {"type": "string", "enum": ["UNGUESSABLE", "SHORT", "CUSTOM"]},
                   "disabled": {"type": "boolean"}, "expireTime": {"type": "string", "format": "date-time"},
-                  "createTime": {"type": "string", "format": "date-time"}, "updateTime": {"type": "string", "format": "date-time"}
+                  "createTime": {"type": "string", "format": "date-time"}, "updateTime": {"type": "string", "format": "date-time"},
+                  "fetchPreview": {"type": "boolean", "description": "Its card is filled from its destination page (its own setting or its project's)."},
+                  "preview": {"type": "object", "required": ["fetchTime"], "properties": {
+                    "title": {"type": "string"}, "description": {"type": "string"}, "imageLink": {"type": "string"}, "pageLink": {"type": "string"},
+                    "fetchTime": {"type": "string", "format": "date-time"}, "failure": {"type": "string", "description": "Why the last fetch gave no card."}}}
                 }
               },
               "LinkListResponse": {
@@ -310,7 +330,8 @@ enum OpenAPIDocument {
                   "longDynamicLink": {"type": "string", "description": "A new long link on the short link's own domain."},
                   "dynamicLinkInfo": {"$ref": "#/components/schemas/DynamicLinkInfo"},
                   "disabled": {"type": "boolean", "description": "A disabled link answers 410."},
-                  "expireTime": {"type": "string", "description": "RFC 3339; the link answers 410 after it. \"\" removes it."}
+                  "expireTime": {"type": "string", "description": "RFC 3339; the link answers 410 after it. \"\" removes it."},
+                  "fetchPreview": {"type": "boolean", "description": "Fill the link-preview card from the destination page, or stop."}
                 }
               }
             }

@@ -78,23 +78,27 @@ struct RedirectController: Sendable {
     /// `Authorization: Bearer` with a click; a wrong key is refused as on the API (401, 429 past the failed-key budget),
     /// so a mistake is never silently counted.
     func isUncounted(_ request: Request, projectId: String, context: RelinkRequestContext) async throws -> Bool {
-        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else {
-            return false
-        }
+        // The Bearer scheme, in any case, followed by spaces or tabs: anything else (Basic, no scheme) is an ordinary click.
+        guard let authorization = request.headers[.authorization], authorization.utf8.count >= 6,
+            authorization.prefix(6).lowercased() == "bearer",
+            authorization.unicodeScalars.dropFirst(6).first.map({ $0 == " " || $0 == "\t" }) ?? true
+        else { return false }
         guard let authenticator else { throw APIError.permissionDenied("Marked clicks are not accepted here.") }
-        let caller = try await authenticator.authenticate(bearer: authorization, request: request, context: context)
+        let key = authorization.dropFirst(6).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        guard !key.isEmpty else {
+            throw APIError(status: .unauthorized, message: "A marked click needs Authorization: Bearer <API key of the link's project>.")
+        }
+        let caller = try await authenticator.authenticate(bearer: key, request: request, context: context)
         guard caller.project.id == projectId else {
             throw APIError.permissionDenied("This API key belongs to project \(caller.project.id), not to this link's project.")
         }
         return true
     }
 
-    static let uncountedHeader = HTTPField.Name(DeploymentProbe.uncountedHeader)!
-
     static func marked(_ response: Response, _ uncounted: Bool) -> Response {
         guard uncounted else { return response }
         var response = response
-        response.headers[uncountedHeader] = DeploymentProbe.uncountedValue
+        response.headers[DeploymentProbe.uncountedHeaderName] = DeploymentProbe.uncountedValue
         return response
     }
 

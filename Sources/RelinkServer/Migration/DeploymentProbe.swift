@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import RelinkCore
@@ -16,6 +17,7 @@ public struct DeploymentProbe: Sendable {
     /// The response header of a marked click the deployment did not count.
     public static let uncountedHeader = "Relink-Click"
     public static let uncountedValue = "uncounted"
+    static let uncountedHeaderName = HTTPField.Name(uncountedHeader)!
     /// At most this much of a page is read.
     public static let maximumPageBytes = 1 << 20
 
@@ -56,7 +58,10 @@ public struct DeploymentProbe: Sendable {
         else {
             throw .badURL("--url takes a deployment's scheme, host and port only (each link's own path is added), got '\(url)'")
         }
-        base = (scheme, host, components.port ?? (scheme == "https" ? 443 : 80))
+        if let port = components.port, !(1...65535).contains(port) { throw .badURL("--url's port must be 1 to 65535, got \(port)") }
+        // An IPv6 address comes back in its brackets on some platforms and without them on others.
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        base = (scheme, bare, components.port ?? (scheme == "https" ? 443 : 80))
         self.apiKey = apiKey
         self.timeout = timeout
         // A client of its own: redirects are answers here, never followed.
@@ -82,9 +87,14 @@ public struct DeploymentProbe: Sendable {
         if let apiKey { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
         let response: HTTPClientResponse
         let body: ByteBuffer
+        let deadline = NIODeadline.now() + timeout
         do {
-            response = try await client.execute(request, deadline: .now() + timeout)
-            body = try await Self.read(response.body, limit: Self.maximumPageBytes)
+            (response, body) = try await withDeadline(deadline) { [client, request] in
+                let response = try await client.execute(request, deadline: deadline)
+                return (response, try await Self.read(response.body, limit: Self.maximumPageBytes))
+            }
+        } catch is DeadlineExceeded {
+            throw ProbeError.unreachable(record.shortLink, underlying: "no complete answer in \(timeout.nanoseconds / 1_000_000_000) s")
         } catch {
             throw ProbeError.unreachable(record.shortLink, underlying: "\(error)")
         }
@@ -92,14 +102,16 @@ public struct DeploymentProbe: Sendable {
         if [401, 403, 429].contains(response.status.code) {
             throw ProbeError.refused(record.shortLink, status: response.status.code, message: Self.errorMessage(body))
         }
-        if apiKey != nil, [200, 302, 410].contains(response.status.code),
-            response.headers.first(name: Self.uncountedHeader) != Self.uncountedValue
-        {
+        // A link the deployment found answers 2xx, 3xx, 400 (an invalid link's click is counted too) or 410;
+        // only 404 (no such link) and 5xx count nothing.
+        let mayCount = (200..<400).contains(response.status.code) || [400, 410].contains(response.status.code)
+        if apiKey != nil, mayCount, response.headers.first(name: Self.uncountedHeader) != Self.uncountedValue {
             throw ProbeError.counted(record.shortLink)
         }
+        // Relative URLs as a browser clicking the link reads them: against the link, not the deployment's address.
         return Self.outcome(
             status: response.status.code, location: response.headers.first(name: "Location"),
-            contentType: response.headers.first(name: "Content-Type"), body: body, requestURL: url)
+            contentType: response.headers.first(name: "Content-Type"), body: body, requestURL: record.shortLink)
     }
 
     /// Reads an answer as an outcome: a redirect's `Location` (resolved against the request), the preview page's
@@ -114,19 +126,32 @@ public struct DeploymentProbe: Sendable {
             guard let location, let resolved = URL(string: location, relativeTo: URL(string: requestURL)) else {
                 return .refused("HTTP \(status) without a Location")
             }
-            return .redirect(resolved.absoluteString)
+            return .redirect(printable(resolved.absoluteString))
         }
         let isHTML = contentType?.lowercased().hasPrefix("text/html") ?? false
         let page = isHTML ? try? HTMLDocument(parsing: body.readableBytesView, encoding: Self.charset(contentType)) : nil
         if status == 200, let page {
-            if let open = page.element("a", where: "id", is: "open")?.attribute("href") { return .preview(open: open) }
+            if let open = page.element("a", where: "id", is: "open")?.attribute("href") {
+                let resolved = URL(string: open, relativeTo: URL(string: requestURL))?.absoluteString ?? open
+                return .preview(open: printable(resolved))
+            }
             let card = page.elements.contains {
                 $0.name == "meta" && ["og:title", "og:description", "og:image"].contains($0.attribute("property") ?? "")
             }
             if card { return .socialCard }
         }
-        let title = page?.title.map { ": \($0)" } ?? ""
+        let title = page?.title.map { ": \(printable($0))" } ?? ""
         return .refused("HTTP \(status)\(title)")
+    }
+
+    /// Text from the deployment as it may reach a terminal: control characters (escape sequences) shown as `?`,
+    /// at most 300 characters.
+    static func printable(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(300) {
+            scalars.append(scalar.properties.generalCategory == .control ? "?" : scalar)
+        }
+        return String(scalars) + (text.unicodeScalars.count > 300 ? "…" : "")
     }
 
     /// The message of the API's JSON error body (`{"error": {"message": …}}`), else the start of the body.
@@ -135,8 +160,10 @@ public struct DeploymentProbe: Sendable {
             struct Detail: Decodable { var message: String }
             var error: Detail
         }
-        if let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)) { return decoded.error.message }
-        return String(decoding: body.readableBytesView.prefix(200), as: UTF8.self)
+        if let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)) {
+            return printable(decoded.error.message)
+        }
+        return printable(String(decoding: body.readableBytesView.prefix(200), as: UTF8.self))
     }
 
     /// The `charset` of a Content-Type, for the parser; nil to let the page say.

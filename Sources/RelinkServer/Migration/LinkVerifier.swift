@@ -97,10 +97,13 @@ public struct LinkVerifier: Sendable {
                 group.addTask { (index, try await answer(record, client)) }
                 next += 1
             }
-            while next < min(max(concurrency, 1), checks.count) { start() }
+            // The first alone: a deployment that refuses the key, or counts the checks, is found after one request.
+            if !checks.isEmpty { start() }
+            var done = 0
             while let (index, outcome) = try await group.next() {
                 results[index] = outcome
-                if next < checks.count { start() }
+                done += 1
+                while next < checks.count, next - done < max(concurrency, 1) { start() }
             }
             return results.map { $0! }
         }

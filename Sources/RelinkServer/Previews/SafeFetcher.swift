@@ -133,7 +133,9 @@ public struct SafeFetcher: Sendable {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let result: Result<Answer, FetchError>
         do {
-            result = .success(try await exchange(client, target, deadline: deadline))
+            result = .success(try await withDeadline(deadline) { try await self.exchange(client, target, deadline: deadline) })
+        } catch is DeadlineExceeded {
+            result = .failure(.timedOut)
         } catch let error as FetchError {
             result = .failure(error)
         } catch {
