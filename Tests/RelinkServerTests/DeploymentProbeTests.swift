@@ -30,7 +30,7 @@ struct DeploymentProbeTests {
     }
 
     @Test func aBodyThatStallsAfterTheHeadIsStoppedAtTheTimeout() async throws {
-        try await Self.withDeployment({ _ in
+        let answer: @Sendable (Request) async throws -> Response = { _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html", DeploymentProbe.uncountedHeaderName: "uncounted"],
                 body: ResponseBody { writer in
@@ -38,7 +38,8 @@ struct DeploymentProbeTests {
                     try await Task.sleep(for: .seconds(4))
                     try await writer.finish(nil)
                 })
-        }) { url in
+        }
+        try await Self.withDeployment(answer) { url in
             let probe = try DeploymentProbe(url: url, apiKey: "rl_key", timeout: .seconds(1))
             let started = ContinuousClock.now
             await #expect(throws: DeploymentProbe.ProbeError.self) { try await probe.answer(Self.record, client: .desktop) }
@@ -48,7 +49,7 @@ struct DeploymentProbeTests {
     }
 
     @Test func readsRelativeURLsAgainstTheLinkAndShowsNoControlCharacters() async throws {
-        try await Self.withDeployment({ request in
+        let answer: @Sendable (Request) async throws -> Response = { request in
             switch request.headers[.userAgent] ?? "" {
             case let agent where agent.contains("Windows"):
                 return Response(status: .found, headers: [.location: "/moved?to=1", DeploymentProbe.uncountedHeaderName: "uncounted"])
@@ -65,7 +66,8 @@ struct DeploymentProbeTests {
                 return Response(
                     status: .unauthorized, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
             }
-        }) { url in
+        }
+        try await Self.withDeployment(answer) { url in
             let probe = try DeploymentProbe(url: url, apiKey: "rl_key")
             // A browser clicking https://go.pictlink.com/Ab3x resolves these against the link, not the deployment.
             #expect(try await probe.answer(Self.record, client: .desktop) == .redirect("https://go.pictlink.com/moved?to=1"))
@@ -85,7 +87,8 @@ struct DeploymentProbeTests {
     }
 
     @Test func anAnswerWithoutTheMarkStopsTheCheck() async throws {
-        try await Self.withDeployment({ _ in Response(status: .badRequest) }) { url in
+        let answer: @Sendable (Request) async throws -> Response = { _ in Response(status: .badRequest) }
+        try await Self.withDeployment(answer) { url in
             let probe = try DeploymentProbe(url: url, apiKey: "rl_key")
             await #expect(throws: DeploymentProbe.ProbeError.self) { try await probe.answer(Self.record, client: .desktop) }
             try await probe.shutdown()
