@@ -164,6 +164,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            // `relink doctor`'s fixture apps, read by path.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -5,5 +5,8 @@
 // touches the encoding handler's ICU converters (the only thing the macro adds), so they stay out.
 #undef LIBXML_ICU_ENABLED
 #include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+#include <libxml/xpathInternals.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>

@@ -37,20 +37,14 @@ public struct SystemHostResolver: HostResolver {
         var addresses: [String] = []
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
-            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            if current.pointee.ai_family == AF_INET, let address = current.pointee.ai_addr {
-                address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                    var raw = pointer.pointee.sin_addr
-                    _ = inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count))
-                }
-            } else if current.pointee.ai_family == AF_INET6, let address = current.pointee.ai_addr {
-                address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                    var raw = pointer.pointee.sin6_addr
-                    _ = inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count))
-                }
+            // The numeric form of each address, without reading sockaddr fields ourselves.
+            var buffer = [CChar](repeating: 0, count: 64)
+            if let address = current.pointee.ai_addr,
+                getnameinfo(address, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0
+            {
+                let text = String(cString: buffer)
+                if !text.isEmpty, !addresses.contains(text) { addresses.append(text) }
             }
-            let text = String(cString: buffer)
-            if !text.isEmpty, !addresses.contains(text) { addresses.append(text) }
             entry = current.pointee.ai_next
         }
         return addresses

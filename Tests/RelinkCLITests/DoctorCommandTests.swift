@@ -1,0 +1,111 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import RelinkServer
+@testable import relink
+
+/// `relink doctor` on fixture apps (a correct one and broken ones, under Fixtures/doctor) and against a live server.
+@Suite("relink doctor")
+struct DoctorCommandTests {
+    typealias E = EndToEndTests
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Fixtures/doctor").path
+
+    static func doctor(_ arguments: [String]) async -> (output: [String], error: CLIError?) {
+        await FirebaseMigrationTests.run(["doctor", "--project", "pictlink", "--config", E.routes] + arguments)
+    }
+
+    static func entitlements(_ name: String) async -> (output: [String], error: CLIError?) {
+        await doctor(["--entitlements", "\(fixtures)/\(name)"])
+    }
+
+    static func manifest(_ name: String) async -> (output: [String], error: CLIError?) {
+        await doctor(["--manifest", "\(fixtures)/\(name)"])
+    }
+
+    @Test func passesTheCorrectApp() async {
+        let result = await Self.doctor(["--entitlements", "\(Self.fixtures)/App.entitlements", "--manifest", "\(Self.fixtures)/AndroidManifest.xml"])
+        #expect(result.error == nil, "\(result.output)")
+        #expect(result.output.last == "6 check(s): 6 passed, 0 warning(s), 0 failed")
+        #expect(
+            result.output.contains { $0.hasSuffix("AndroidManifest.xml: https://pictlink.com/links opens in the app (intent-filter at line 16)") })
+    }
+
+    @Test func namesEachDefectOfTheBrokenEntitlements() async {
+        let missing = await Self.entitlements("Broken-MissingDomain.entitlements")
+        #expect(missing.error?.message == "1 check(s) failed")
+        #expect(
+            missing.output.contains {
+                $0.contains("✗") && $0.contains("no applinks: entry for pictlink.com — add <string>applinks:pictlink.com</string>")
+            })
+        #expect(missing.output.contains { $0.contains("⚠") && $0.contains("applinks:go.pictlink.com?mode=developer") })
+        #expect(missing.output.contains { $0.contains("⚠") && $0.contains("applinks:old.page.link is not a domain of project pictlink") })
+
+        let other = await Self.entitlements("Broken-OtherApp.entitlements")
+        #expect(other.output.contains { $0.contains("✓") && $0.contains("applinks:*.pictlink.com") })
+        #expect(other.output.contains { $0.contains("✗") && $0.contains("the app ZZZZZ99999.com.example.other is not one of the project's") })
+
+        let none = await Self.entitlements("Broken-NoDomains.entitlements")
+        #expect(none.output.first?.contains("has no com.apple.developer.associated-domains array") == true)
+
+        let garbage = await Self.entitlements("Broken-NotXML.entitlements")
+        #expect(garbage.output.first?.contains("cannot be read as a property list: not well-formed XML") == true)
+
+        let absent = await Self.entitlements("Nowhere.entitlements")
+        #expect(absent.error?.message.hasPrefix("cannot read") == true)
+    }
+
+    @Test func namesEachDefectOfTheBrokenManifests() async throws {
+        let broken = await Self.manifest("Broken-AndroidManifest.xml")
+        #expect(broken.error?.message == "3 check(s) failed")
+        #expect(broken.output.contains { $0.contains("package com.example.wrong is not one of the project's") })
+        #expect(broken.output.contains { $0.contains("the intent-filter for go.pictlink.com (line 5) has no android:autoVerify=\"true\"") })
+        #expect(
+            broken.output.contains {
+                $0.contains("the intent-filter for pictlink.com (line 11) lacks <category android:name=\"android.intent.category.BROWSABLE\"/>")
+            })
+
+        let paths = await Self.manifest("Broken-Paths-AndroidManifest.xml")
+        #expect(paths.output.contains { $0.contains("the intent-filters for go.pictlink.com do not cover /Ab3x, /campaign/x1") })
+        #expect(paths.output.contains { $0.contains("the intent-filters for pictlink.com do not cover /links/Ab3x, /links/campaign/x1") })
+
+        // <data> elements of one filter combine: /links/ applies to both hosts. Its entities stay unread.
+        let shared = await Self.manifest("Broken-SharedData-AndroidManifest.xml")
+        #expect(shared.output.contains { $0.contains("the intent-filters for go.pictlink.com do not cover /Ab3x, /p/x1, /campaign/x1") })
+        #expect(shared.output.contains { $0.contains("https://pictlink.com/links opens in the app") })
+        let hostname = (try? String(contentsOfFile: "/etc/hostname", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        #expect(hostname.isEmpty || !shared.output.joined().contains(hostname))
+    }
+
+    @Test func globsMatchAsAndroidMatchesThem() {
+        #expect(IntentFilter.matchesSimpleGlob("/links/Ab3x", "/links/.*"))
+        #expect(IntentFilter.matchesSimpleGlob("/p/42", "/p/.*"))
+        #expect(IntentFilter.matchesSimpleGlob("/aaab", "/a*b"))
+        #expect(IntentFilter.matchesSimpleGlob("/b", "/a*b"))
+        #expect(!IntentFilter.matchesSimpleGlob("/links", "/links/.*"))
+        #expect(IntentFilter.matchesSimpleGlob("/a.b", "/a\\.b"))
+        #expect(!IntentFilter.matchesSimpleGlob("/axb", "/a\\.b"))
+    }
+
+    @Test func passesAgainstARunningServerForTheRepositoryConfiguration() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-doctor-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await E.application(database: folder.appending(path: "relink.sqlite").path).test(.live) { client in
+            let server = "http://127.0.0.1:\(try #require(client.port))"
+            let result = await Self.doctor(["--url", server])
+            #expect(result.error == nil, "\(result.output)")
+            #expect(result.output.filter { $0.hasPrefix("✓") }.count == result.output.count - 1, "\(result.output)")
+            #expect(result.output.contains { $0.contains("https://go.pictlink.com/.well-known/apple-app-site-association: 200, application/json") })
+            #expect(result.output.contains { $0.contains("assetlinks.json: jp.furyu.pictlink.android with its 2 fingerprint(s)") })
+
+            let json = await Self.doctor(["--url", server, "--json"])
+            let checks = try JSONSerialization.jsonObject(with: Data(json.output.joined().utf8)) as? [[String: Any]]
+            #expect(checks?.allSatisfy { $0["status"] as? String == "pass" } == true)
+
+            // Another project's files are not this one's: fieldnotes' app is named missing.
+            let other = await FirebaseMigrationTests.run(["doctor", "--project", "pictlink", "--config", E.routes, "--url", "http://127.0.0.1:9"])
+            #expect(other.error?.message.hasSuffix("check(s) failed") == true)
+        }
+    }
+}
