@@ -103,9 +103,30 @@ struct DoctorCommandTests {
             let checks = try JSONSerialization.jsonObject(with: Data(json.output.joined().utf8)) as? [[String: Any]]
             #expect(checks?.allSatisfy { $0["status"] as? String == "pass" } == true)
 
-            // Another project's files are not this one's: fieldnotes' app is named missing.
-            let other = await FirebaseMigrationTests.run(["doctor", "--project", "pictlink", "--config", E.routes, "--url", "http://127.0.0.1:9"])
-            #expect(other.error?.message.hasSuffix("check(s) failed") == true)
+            // A configuration the deployment does not serve: a new signing certificate and a new app are named.
+            var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
+            var projects = try #require(routes["projects"] as? [[String: Any]])
+            var android = try #require(projects[0]["android"] as? [[String: Any]])
+            var prints = try #require(android[0]["sha256CertFingerprints"] as? [String])
+            prints.append(String(repeating: "AB:", count: 31) + "AB")
+            android[0]["sha256CertFingerprints"] = prints
+            projects[0]["android"] = android
+            var ios = try #require(projects[0]["ios"] as? [[String: Any]])
+            var newApp = ios[0]
+            newApp["bundleId"] = "jp.furyu.pictlink.next"
+            ios.append(newApp)
+            projects[0]["ios"] = ios
+            routes["projects"] = projects
+            let changed = folder.appending(path: "routes.json").path
+            try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: changed))
+            let stale = await FirebaseMigrationTests.run(["doctor", "--project", "pictlink", "--config", changed, "--url", server])
+            #expect(stale.error?.message == "4 check(s) failed", "\(stale.output)")
+            #expect(stale.output.contains { $0.contains("apple-app-site-association: does not name the app ABCDE12345.jp.furyu.pictlink.next") })
+            #expect(stale.output.contains { $0.contains("assetlinks.json: jp.furyu.pictlink.android lacks the fingerprints AB:AB") })
+
+            // Nobody there: one failure, at once.
+            let nobody = await FirebaseMigrationTests.run(["doctor", "--project", "pictlink", "--config", E.routes, "--url", "http://127.0.0.1:9"])
+            #expect(nobody.error?.message == "1 check(s) failed")
         }
     }
 }

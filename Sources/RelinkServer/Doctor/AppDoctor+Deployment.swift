@@ -16,7 +16,10 @@ extension AppDoctor {
         else { return [Check(url, .fail, "is not a deployment URL (scheme, host and port only)", fix: "pass --url https://go.example.com")] }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let authority = (host.contains(":") ? "[\(host)]" : host) + (components.port.map { ":\($0)" } ?? "")
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // A refused connection is an answer: no retrying until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         var checks: [Check] = []
         let expected = AssociationFiles.generate(for: RelinkConfiguration(projects: [project])).filter { onlyHost == nil || $0.host == onlyHost }
         files: for files in expected {

@@ -130,6 +130,7 @@ public struct SafeFetcher: Sendable {
         // Connect to the checked address, whatever DNS would say now; TLS still checks the name.
         if IPAddress(target.host) == nil { configuration.dnsOverride = [target.host: target.address] }
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
+        configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let result: Result<Answer, FetchError>
         do {
