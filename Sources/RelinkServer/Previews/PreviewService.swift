@@ -143,12 +143,15 @@ final class PreviewService: Service, Sendable {
     /// server was down, or past a full queue, are found here).
     private func refreshPeriodically() async {
         while !Task.isCancelled {
-            await queueDueLinks()
-            try? await Task.sleep(for: refreshInterval)
+            // A full batch means more are due (a project that just turned fetching on): come back soon.
+            let found = await queueDueLinks()
+            try? await Task.sleep(for: found >= Self.refreshBatch ? min(refreshInterval, .seconds(30)) : refreshInterval)
         }
     }
 
-    func queueDueLinks(now: Date = Date()) async {
+    /// Queues the links due now; how many the store listed.
+    @discardableResult
+    func queueDueLinks(now: Date = Date()) async -> Int {
         let fetchAll = configuration.projects.filter(\.socialPreview.fetch).map(\.id)
         let shortest = configuration.projects.map(\.socialPreview.refreshHours).min() ?? SocialPreviewSettings.default.refreshHours
         do {
@@ -159,8 +162,10 @@ final class PreviewService: Service, Sendable {
                 if let fetched = record.preview?.fetchedAt, now.timeIntervalSince(fetched) < TimeInterval(hours * 3600) { continue }
                 enqueue(record)
             }
+            return due.count
         } catch {
             logger.warning("links due for a preview could not be listed: \(error)")
+            return 0
         }
     }
 }
