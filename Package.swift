@@ -137,6 +137,7 @@ let package = Package(
                 // The two-instance tests: real sockets to two servers on one PostgreSQL.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -44,6 +44,7 @@ struct DoctorCommand: AsyncParsableCommand {
         guard entitlements != nil || manifest != nil || url != nil || domains else {
             throw CLIError.usage("give at least one of --entitlements, --manifest, --url and --domains")
         }
+        if let url, let problem = AppDoctor.deploymentURLProblem(url) { throw CLIError.usage(problem) }
         let (configuration, _, _) = try ConfigurationFile.project(project, path: config)
         guard let project = configuration.project(id: project) else { throw CLIError.usage("no project '\(self.project)'") }
         var checks: [AppDoctor.Check] = []

@@ -87,6 +87,48 @@ struct DoctorCommandTests {
         #expect(!IntentFilter.matchesSimpleGlob("/axb", "/a\\.b"))
     }
 
+    @Test func advancedPatternsMatchAsOnADeviceAndNeverBacktrack() {
+        #expect(IntentFilter.matchesAdvancedGlob("/links/Ab3x", "/links/[a-zA-Z0-9]+"))
+        #expect(!IntentFilter.matchesAdvancedGlob("/links/Ab-3", "/links/[a-zA-Z0-9]+"))
+        #expect(IntentFilter.matchesAdvancedGlob("/p/12", "/p/[^/]{1,3}"))
+        #expect(!IntentFilter.matchesAdvancedGlob("/p/1234", "/p/[^/]{1,3}"))
+        // `|`, `(` and `?` are characters on Android, not regex syntax.
+        #expect(!IntentFilter.matchesAdvancedGlob("/x", "/.*|"))
+        #expect(IntentFilter.matchesAdvancedGlob("/.|", "/.*|"))
+        #expect(!IntentFilter.matchesAdvancedGlob("/x", "/(?:x)?.*"))
+        // 60 stars and a letter that is not there: answered at once, not after exponential backtracking.
+        let started = ContinuousClock.now
+        #expect(!IntentFilter.matchesAdvancedGlob(String(repeating: "a", count: 200), "/" + String(repeating: ".*", count: 60) + "Z"))
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test func anAssociationFileThatExcludesEverythingOpensNothing() {
+        let excluding: [String: Any] = ["appIDs": ["T.b"], "components": [["/": "*", "exclude": true], ["/": "/*"]]]
+        #expect(!AppDoctor.opens("/Ab3x", detail: excluding, caseSensitive: true))
+        let relinks: [String: Any] = ["appIDs": ["T.b"], "components": [["/": "/_/*", "exclude": true], ["/": "/*"]]]
+        #expect(AppDoctor.opens("/Ab3x", detail: relinks, caseSensitive: true))
+        #expect(!AppDoctor.opens("/_/beacon", detail: relinks, caseSensitive: true))
+        let legacy: [String: Any] = ["appID": "T.b", "paths": ["NOT /links/*", "/*"]]
+        #expect(!AppDoctor.opens("/links/Ab3x", detail: legacy, caseSensitive: true))
+        #expect(AppDoctor.opens("/p/1", detail: legacy, caseSensitive: true))
+        #expect(AASAPattern.matches("/p/12", "/p/??"))
+        #expect(!AASAPattern.matches("/p/123", "/p/??"))
+    }
+
+    @Test func printsNoControlCharactersFromWhatItReads() {
+        let check = AppDoctor.Check("file\u{1B}[2J", .fail, "value \u{9B}2J \u{202E}txet", fix: "\u{07}")
+        #expect(check.subject == "file?[2J")
+        #expect(check.message == "value ?2J ?txet")
+        #expect(check.fix == "?")
+    }
+
+    @Test func refusesADeploymentURLItCannotUse() async {
+        for url in ["http://127.0.0.1:99999", "https://go.pictlink.com/links", "ftp://x", "http://user:pw@127.0.0.1:8080"] {
+            let result = await Self.doctor(["--url", url])
+            #expect(result.error?.exitCode == CLIError.usageExitCode, "\(url)")
+        }
+    }
+
     @Test func passesAgainstARunningServerForTheRepositoryConfiguration() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "relink-doctor-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -60,4 +60,13 @@ struct AbsoluteURITests {
     func rejectsBadPrefixes(text: String, error: DomainURIPrefix.ParseError) {
         #expect(throws: error) { try DomainURIPrefix(text) }
     }
+
+    @Test func aTrailingDotOrAnExplicitDefaultPortIsTheSameDomain() throws {
+        let prefix = try DomainURIPrefix("https://go.pictlink.com")
+        for url in ["https://GO.pictlink.com./x", "https://go.pictlink.com:443/x", "https://go.pictlink.com/x"] {
+            #expect(AbsoluteURI(url)?.isUnder(prefix) == true, "\(url)")
+        }
+        #expect(AbsoluteURI("https://go.pictlink.com:8443/x")?.isUnder(prefix) == false)
+        #expect(AbsoluteURI("https://pictlink.com/product/1")?.isUnder(try DomainURIPrefix("https://pictlink.com/links")) == false)
+    }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -5,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import RelinkCore
 import RelinkStore
 import Testing
@@ -219,6 +221,14 @@ struct PagePreviewTests {
             let blocked = await refusal(site + "/to-real") { $0.hasSuffix("/real") ? "off the allowlist" : nil }
             #expect(blocked == .notAllowed("off the allowlist"))
 
+            // Dot segments, plain or encoded, are refused: the allowlist reads the URL as written, a server may not.
+            for path in ["/real/../x", "/real/%2e%2e/x", "/real/.%2E/x", "/real/..%2fx", "/./real"] {
+                guard case .notAllowed = await refusal(site + path) else {
+                    Issue.record("\(path) was not refused")
+                    continue
+                }
+            }
+
             let started = ContinuousClock.now
             #expect(await refusal(site + "/slow") == .timedOut)
             #expect(ContinuousClock.now - started < .seconds(4))
@@ -289,6 +299,43 @@ struct PagePreviewTests {
                 let refreshed = try await client.execute(uri: path + "/refreshPreview?key=\(key)", method: .post)
                 #expect(try JSONDecoder().decode(ManagedLink.self, from: refreshed.data).preview?.failure == nil)
                 #expect(requests.withLockedValue { $0 }.filter { $0 == "/real" }.count == 2)
+            }
+        }
+    }
+
+    @Test func cardsDropBidirectionalOverridesAndControlCharacters() {
+        let preview = PagePreview(title: "\u{202E}gnp.exe\u{202C} Sale\u{0}\u{9B}", description: "a\u{2066}b", fetchedAt: Date())
+        #expect(preview.title == "gnp.exe Sale")
+        #expect(preview.description == "ab")
+    }
+
+    @Test func onDemandRefreshesAreCappedPerServer() async throws {
+        try await Self.withSite { site, _ in
+            var configuration = TestSupport.configuration
+            let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+            configuration.projects[index].allowlist.patterns.append(try URLPattern(#"^http://site\.test:[0-9]+/.*$"#))
+            let (store, key) = try await T.storeWithKey()
+            var server = ServerConfiguration(host: "127.0.0.1", port: 0, relink: configuration, logLevel: .error, store: store)
+            server.fetchPolicy = OutboundAddressPolicy(allowed: [IPNetwork("127.0.0.1/32")!])
+            server.hostResolver = FakeResolver()
+            try await buildApplication(configuration: server).test(.live) { client in
+                let minted = try await T.mint(
+                    "https://go.pictlink.com/?link=" + PercentEncoding.encodeQueryValue(site + "/slow"), key: key, with: client)
+                let path = "/v1/links/" + PercentEncoding.encodeQueryValue(minted.shortLink) + "/refreshPreview?key=\(key)"
+                // Separate connections, all at once (the test client sends one request at a time).
+                let url = "http://127.0.0.1:\(try #require(client.port))" + path
+                let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+                    for _ in 0..<(PreviewService.maximumOnDemand + 3) {
+                        group.addTask {
+                            var request = HTTPClientRequest(url: url)
+                            request.method = .POST
+                            return try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == 200 }.count == PreviewService.maximumOnDemand, "\(statuses)")
+                #expect(statuses.filter { $0 == 429 }.count == 3, "\(statuses)")
             }
         }
     }

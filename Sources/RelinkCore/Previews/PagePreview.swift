@@ -31,6 +31,9 @@ public struct PagePreview: Codable, Hashable, Sendable {
         self.failure = failure
     }
 
+    /// The bidirectional embedding, override and isolate controls (and marks).
+    public static let bidiControls: Set<UInt32> = [0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+
     /// Whether the page gave nothing a card can show.
     public var isEmpty: Bool { title == nil && description == nil && imageURL == nil }
 
@@ -45,7 +48,8 @@ public struct PagePreview: Codable, Hashable, Sendable {
                 pendingSpace = !scalars.isEmpty
                 continue
             }
-            if scalar.properties.generalCategory == .control { continue }
+            // Control characters, and the bidirectional overrides that make a title read backwards.
+            if scalar.properties.generalCategory == .control || Self.bidiControls.contains(scalar.value) { continue }
             if pendingSpace {
                 scalars.append(" ")
                 pendingSpace = false

@@ -10,9 +10,8 @@ extension AppDoctor {
     /// without a redirect, `application/json`, at most 128 KB, and the apps, fingerprints and paths the project's
     /// links need.
     public static func deployment(_ url: String, project: Project, onlyHost: String? = nil, timeout: TimeAmount = .seconds(10)) async -> [Check] {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            var host = components.host, !host.isEmpty, components.path.isEmpty || components.path == "/", (components.port ?? 1) > 0,
-            (components.port ?? 1) <= 65535
+        guard deploymentURLProblem(url) == nil, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            var host = components.host
         else { return [Check(url, .fail, "is not a deployment URL (scheme, host and port only)", fix: "pass --url https://go.example.com")] }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let authority = (host.contains(":") ? "[\(host)]" : host) + (components.port.map { ":\($0)" } ?? "")
@@ -32,27 +31,48 @@ extension AppDoctor {
                 request.headers.add(name: "User-Agent", value: "relink-doctor")
                 let fetched: (status: UInt, type: String, body: ByteBuffer, truncated: Bool)
                 do {
-                    let response = try await client.execute(request, deadline: .now() + timeout)
-                    var body = ByteBuffer()
-                    var truncated = false
-                    for try await var part in response.body {
-                        body.writeBuffer(&part)
-                        if body.readableBytes > AssociationFiles.appleSizeLimit {
-                            truncated = true
-                            break
+                    // The deadline covers the body too: a deployment may send its head and then trickle.
+                    let deadline = NIODeadline.now() + timeout
+                    fetched = try await withDeadline(deadline) { [client, request] in
+                        let response = try await client.execute(request, deadline: deadline)
+                        var body = ByteBuffer()
+                        var truncated = false
+                        for try await var part in response.body {
+                            body.writeBuffer(&part)
+                            if body.readableBytes > AssociationFiles.appleSizeLimit {
+                                truncated = true
+                                break
+                            }
                         }
+                        return (response.status.code, response.headers.first(name: "Content-Type") ?? "", body, truncated)
                     }
-                    fetched = (response.status.code, response.headers.first(name: "Content-Type") ?? "", body, truncated)
                 } catch {
                     // A deployment that does not answer once will not answer the next file either.
-                    checks.append(Check(subject, .fail, "could not be fetched from \(url): \(error)", fix: "check the deployment is running there"))
+                    let reason = error is DeadlineExceeded ? "no complete answer in \(timeout.nanoseconds / 1_000_000_000) s" : "\(error)"
+                    checks.append(Check(subject, .fail, "could not be fetched from \(url): \(reason)", fix: "check the deployment is running there"))
                     break files
                 }
-                checks += association(subject: subject, fetched: fetched, expected: expectedBody, isApple: path.hasSuffix("association"))
+                let samples = project.domains.filter { $0.hostAndPort == files.host }.flatMap { prefix in
+                    [prefix.path + "/Ab3x"] + project.routes.map { prefix.path + Self.examplePath($0.path) }
+                }
+                checks += association(
+                    subject: subject, fetched: fetched, expected: expectedBody, isApple: path.hasSuffix("association"), samplePaths: samples)
             }
         }
         try? await client.shutdown()
         return checks
+    }
+
+    /// Why `url` cannot name a deployment (scheme, host and port only), or nil.
+    public static func deploymentURLProblem(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = components.host, !host.isEmpty
+        else { return "--url must be an http(s) URL such as https://go.example.com, got '\(url.prefix(200))'" }
+        guard components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil,
+            components.user == nil, components.password == nil
+        else { return "--url takes a deployment's scheme, host and port only, got '\(url.prefix(200))'" }
+        if let port = components.port, !(1...65535).contains(port) { return "--url's port must be 1 to 65535, got \(port)" }
+        return nil
     }
 
     /// `deployment` for every host of the project, each asked at its own address (after the DNS switch).
@@ -66,7 +86,8 @@ extension AppDoctor {
     }
 
     static func association(
-        subject: String, fetched: (status: UInt, type: String, body: ByteBuffer, truncated: Bool), expected: Data, isApple: Bool
+        subject: String, fetched: (status: UInt, type: String, body: ByteBuffer, truncated: Bool), expected: Data, isApple: Bool,
+        samplePaths: [String]
     ) -> [Check] {
         guard fetched.status == 200 else {
             let redirect = (300..<400).contains(fetched.status)
@@ -87,23 +108,31 @@ extension AppDoctor {
         }
         let data = Data(fetched.body.readableBytesView)
         if isApple {
-            guard let served = try? JSONDecoder().decode(AppleAppSiteAssociation.self, from: data),
+            guard let served = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+                let applinks = served["applinks"] as? [String: Any], let details = applinks["details"] as? [[String: Any]],
                 let wanted = try? JSONDecoder().decode(AppleAppSiteAssociation.self, from: expected)
             else {
                 return checks + [Check(subject, .fail, "is not an apple-app-site-association file", fix: "serve the one `relink well-known` writes")]
             }
+            let caseSensitive = ((applinks["defaults"] as? [String: Any])?["caseSensitive"] as? Bool) ?? true
             for detail in wanted.applinks.details {
                 let appID = detail.appIDs.first ?? detail.appID
-                guard let match = served.applinks.details.first(where: { $0.appIDs.contains(appID) || $0.appID == appID }) else {
+                guard
+                    let match = details.first(where: { entry in
+                        (entry["appIDs"] as? [String])?.contains(appID) == true || entry["appID"] as? String == appID
+                    })
+                else {
                     checks.append(Check(subject, .fail, "does not name the app \(appID)", fix: "add it to ios[] in routes.json and redeploy"))
                     continue
                 }
-                let missing = detail.components.filter { !match.components.contains($0) }.map(\.path)
+                // As iOS reads it: the first component (or legacy path) that matches decides, an exclude keeps the
+                // link in the browser.
+                let closed = samplePaths.filter { !Self.opens($0, detail: match, caseSensitive: caseSensitive) }
                 checks.append(
-                    missing.isEmpty
+                    closed.isEmpty
                         ? Check(subject, .pass, "\(appID) opens the project's paths")
                         : Check(
-                            subject, .fail, "\(appID) lacks the paths \(missing.joined(separator: ", "))",
+                            subject, .fail, "\(appID) does not open \(closed.joined(separator: ", "))",
                             fix: "serve the file generated from routes.json (`relink well-known`)"))
             }
         } else {
@@ -130,5 +159,49 @@ extension AppDoctor {
             }
         }
         return checks
+    }
+
+    /// Whether an `applinks` detail opens `path`: its `components` (iOS 13+) or else its `paths` (`NOT ` excludes),
+    /// the first match deciding; `*` any run of characters, `?` one.
+    static func opens(_ path: String, detail: [String: Any], caseSensitive: Bool) -> Bool {
+        let subject = caseSensitive ? path : path.lowercased()
+        func matches(_ pattern: String) -> Bool {
+            AASAPattern.matches(subject, caseSensitive ? pattern : pattern.lowercased())
+        }
+        if let components = detail["components"] as? [[String: Any]] {
+            for component in components {
+                // A component without "/" matches every path.
+                guard matches(component["/"] as? String ?? "*") else { continue }
+                return (component["exclude"] as? Bool) != true
+            }
+            return false
+        }
+        for entry in detail["paths"] as? [String] ?? [] {
+            let excluded = entry.hasPrefix("NOT ")
+            guard matches(excluded ? String(entry.dropFirst(4)) : entry) else { continue }
+            return !excluded
+        }
+        return false
+    }
+}
+
+/// Apple's path patterns: `*` matches any run of characters, `?` exactly one, everything else itself.
+enum AASAPattern {
+    static func matches(_ text: String, _ pattern: String) -> Bool {
+        let input = Array(text)
+        var reachable = Set([0])
+        for token in pattern {
+            var next: Set<Int> = []
+            for position in reachable {
+                switch token {
+                case "*": next.formUnion(position...input.count)
+                case "?": if position < input.count { next.insert(position + 1) }
+                default: if position < input.count, input[position] == token { next.insert(position + 1) }
+                }
+            }
+            reachable = next
+            if reachable.isEmpty { return false }
+        }
+        return reachable.contains(input.count)
     }
 }

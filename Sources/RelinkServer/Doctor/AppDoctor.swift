@@ -14,11 +14,22 @@ public enum AppDoctor {
         /// What to change, for a failure or a warning.
         public var fix: String?
 
+        /// Every text as it may reach a terminal: control characters (C0 and C1: escape sequences) and
+        /// bidirectional overrides shown as `?`, at most 1,000 characters, since files and deployments are read.
         public init(_ subject: String, _ status: Status, _ message: String, fix: String? = nil) {
-            self.subject = subject
+            self.subject = Self.printable(subject)
             self.status = status
-            self.message = message
-            self.fix = fix
+            self.message = Self.printable(message)
+            self.fix = fix.map(Self.printable)
+        }
+
+        static func printable(_ text: String) -> String {
+            var scalars = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars.prefix(1000) {
+                let unsafe = scalar.properties.generalCategory == .control || PagePreview.bidiControls.contains(scalar.value)
+                scalars.append(unsafe ? "?" : scalar)
+            }
+            return String(scalars) + (text.unicodeScalars.count > 1000 ? "…" : "")
         }
     }
 

@@ -77,7 +77,7 @@ struct IntentFilter {
             case .prefix(let prefix): path.hasPrefix(prefix)
             case .suffix(let suffix): path.hasSuffix(suffix)
             case .pattern(let pattern): Self.matchesSimpleGlob(path, pattern)
-            case .advanced(let pattern): (try? Regex("^(?:" + pattern + ")$")).map { path.wholeMatch(of: $0) != nil } ?? false
+            case .advanced(let pattern): Self.matchesAdvancedGlob(path, pattern)
             }
         }
     }
@@ -112,6 +112,98 @@ struct IntentFilter {
                     }
                 } else if position < input.count, token.character == nil || input[position] == token.character {
                     next.insert(position + 1)
+                }
+            }
+            reachable = next
+            if reachable.isEmpty { return false }
+        }
+        return reachable.contains(input.count)
+    }
+
+    /// Android's `PatternMatcher.PATTERN_ADVANCED_GLOB`: `.` any character, `[a-z0-9_]` and `[^…]` classes, `\\`
+    /// escapes, each followed by `*`, `+`, `{n}` or `{n,m}`. Everything else (`|`, `(`, `?`) is a literal character,
+    /// as on a device. Matched by walking the set of reachable positions: never exponential.
+    static func matchesAdvancedGlob(_ text: String, _ pattern: String) -> Bool {
+        struct Token {
+            var matches: (Character) -> Bool
+            var minimum: Int
+            var maximum: Int
+        }
+        var tokens: [Token] = []
+        var characters = Array(pattern)[...]
+        while let first = characters.popFirst() {
+            var matches: (Character) -> Bool
+            switch first {
+            case ".": matches = { _ in true }
+            case "\\":
+                guard let escaped = characters.popFirst() else { return false }
+                matches = { $0 == escaped }
+            case "[":
+                var negated = false
+                if characters.first == "^" {
+                    negated = true
+                    characters.removeFirst()
+                }
+                var ranges: [ClosedRange<Character>] = []
+                var closed = false
+                while let next = characters.popFirst() {
+                    if next == "]" {
+                        closed = true
+                        break
+                    }
+                    var low = next
+                    if low == "\\" {
+                        guard let escaped = characters.popFirst() else { return false }
+                        low = escaped
+                    }
+                    if characters.first == "-", characters.count >= 2, characters.dropFirst().first != "]" {
+                        characters.removeFirst()
+                        let high = characters.removeFirst()
+                        guard low <= high else { return false }
+                        ranges.append(low...high)
+                    } else {
+                        ranges.append(low...low)
+                    }
+                }
+                guard closed else { return false }
+                matches = { character in ranges.contains { $0.contains(character) } != negated }
+            default:
+                matches = { $0 == first }
+            }
+            var (minimum, maximum) = (1, 1)
+            switch characters.first {
+            case "*":
+                characters.removeFirst()
+                (minimum, maximum) = (0, Int.max)
+            case "+":
+                characters.removeFirst()
+                (minimum, maximum) = (1, Int.max)
+            case "{":
+                guard let close = characters.firstIndex(of: "}") else { return false }
+                let body = String(characters[characters.index(after: characters.startIndex)..<close])
+                characters = characters[characters.index(after: close)...]
+                let parts = body.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard let low = parts.first ?? nil, low >= 0 else { return false }
+                minimum = low
+                maximum = parts.count == 1 ? low : (parts[1] ?? Int.max)
+                guard maximum >= minimum else { return false }
+            default: break
+            }
+            tokens.append(Token(matches: matches, minimum: minimum, maximum: maximum))
+            guard tokens.count <= 1000 else { return false }
+        }
+        let input = Array(text)
+        var reachable = Set([0])
+        for token in tokens {
+            var next: Set<Int> = []
+            for start in reachable {
+                var count = 0
+                var position = start
+                if token.minimum == 0 { next.insert(position) }
+                while count < token.maximum, position < input.count, token.matches(input[position]) {
+                    position += 1
+                    count += 1
+                    if count >= token.minimum { next.insert(position) }
                 }
             }
             reachable = next

@@ -34,6 +34,9 @@ public struct HTMLDocument: Sendable {
     public init(parsing bytes: some Collection<UInt8>, encoding: String? = nil) throws {
         let bytes = Array(bytes)
         guard bytes.count <= Int32.max else { throw ParseError(reason: "the page is too large") }
+        // libxml2 writes some errors (a page's broken encoding) to stderr whatever the options say; a handler of our
+        // own on this thread, where the parse runs, keeps them out of the server's log.
+        xmlSetStructuredErrorFunc(nil) { _, _ in }
         // No network, no errors printed on stderr.
         let options = Int32(HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue)
         guard

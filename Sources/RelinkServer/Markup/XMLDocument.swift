@@ -10,6 +10,9 @@ public final class XMLDocument {
     public init(parsing bytes: some Collection<UInt8>) throws {
         let bytes = Array(bytes)
         guard !bytes.isEmpty, bytes.count <= Int32.max else { throw HTMLDocument.ParseError(reason: "the file is empty or too large") }
+        // libxml2 writes some errors (a page's broken encoding) to stderr whatever the options say; a handler of our
+        // own on this thread, where the parse runs, keeps them out of the server's log.
+        xmlSetStructuredErrorFunc(nil) { _, _ in }
         xmlResetLastError()
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
         guard

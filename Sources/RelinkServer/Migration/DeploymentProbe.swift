@@ -149,7 +149,8 @@ public struct DeploymentProbe: Sendable {
     static func printable(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars.prefix(300) {
-            scalars.append(scalar.properties.generalCategory == .control ? "?" : scalar)
+            let unsafe = scalar.properties.generalCategory == .control || PagePreview.bidiControls.contains(scalar.value)
+            scalars.append(unsafe ? "?" : scalar)
         }
         return String(scalars) + (text.unicodeScalars.count > 300 ? "…" : "")
     }

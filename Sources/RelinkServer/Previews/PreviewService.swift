@@ -17,6 +17,9 @@ final class PreviewService: Service, Sendable {
     static let concurrency = 4
     /// Links looked at per refresh pass.
     static let refreshBatch = 1000
+    /// On-demand refreshes (`refreshPreview`) running at once, across every key: past it the API answers 429,
+    /// so the endpoint cannot be used to make the server hammer a site.
+    static let maximumOnDemand = 4
 
     let store: any RelinkStore
     let configuration: RelinkConfiguration
@@ -25,6 +28,7 @@ final class PreviewService: Service, Sendable {
     let refreshInterval: Duration
     let logger: Logger
     private let queued = NIOLockedValueBox<Set<String>>([])
+    private let onDemand = NIOLockedValueBox(0)
     private let stream: AsyncStream<LinkKey>
     private let continuation: AsyncStream<LinkKey>.Continuation
 
@@ -76,6 +80,18 @@ final class PreviewService: Service, Sendable {
         return preview
     }
 
+    /// `refresh`, for the API: at most `maximumOnDemand` at once.
+    func refreshOnDemand(_ record: ShortLinkRecord) async throws -> PagePreview {
+        let admitted = onDemand.withLockedValue { running in
+            guard running < Self.maximumOnDemand else { return false }
+            running += 1
+            return true
+        }
+        guard admitted else { throw APIError.rateLimited(retryAfter: 2, limiting: "preview refreshes on this server") }
+        defer { onDemand.withLockedValue { $0 -= 1 } }
+        return try await refresh(record)
+    }
+
     /// The preview `record`'s page gives now.
     func read(_ record: ShortLinkRecord) async -> PagePreview {
         let now = Date()
@@ -89,8 +105,8 @@ final class PreviewService: Service, Sendable {
         guard let link = record.parameters.link else { return failed("the link has no deep link") }
         let check: @Sendable (String) -> String? = { url in
             guard let uri = AbsoluteURI(url), uri.isHTTP else { return "'\(url.prefix(200))' is not an http(s) URL" }
-            if project.domains.contains(where: { $0.host == uri.host }) {
-                return "\(uri.host ?? "") is one of the project's own link domains"
+            if let domain = project.domains.first(where: { uri.isUnder($0) }) {
+                return "'\(url.prefix(200))' is a link of the project's own domain \(domain)"
             }
             return project.allowlist.allows(uri, projectDomains: project.domains)
                 ? nil : "'\(url.prefix(200))' is not on the project's allowlist"

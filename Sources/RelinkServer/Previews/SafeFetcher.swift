@@ -68,6 +68,9 @@ public struct SafeFetcher: Sendable {
         var current = url
         var redirects = 0
         while true {
+            // The allowlist reads the URL as written; a server may read `/ok/../admin` or `/ok/%2e%2e/admin` as
+            // `/admin`. Such a path is refused rather than guessed at.
+            if Self.hasDotSegments(current) { throw .notAllowed("'\(current.prefix(200))' has . or .. path segments") }
             if let reason = check(current) { throw .notAllowed(reason) }
             let target = try await connectTarget(current)
             switch try await fetchOnce(target, deadline: deadline) {
@@ -79,6 +82,16 @@ public struct SafeFetcher: Sendable {
                 current = location
             }
         }
+    }
+
+    /// Whether the URL's path has a `.` or `..` segment, written plainly or percent-encoded (`%2e`, with `%2f` or
+    /// `\` as separators).
+    static func hasDotSegments(_ url: String) -> Bool {
+        guard let components = URLComponents(string: url) else { return false }
+        let path = components.percentEncodedPath.lowercased()
+            .replacingOccurrences(of: "%2e", with: ".").replacingOccurrences(of: "%2f", with: "/")
+            .replacingOccurrences(of: "%5c", with: "/").replacingOccurrences(of: "\\", with: "/")
+        return path.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
     }
 
     /// A URL made ready to connect: its host lowercased, and the checked address to connect to.

@@ -257,7 +257,7 @@ final class ShortLinkService: Sendable {
     func refreshPreview(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
         guard let previews else { throw APIError.permissionDenied("This server fetches no previews.") }
         var link = link
-        link.preview = try await previews.refresh(link)
+        link.preview = try await previews.refreshOnDemand(link)
         return link
     }
 
