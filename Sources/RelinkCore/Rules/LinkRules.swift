@@ -1,0 +1,89 @@
+import Foundation
+
+/// A link's rules and variants (or a project's defaults for its links): checked once, evaluated per click from
+/// memory. A visitor is given a variant first (by weight, the same one on every click); then the first rule whose
+/// conditions hold puts its destinations on top.
+public struct LinkRules: Codable, Hashable, Sendable {
+    public var rules: [LinkRule]
+    public var variants: [LinkVariant]
+
+    public static let maximumRules = 50
+    public static let maximumVariants = 20
+
+    public init(rules: [LinkRule] = [], variants: [LinkVariant] = []) {
+        self.rules = rules
+        self.variants = variants
+    }
+
+    public var isEmpty: Bool { rules.isEmpty && variants.isEmpty }
+
+    /// Every problem, each naming where (`rules[2].when.countries`).
+    /// - Parameter isAllowed: whether a destination URL passes the project's allowlist.
+    public func problems(isAllowed: (String) -> Bool) -> [RuleProblem] {
+        var problems: [RuleProblem] = []
+        if rules.count > Self.maximumRules { problems.append("at most \(Self.maximumRules) rules, got \(rules.count)") }
+        if variants.count > Self.maximumVariants { problems.append("at most \(Self.maximumVariants) variants, got \(variants.count)") }
+        for (index, rule) in rules.enumerated() {
+            let at = "rules[\(index)]"
+            if let name = rule.name, name.isEmpty || name.unicodeScalars.count > 100 { problems.append("\(at).name must be 1–100 characters") }
+            for country in rule.when.countries ?? [] where !Self.isCountry(country) {
+                problems.append("\(at).when.countries: '\(country.prefix(20))' is not an ISO 3166-1 alpha-2 code such as ES")
+            }
+            if rule.when.countries?.isEmpty == true { problems.append("\(at).when.countries must not be empty") }
+            for language in rule.when.languages ?? [] where !Self.isLanguage(language) {
+                problems.append("\(at).when.languages: '\(language.prefix(40))' is not a language tag such as es or pt-BR")
+            }
+            if rule.when.languages?.isEmpty == true { problems.append("\(at).when.languages must not be empty") }
+            for platform in rule.when.platforms ?? [] where RuleEvaluator.platforms[platform.lowercased()] == nil {
+                problems.append(
+                    "\(at).when.platforms: '\(platform.prefix(20))' is not one of \(RuleEvaluator.platforms.keys.sorted().joined(separator: ", "))")
+            }
+            if rule.when.platforms?.isEmpty == true { problems.append("\(at).when.platforms must not be empty") }
+            if let range = rule.when.osVersion {
+                for (end, value) in [("min", range.min), ("max", range.max)] {
+                    if let value, !Self.isVersion(value) { problems.append("\(at).when.osVersion.\(end) must be dotted numbers such as 17.4") }
+                }
+                if range.min == nil, range.max == nil { problems.append("\(at).when.osVersion needs min or max") }
+            }
+            if let time = rule.when.time, case .failure(let problem) = time.compiled() { problems.append("\(at).when.\(problem.message)") }
+            problems += Self.destinationProblems(rule.then, at: "\(at).then", isAllowed: isAllowed)
+            if rule.then.urls.isEmpty { problems.append("\(at).then must set link, afl, ifl, ipfl or ofl") }
+        }
+        var names: Set<String> = []
+        for (index, variant) in variants.enumerated() {
+            let at = "variants[\(index)]"
+            if !Self.isVariantName(variant.name) { problems.append("\(at).name must be 1–32 characters A-Z a-z 0-9 - _") }
+            if !names.insert(variant.name).inserted { problems.append("\(at).name '\(variant.name)' is used twice") }
+            if !(0...10_000).contains(variant.weight) { problems.append("\(at).weight must be 0 to 10000") }
+            problems += Self.destinationProblems(variant.destination, at: "\(at).destination", isAllowed: isAllowed)
+        }
+        if !variants.isEmpty, variants.allSatisfy({ $0.weight == 0 }) { problems.append("variants: at least one weight must be above 0") }
+        return problems
+    }
+
+    static func destinationProblems(_ destination: DestinationOverride, at: String, isAllowed: (String) -> Bool) -> [RuleProblem] {
+        destination.urls.compactMap { parameter, url in
+            guard let uri = AbsoluteURI(url), uri.isHTTP else { return "\(at).\(parameter) must be an http(s) URL" }
+            return isAllowed(url) ? nil : "\(at).\(parameter) '\(url.prefix(200))' is not allowed by the project's allowlist"
+        }
+    }
+
+    static func isCountry(_ text: String) -> Bool { text.count == 2 && text.allSatisfy { $0.isASCII && $0.isUppercase } }
+
+    static func isLanguage(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }), parts.count <= 3 else {
+            return false
+        }
+        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    static func isVersion(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...4).contains(parts.count) && parts.allSatisfy { !$0.isEmpty && $0.count <= 6 && $0.allSatisfy(\.isASCIIDigitCharacter) }
+    }
+
+    static func isVariantName(_ text: String) -> Bool {
+        (1...32).contains(text.count) && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Decides which variant and which rule a click gets: a pure function over a link's compiled rules and the click.
+public enum RuleEvaluator {
+    /// Rule platform names and the platforms they take in.
+    static let platforms: [String: Set<Platform>] = [
+        "ios": [.iPhone, .iPad], "iphone": [.iPhone], "ipad": [.iPad], "android": [.android], "desktop": [.desktop],
+        "crawler": [.crawler], "other": [.other],
+    ]
+
+    /// A link's rules made ready for the click path: sets instead of lists, the time windows parsed.
+    public struct Compiled: Sendable {
+        struct Rule: Sendable {
+            var index: Int
+            var name: String?
+            var countries: Set<String>?
+            /// Lowercased tags; a tag without a region takes every region of its language.
+            var languages: [String]?
+            var platforms: Set<Platform>?
+            var osVersion: VersionRange?
+            var time: TimeWindow.Compiled?
+            var destination: DestinationOverride
+        }
+
+        var rules: [Rule]
+        var variants: [LinkVariant]
+        var totalWeight: Int
+
+        public var isEmpty: Bool { rules.isEmpty && variants.isEmpty }
+
+        /// Compiles rules already checked by `LinkRules.problems`; a rule that still cannot be read never matches.
+        public init(_ rules: LinkRules) {
+            self.rules = rules.rules.enumerated().compactMap { index, rule in
+                var time: TimeWindow.Compiled?
+                if let window = rule.when.time {
+                    guard case .success(let compiled) = window.compiled() else { return nil }
+                    time = compiled
+                }
+                return Rule(
+                    index: index, name: rule.name, countries: rule.when.countries.map { Set($0.map { $0.uppercased() }) },
+                    languages: rule.when.languages?.map { $0.lowercased().replacingOccurrences(of: "_", with: "-") },
+                    platforms: rule.when.platforms.map { Set($0.flatMap { RuleEvaluator.platforms[$0.lowercased()] ?? [] }) },
+                    osVersion: rule.when.osVersion, time: time, destination: rule.then)
+            }
+            variants = rules.variants
+            totalWeight = rules.variants.reduce(0) { $0 + max(0, $1.weight) }
+        }
+    }
+
+    /// What the rules decided for one click.
+    public struct Decision: Sendable, Equatable {
+        /// The link's parameters with the variant's and the rule's destinations in place.
+        public var parameters: LinkParameters
+        public var variant: String?
+        /// The matching rule's position in the list, and its name.
+        public var rule: Int?
+        public var ruleName: String?
+        /// Why, rule by rule, for the debug page: the first condition that failed, or that all held.
+        public var explanation: [String]
+    }
+
+    /// - Parameters:
+    ///   - compiled: the link's rules (and its project's, after them).
+    ///   - parameters: the link's parameters, defaults applied.
+    ///   - context: the click.
+    ///   - explain: collect the explanation (the debug page); the click path leaves it off.
+    public static func decide(_ compiled: Compiled, parameters: LinkParameters, context: ClickContext, explain: Bool = false) -> Decision {
+        var decision = Decision(parameters: parameters, explanation: [])
+        if compiled.totalWeight > 0 {
+            var bucket = Int(stableHash(context.visitorKey) % UInt64(compiled.totalWeight))
+            for variant in compiled.variants where variant.weight > 0 {
+                if bucket < variant.weight {
+                    decision.variant = variant.name
+                    decision.parameters = variant.destination.applied(to: decision.parameters)
+                    if explain { decision.explanation.append("variant \(variant.name): \(variant.weight) of \(compiled.totalWeight) by weight") }
+                    break
+                }
+                bucket -= variant.weight
+            }
+        }
+        for rule in compiled.rules {
+            let failure = firstFailure(rule, context)
+            if explain {
+                let label = "rule \(rule.index + 1)" + (rule.name.map { " (\($0))" } ?? "")
+                decision.explanation.append(failure.map { "\(label): no, \($0)" } ?? "\(label): matches")
+            }
+            if failure == nil {
+                decision.rule = rule.index
+                decision.ruleName = rule.name
+                decision.parameters = rule.destination.applied(to: decision.parameters)
+                break
+            }
+        }
+        return decision
+    }
+
+    static func firstFailure(_ rule: Compiled.Rule, _ context: ClickContext) -> String? {
+        if let countries = rule.countries {
+            guard let country = context.country else { return "the country is unknown" }
+            guard countries.contains(country) else { return "the country is \(country)" }
+        }
+        if let languages = rule.languages {
+            guard let language = context.language else { return "no Accept-Language" }
+            let base = language.split(separator: "-").first.map(String.init) ?? language
+            guard languages.contains(where: { $0 == language || $0 == base }) else { return "the language is \(language)" }
+        }
+        if let platforms = rule.platforms, !platforms.contains(context.client.platform) {
+            return "the platform is \(context.client.platform)"
+        }
+        if let range = rule.osVersion {
+            guard let version = context.client.osVersion else { return "the OS version is unknown" }
+            guard range.contains(version) else { return "the OS version is \(version)" }
+        }
+        if let time = rule.time, !time.contains(context.now) { return "outside its time window" }
+        return nil
+    }
+
+    /// FNV-1a, 64 bits: the same on every instance and after every restart (Swift's `Hasher` is seeded per process).
+    static func stableHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        // FNV's low bits mix poorly for short keys: fold the high half in.
+        return hash ^ (hash >> 29)
+    }
+}
