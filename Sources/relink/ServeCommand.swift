@@ -51,6 +51,12 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "cidr,…"))
     var fetchAllowNetworks: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The header a trusted proxy sets to the client's country code, for link rules (CF-IPCountry; default: $RELINK_COUNTRY_HEADER, else none).",
+            valueName: "header"))
+    var countryHeader: String?
+
     @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed (default: 60).", valueName: "seconds"))
     var idleTimeout: Int = 60
 
@@ -173,6 +179,12 @@ struct ServeCommand: AsyncParsableCommand {
             ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
+        if let header = countryHeader ?? environment["RELINK_COUNTRY_HEADER"], !header.isEmpty {
+            guard header.utf8.count <= 64, header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw CLIError.usage("--country-header must be a header name, got '\(header)'")
+            }
+            server.countryHeader = header
+        }
         let app = try buildApplication(configuration: server)
         do {
             try await app.runService()

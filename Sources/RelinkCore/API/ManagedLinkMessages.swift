@@ -16,12 +16,14 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var fetchPreview: Bool?
     /// What the destination page said when last fetched.
     public var preview: ManagedLinkPreview?
+    /// Its rules and variants.
+    public var rules: LinkRules?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
         disabled: Bool, expireTime: String?, createTime: String, updateTime: String, fetchPreview: Bool? = nil,
-        preview: ManagedLinkPreview? = nil
+        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil
     ) {
         self.shortLink = shortLink
         self.previewLink = previewLink
@@ -34,6 +36,7 @@ public struct ManagedLink: Codable, Sendable, Equatable {
         self.updateTime = updateTime
         self.fetchPreview = fetchPreview
         self.preview = preview
+        self.rules = rules
     }
 }
 
@@ -61,12 +64,15 @@ public struct UpdateLinkRequest: Codable, Sendable, Equatable {
     public var expireTime: String?
     /// Fill the crawler card from the destination page (fetched in the background), or stop.
     public var fetchPreview: Bool?
+    /// New rules and variants; empty lists remove them.
+    public var rules: LinkRules?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil,
-        fetchPreview: Bool? = nil
+        fetchPreview: Bool? = nil, rules: LinkRules? = nil
     ) {
+        self.rules = rules
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
         self.disabled = disabled

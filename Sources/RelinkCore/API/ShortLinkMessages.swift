@@ -19,15 +19,19 @@ public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
     public var sdkVersion: String?
     /// Relink's extension: fill the link's crawler card from its destination page (fetched in the background).
     public var fetchPreview: Bool?
+    /// Relink's extension: the link's rules and A/B variants (docs/rules.md).
+    public var rules: LinkRules?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
-        longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil, fetchPreview: Bool? = nil
+        longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil, fetchPreview: Bool? = nil,
+        rules: LinkRules? = nil
     ) {
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
         self.suffix = suffix
         self.fetchPreview = fetchPreview
+        self.rules = rules
     }
 }
 

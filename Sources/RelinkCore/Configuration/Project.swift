@@ -13,12 +13,15 @@ public struct Project: Hashable, Sendable, Identifiable {
     public var rateLimit: RateLimit
     /// Whether short links' crawler cards are filled from their destination pages.
     public var socialPreview: SocialPreviewSettings
+    /// Rules and variants for the project's short links, after (rules) or instead of (variants) each link's own.
+    public var rules: LinkRules
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         id: String, domains: [DomainURIPrefix], ios: [IOSApp] = [], android: [AndroidApp] = [],
         allowlist: Allowlist = Allowlist(), defaults: ProjectDefaults = ProjectDefaults(), routes: [PathRoute] = [],
-        deferred: DeferredLinkSettings = .default, rateLimit: RateLimit = .default, socialPreview: SocialPreviewSettings = .default
+        deferred: DeferredLinkSettings = .default, rateLimit: RateLimit = .default, socialPreview: SocialPreviewSettings = .default,
+        rules: LinkRules = LinkRules()
     ) {
         self.id = id
         self.domains = domains
@@ -30,5 +33,6 @@ public struct Project: Hashable, Sendable, Identifiable {
         self.deferred = deferred
         self.rateLimit = rateLimit
         self.socialPreview = socialPreview
+        self.rules = rules
     }
 }

@@ -53,7 +53,7 @@ extension RelinkConfiguration {
     // MARK: Projects
 
     private static func readProject(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> Project? {
-        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit", "socialPreview"]
+        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit", "socialPreview", "rules"]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let problemsBefore = reader.problems.count
         let id = reader.string(fields, "id", required: true) { id in
@@ -121,11 +121,23 @@ extension RelinkConfiguration {
         let socialPreview = fields["socialPreview"].flatMap {
             readSocialPreview($0, at: fields.path("socialPreview"), reader: &reader)
         }
+        var rules = LinkRules()
+        if let value = fields["rules"] {
+            let path = fields.path("rules")
+            do {
+                rules = try JSONDecoder().decode(LinkRules.self, from: JSONEncoder().encode(value))
+                for problem in rules.problems(isAllowed: { allowlist.allows($0, projectDomains: domains) }) {
+                    reader.report(path, problem.message)
+                }
+            } catch {
+                reader.report(path, "must be {\"rules\": [...], \"variants\": [...]} as docs/rules.md describes (\(Self.decodingProblem(error)))")
+            }
+        }
         guard reader.problems.count == problemsBefore, let id else { return nil }
         return Project(
             id: id, domains: domains, ios: iosApps, android: androidApps, allowlist: allowlist,
             defaults: defaults ?? ProjectDefaults(), routes: routes, deferred: deferred ?? .default,
-            rateLimit: rateLimit ?? .default, socialPreview: socialPreview ?? .default)
+            rateLimit: rateLimit ?? .default, socialPreview: socialPreview ?? .default, rules: rules)
     }
 
     private static func checkAcrossProjects(_ projects: [Project], reader: inout ConfigurationReader) {
@@ -356,5 +368,18 @@ extension RelinkConfiguration {
         return SocialPreviewSettings(
             fetch: reader.bool(fields, "fetch") ?? defaults.fetch,
             refreshHours: reader.integer(fields, "refreshHours", in: 1...8760) ?? defaults.refreshHours)
+    }
+
+    /// A decoding error in a sentence: the key path and what was wrong.
+    static func decodingProblem(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        default: return "\(error)"
+        }
     }
 }

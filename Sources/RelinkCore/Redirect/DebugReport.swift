@@ -18,4 +18,6 @@ public struct DebugReport: Sendable, Equatable {
     public var errors: [LinkError]
     public var violations: [AllowlistViolation]
     public var outcomes: [Outcome]
+    /// How the link's rules and variants decided for this request (the country, language and platform it came with).
+    public var ruleNotes: [String] = []
 }

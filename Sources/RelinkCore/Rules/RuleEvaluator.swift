@@ -27,6 +27,8 @@ public enum RuleEvaluator {
         var totalWeight: Int
 
         public var isEmpty: Bool { rules.isEmpty && variants.isEmpty }
+        /// Some rule looks at the OS version, which the click path reads from the User-Agent only then.
+        public var usesOSVersion: Bool { rules.contains { $0.osVersion != nil } }
 
         /// Compiles rules already checked by `LinkRules.problems`; a rule that still cannot be read never matches.
         public init(_ rules: LinkRules) {

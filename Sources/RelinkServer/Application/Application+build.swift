@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -115,7 +116,8 @@ struct ApplicationParts {
         // Last: everything else on a link domain is a click.
         RedirectController(
             resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
-            metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator
+            metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator,
+            countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }
         ).addRoutes(to: router)
         self.router = router
         self.store = StoreService(store: store)

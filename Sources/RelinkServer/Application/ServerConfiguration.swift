@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var fetchPolicy = OutboundAddressPolicy()
     /// How fetches find addresses (the system resolver; tests name their own hosts).
     public var hostResolver: any HostResolver = SystemHostResolver()
+    /// The header a trusted proxy puts the client's country in (`CF-IPCountry`), for link rules; nil: unknown.
+    public var countryHeader: String?
     /// How often stored previews are looked at for a refresh.
     public var previewRefreshInterval: Duration = .seconds(600)
 

@@ -18,6 +18,8 @@ struct RedirectController: Sendable {
     var limiter: ClientLimiter? = nil
     /// Checks the key of a marked click (`relink verify --url`); nil: marked clicks are refused.
     var authenticator: APIKeyAuthenticator? = nil
+    /// Where a trusted proxy says the client's country is, for link rules.
+    var countryHeader: HTTPField.Name? = nil
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -114,10 +116,29 @@ struct RedirectController: Sendable {
     ) async -> Response {
         let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
         let isHead = request.method == .head
-        let link = target.link
+        var link = target.link
         var plan: RedirectPlan
         var clickID: String?
-        if isHead || link.isDebug {
+        if let rules = target.shortLink?.rules {
+            // Rules and variants decide per click, from memory; their plan is made for this click alone.
+            let decision = RuleEvaluator.decide(
+                rules, parameters: link.parameters,
+                context: clickContext(
+                    request, origin: origin,
+                    client: rules.usesOSVersion
+                        ? PlatformDetector.addingDeviceDetails(to: client, userAgent: request.headers[.userAgent] ?? "") : client),
+                explain: link.isDebug)
+            link.parameters = decision.parameters
+            plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
+            if case .debug(var report) = plan {
+                report.ruleNotes = Self.describe(decision)
+                plan = .debug(report)
+            }
+            if !isHead, !link.isDebug, !uncounted {
+                let decided = LinkResolver.Target(project: target.project, prefix: target.prefix, link: link, shortLink: target.shortLink)
+                (plan, clickID) = await keepForInstall(plan, target: decided, client: client, request: request, origin: origin)
+            }
+        } else if isHead || link.isDebug {
             plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
         } else {
             plan =
@@ -140,6 +161,27 @@ struct RedirectController: Sendable {
             count(kind, platform: client.platform, outcome: plan.metricsOutcome, context)
         }
         return response
+    }
+
+    /// What the rules look at: the proxy's country, the preferred language, the client, and a visitor key (the
+    /// client's network and browser) so that a visitor keeps their variant without a cookie.
+    func clickContext(_ request: Request, origin: RequestOrigin, client: DetectedClient) -> ClickContext {
+        var country: String?
+        if let countryHeader, let value = request.headers[countryHeader], value.utf8.count == 2 {
+            let upper = value.uppercased()
+            // Cloudflare's XX (unknown) and T1 (Tor) are not countries.
+            if upper.allSatisfy({ $0.isASCII && $0.isLetter }), upper != "XX" { country = upper }
+        }
+        let network = origin.clientAddress.map { ClientNetwork.anonymized($0) } ?? ""
+        return ClickContext(
+            country: country, language: ClickContext.preferredLanguage(request.headers[.acceptLanguage]), client: client, now: Date(),
+            visitorKey: network + "|" + (request.headers[.userAgent] ?? ""))
+    }
+
+    static func describe(_ decision: RuleEvaluator.Decision) -> [String] {
+        var notes = decision.explanation
+        if decision.rule == nil { notes.append("no rule matches: the link's own destinations") }
+        return notes
     }
 
     /// For a click that may lead to an install: its id in the plan, and the click kept for the install to claim.

@@ -128,6 +128,10 @@ enum PageTemplates {
         {{#outcomes}}<tr><td>{{scenario}}</td><td>{{action}}</td><td>{{#destination}}<a href="{{destination}}">{{destination}}</a>{{/destination}}</td><td>{{reason}}</td></tr>
         {{/outcomes}}
         </table>
+        {{#hasRules}}<h2>Rules for this request</h2>
+        <ul>
+        {{#ruleNotes}}<li>{{.}}</li>{{/ruleNotes}}
+        </ul>{{/hasRules}}
         {{#hasProblems}}<h2>Problems</h2>
         <ul>
         {{#errors}}<li class="bad"><strong>{{code}}</strong> {{message}}</li>{{/errors}}

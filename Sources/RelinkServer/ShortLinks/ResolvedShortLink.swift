@@ -8,6 +8,9 @@ import RelinkStore
 final class ResolvedShortLink: Sendable {
     let record: ShortLinkRecord
     let link: ResolvedLink
+    /// The link's rules, then its project's (its variants, else the project's); nil when there are none, so a
+    /// plain link keeps its plans per platform.
+    let rules: RuleEvaluator.Compiled?
     private let plans = NIOLockedValueBox<[Platform: RedirectPlan]>([:])
 
     init(record: ShortLinkRecord, project: Project, prefix: DomainURIPrefix) {
@@ -15,6 +18,9 @@ final class ResolvedShortLink: Sendable {
         self.link = ResolvedLink(
             kind: .shortLink(record.code), url: prefix.url(path: "/\(record.code)"), ownParameters: record.parameters,
             parameters: project.applyingDefaults(to: record.parameters, fillingApps: false, preview: record.preview))
+        let own = record.rules ?? LinkRules()
+        let combined = LinkRules(rules: own.rules + project.rules.rules, variants: own.variants.isEmpty ? project.rules.variants : own.variants)
+        self.rules = combined.isEmpty ? nil : RuleEvaluator.Compiled(combined)
     }
 
     /// The plan for a plain click from `client` (no in-app browser, not HEAD, not `d=1`), made once per platform.

@@ -49,6 +49,7 @@ final class ShortLinkService: Sendable {
 
     private func mintRecord(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
         let target = try self.target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
+        let rules = try Self.checked(request.rules, project: target.project)
         let option = try Self.suffixOption(request.suffix)
         let canonical = target.canonicalLongLink
         let domain = target.prefix.description
@@ -58,20 +59,22 @@ final class ShortLinkService: Sendable {
             try checkCustomSuffix(suffix, project: target.project)
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: suffix, longLink: canonical, parameters: target.parameters,
-                suffixOption: .custom, idempotencyKey: nil, createdAt: now, fetchPreview: request.fetchPreview ?? false)
+                suffixOption: .custom, idempotencyKey: nil, createdAt: now, fetchPreview: request.fetchPreview ?? false, rules: rules)
             do {
                 return (try await inserted(draft), target.warnings)
             } catch StoreError.codeTaken {
                 // The same request again gets the same link; a different link may not take the code.
                 if let existing = try await store.link(domain: domain, code: suffix), existing.longLink == canonical,
-                    existing.projectId == target.project.id
+                    existing.projectId == target.project.id, existing.rules == rules
                 {
                     return (existing, target.warnings)
                 }
                 throw APIError.alreadyExists("The custom suffix '\(suffix)' is already used by another link on \(domain).")
             }
         }
-        let idempotencyKey = Self.idempotencyKey(project: target.project.id, option: option, canonical: canonical)
+        // The same link with other rules is another link.
+        let rulesKey = rules.flatMap { try? Self.sortedEncoder.encode($0) }.map { "\n" + String(decoding: $0, as: UTF8.self) } ?? ""
+        let idempotencyKey = Self.idempotencyKey(project: target.project.id, option: option, canonical: canonical + rulesKey)
         if let existing = try await store.link(idempotencyKey: idempotencyKey) { return (existing, target.warnings) }
         var generator = SystemRandomNumberGenerator()
         var length = shortLengths.withLockedValue { $0[domain] } ?? ShortCodeGenerator.minimumShortLength
@@ -83,7 +86,8 @@ final class ShortLinkService: Sendable {
             if isReserved(code, project: target.project) { continue }
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: code, longLink: canonical, parameters: target.parameters,
-                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, fetchPreview: request.fetchPreview ?? false)
+                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, fetchPreview: request.fetchPreview ?? false,
+                rules: rules)
             do {
                 let record = try await inserted(draft)
                 if collisions >= 2 { raiseShortLength(domain: domain, to: length) }
@@ -236,6 +240,9 @@ final class ShortLinkService: Sendable {
         if let disabled = request.disabled { link.disabled = disabled }
         let destinationChanged = link.longLink != original.longLink
         if let fetchPreview = request.fetchPreview { link.fetchPreview = fetchPreview }
+        if let rules = request.rules, let project = resolver.configuration.project(id: link.projectId) {
+            link.rules = try Self.checked(rules, project: project)
+        }
         if let expireTime = request.expireTime {
             if expireTime.isEmpty {
                 link.expiresAt = nil
@@ -253,6 +260,22 @@ final class ShortLinkService: Sendable {
         return saved
     }
 
+    static let sortedEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// Rules as stored: checked against the project's allowlist (a 400 naming every problem); nil when empty.
+    static func checked(_ rules: LinkRules?, project: Project) throws -> LinkRules? {
+        guard let rules, !rules.isEmpty else { return nil }
+        let problems = rules.problems { project.allowlist.allows($0, projectDomains: project.domains) }
+        guard problems.isEmpty else {
+            throw APIError.invalidArgument("The rules are not valid: " + problems.prefix(20).map(\.message).joined(separator: "; ") + ".")
+        }
+        return rules
+    }
+
     /// Fetches the link's page now and stores its card (`relink links refresh-preview`).
     func refreshPreview(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
         guard let previews else { throw APIError.permissionDenied("This server fetches no previews.") }
@@ -267,6 +290,6 @@ final class ShortLinkService: Sendable {
             project: record.projectId, suffixOption: record.suffixOption, disabled: record.disabled,
             expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
             updateTime: APITime.format(record.updatedAt), fetchPreview: previews?.fetches(record) ?? record.fetchPreview,
-            preview: record.preview.map(ManagedLinkPreview.init))
+            preview: record.preview.map(ManagedLinkPreview.init), rules: record.rules)
     }
 }

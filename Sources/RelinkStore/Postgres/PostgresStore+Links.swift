@@ -12,6 +12,7 @@ extension PostgresStore {
 
     public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
         let parameters = try StoreCoding.encode(draft.parameters)
+        let rules = try StoreCoding.encode(rules: draft.rules)
         let created = draft.createdAt.timeIntervalSince1970
         let payload = Self.payload(domain: draft.domain, code: draft.code)
         do {
@@ -20,10 +21,10 @@ extension PostgresStore {
                 """
                 WITH inserted AS (
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name, fetch_preview)
+                                       created_at, updated_at, archived, name, fetch_preview, rules)
                     VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
                             \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                            \(draft.fetchPreview))
+                            \(draft.fetchPreview), \(rules))
                     RETURNING id
                 )
                 SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
@@ -37,20 +38,20 @@ extension PostgresStore {
     }
 
     public func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String> {
-        let rows = try drafts.map { ($0, try StoreCoding.encode($0.parameters)) }
+        let rows = try drafts.map { ($0, try StoreCoding.encode($0.parameters), try StoreCoding.encode(rules: $0.rules)) }
         let channel = channel
         return try await transaction(wait: Self.batchWait) { connection in
             var skipped: Set<String> = []
-            for (draft, parameters) in rows {
+            for (draft, parameters, rules) in rows {
                 let created = draft.createdAt.timeIntervalSince1970
                 // Each new link's NOTIFY drops other instances' "no such code" entries when the transaction commits.
                 let query: PostgresQuery = """
                     WITH inserted AS (
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name, fetch_preview)
+                                           created_at, updated_at, archived, name, fetch_preview, rules)
                         VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
                                 \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                                \(draft.fetchPreview))
+                                \(draft.fetchPreview), \(rules))
                         ON CONFLICT (domain, code) DO NOTHING
                         RETURNING domain, code
                     )
@@ -92,7 +93,8 @@ extension PostgresStore {
             WITH changed AS (
                 UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
                     expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
-                    archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview)
+                    archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview),
+                    rules = \(try StoreCoding.encode(rules: updated.rules))
                 WHERE id = \(updated.id)
                 RETURNING domain, code
             )

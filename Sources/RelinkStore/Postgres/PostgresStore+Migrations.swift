@@ -154,6 +154,13 @@ extension PostgresStore {
                 "ALTER TABLE links ADD COLUMN preview_fetched_at DOUBLE PRECISION",
             ]
         ),
+        (
+            "10-link-rules",
+            [
+                // A link's rules and A/B variants, as JSON.
+                "ALTER TABLE links ADD COLUMN rules TEXT"
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

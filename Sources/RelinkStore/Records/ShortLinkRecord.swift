@@ -26,12 +26,14 @@ public struct ShortLinkRecord: Sendable, Equatable {
     public var fetchPreview: Bool
     /// What its destination page said of itself when last fetched.
     public var preview: PagePreview?
+    /// Its rules and variants (checked before they are stored); nil for none.
+    public var rules: LinkRules?
 
     public init(
         id: Int64, projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
         suffixOption: SuffixOption, idempotencyKey: String?, disabled: Bool = false, expiresAt: Date? = nil,
         createdAt: Date, updatedAt: Date, archived: Bool = false, name: String? = nil, fetchPreview: Bool = false,
-        preview: PagePreview? = nil
+        preview: PagePreview? = nil, rules: LinkRules? = nil
     ) {
         self.id = id
         self.projectId = projectId
@@ -49,6 +51,7 @@ public struct ShortLinkRecord: Sendable, Equatable {
         self.name = name
         self.fetchPreview = fetchPreview
         self.preview = preview
+        self.rules = rules
     }
 
     /// `https://go.pictlink.com/Ab3x`.
@@ -73,11 +76,12 @@ public struct ShortLinkDraft: Sendable, Equatable {
     public var archived: Bool
     public var name: String?
     public var fetchPreview: Bool
+    public var rules: LinkRules?
 
     public init(
         projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
         suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date, archived: Bool = false, name: String? = nil,
-        fetchPreview: Bool = false
+        fetchPreview: Bool = false, rules: LinkRules? = nil
     ) {
         self.projectId = projectId
         self.domain = domain
@@ -90,6 +94,7 @@ public struct ShortLinkDraft: Sendable, Equatable {
         self.archived = archived
         self.name = name
         self.fetchPreview = fetchPreview
+        self.rules = rules
     }
 
     /// The record the store makes of it with `id`: dates as the database gives them back.
@@ -97,6 +102,7 @@ public struct ShortLinkDraft: Sendable, Equatable {
         ShortLinkRecord(
             id: id, projectId: projectId, domain: domain, code: code, longLink: longLink, parameters: parameters,
             suffixOption: suffixOption, idempotencyKey: idempotencyKey, createdAt: StoreCoding.stored(createdAt),
-            updatedAt: StoreCoding.stored(createdAt), archived: archived, name: name, fetchPreview: fetchPreview)
+            updatedAt: StoreCoding.stored(createdAt), archived: archived, name: name, fetchPreview: fetchPreview,
+            rules: rules)
     }
 }

@@ -32,6 +32,18 @@ enum StoreCoding {
         return try decoder.decode(PagePreview.self, from: Data(text.utf8))
     }
 
+    /// A link's rules: JSON, keys sorted.
+    static func encode(rules: LinkRules?) throws -> String? {
+        guard let rules, !rules.isEmpty else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(rules), as: UTF8.self)
+    }
+
+    static func decode(rules text: String) throws -> LinkRules {
+        try JSONDecoder().decode(LinkRules.self, from: Data(text.utf8))
+    }
+
     /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
     static func stored(_ date: Date) -> Date {
         Date(timeIntervalSince1970: date.timeIntervalSince1970)

@@ -96,6 +96,10 @@ extension SQLiteStore {
                     ALTER TABLE links ADD COLUMN preview_fetched_at DOUBLE;
                     """)
         }
+        migrator.registerMigration("10-link-rules") { db in
+            // A link's rules and A/B variants, as JSON.
+            try db.execute(sql: "ALTER TABLE links ADD COLUMN rules TEXT")
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {

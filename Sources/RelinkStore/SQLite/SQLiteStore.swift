@@ -105,10 +105,10 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name, fetch_preview)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           created_at, updated_at, archived, name, fetch_preview, rules)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: Self.arguments(draft, parameters: parameters))
+                    arguments: try Self.arguments(draft, parameters: parameters))
                 return db.lastInsertedRowID
             }
             return draft.record(id: id)
@@ -118,11 +118,11 @@ extension SQLiteStore {
         }
     }
 
-    static func arguments(_ draft: ShortLinkDraft, parameters: String) -> StatementArguments {
+    static func arguments(_ draft: ShortLinkDraft, parameters: String) throws -> StatementArguments {
         [
             draft.projectId, draft.domain, draft.code, draft.longLink, parameters, draft.suffixOption.rawValue, draft.idempotencyKey,
             draft.createdAt.timeIntervalSince1970, draft.createdAt.timeIntervalSince1970, draft.archived, draft.name,
-            draft.fetchPreview,
+            draft.fetchPreview, try StoreCoding.encode(rules: draft.rules),
         ]
     }
 
@@ -132,12 +132,12 @@ extension SQLiteStore {
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name, fetch_preview)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
+                                       created_at, updated_at, archived, name, fetch_preview, rules)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
                     """)
             var skipped: Set<String> = []
             for (draft, parameters) in rows {
-                try statement.execute(arguments: Self.arguments(draft, parameters: parameters))
+                try statement.execute(arguments: try Self.arguments(draft, parameters: parameters))
                 if db.changesCount == 0 { skipped.insert("\(draft.domain)\t\(draft.code)") }
             }
             return skipped
@@ -170,16 +170,17 @@ extension SQLiteStore {
     public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
         let updated = link.forUpdate()
         let parameters = try StoreCoding.encode(link.parameters)
+        let rules = try StoreCoding.encode(rules: link.rules)
         let changed = try await write { [updated] db in
             try db.execute(
                 sql: """
                     UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?,
-                        fetch_preview = ?
+                        fetch_preview = ?, rules = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
-                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, updated.id,
+                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, rules, updated.id,
                 ])
             return db.changesCount
         }

@@ -36,6 +36,9 @@ struct DebugPage: PageModel {
     var violations: [Problem]
     var warnings: [Problem]
     var parameters: [Parameter]
+    /// How the rules decided for this request.
+    var ruleNotes: [String]
+    var hasRules: Bool
 
     init(_ report: DebugReport) {
         switch report.kind {
@@ -53,6 +56,8 @@ struct DebugPage: PageModel {
         errors = report.errors.map { Problem(code: $0.code.rawValue, message: $0.message) }
         violations = report.violations.map { Problem(code: "NOT_ALLOWLISTED", message: $0.description) }
         warnings = report.warnings.map { Problem(code: $0.code.rawValue, message: $0.message) }
+        ruleNotes = report.ruleNotes
+        hasRules = !report.ruleNotes.isEmpty
         parameters = report.parameters.entries.map { Parameter(name: $0.parameter.name, value: $0.value, summary: $0.parameter.summary) }
     }
 }

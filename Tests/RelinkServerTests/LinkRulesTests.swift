@@ -1,0 +1,157 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+/// Rules and variants on the click path: minted through the API, decided per click from the country header, the
+/// language and the platform, shown on the debug page, refused with every problem named.
+@Suite("Link rules on clicks")
+struct LinkRulesTests {
+    typealias T = TestSupport
+
+    static func application(store: SQLiteStore, configuration: RelinkConfiguration = T.configuration) throws -> some ApplicationProtocol {
+        var server = ServerConfiguration(host: "127.0.0.1", port: 0, relink: configuration, logLevel: .error, store: store)
+        server.countryHeader = "CF-IPCountry"
+        return try buildApplication(configuration: server)
+    }
+
+    static func mint(_ request: CreateShortLinkRequest, key: String, client: some TestClientProtocol) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [.contentType: "application/json"],
+            body: ByteBuffer(bytes: try JSONEncoder().encode(request)))
+    }
+
+    static let rules = LinkRules(rules: [
+        LinkRule(
+            name: "Spain", when: RuleCondition(countries: ["ES"]),
+            then: DestinationOverride(link: "https://pictlink.com/es", ofl: "https://pictlink.com/es/web")),
+        LinkRule(name: "Portuguese", when: RuleCondition(languages: ["pt"]), then: DestinationOverride(ofl: "https://pictlink.com/pt")),
+        LinkRule(
+            name: "Android 14+", when: RuleCondition(platforms: ["android"], osVersion: VersionRange(min: "14")),
+            then: DestinationOverride(afl: "https://pictlink.com/new-android")),
+    ])
+
+    @Test func eachClickGetsTheFirstMatchingRule() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await Self.application(store: store).test(.router) { client in
+            let request = CreateShortLinkRequest(
+                longDynamicLink:
+                    "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fspring&apn=jp.furyu.pictlink.android&ofl=https%3A%2F%2Fpictlink.com%2Fweb",
+                rules: Self.rules)
+            let minted = try await Self.mint(request, key: key, client: client)
+            #expect(minted.status == .ok, "\(minted.text)")
+            let shortLink = try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink
+            let path = String(shortLink.dropFirst("https://go.pictlink.com".count))
+            func location(_ agent: String, _ extra: HTTPFields = [:]) async throws -> String? {
+                var headers = T.headers(agent: agent)
+                headers.append(contentsOf: extra)
+                return try await client.execute(uri: path, method: .get, headers: headers).headers[.location]
+            }
+            #expect(try await location(T.Agent.desktop) == "https://pictlink.com/web")
+            #expect(try await location(T.Agent.desktop, [HTTPField.Name("CF-IPCountry")!: "es"]) == "https://pictlink.com/es/web")
+            #expect(try await location(T.Agent.desktop, [HTTPField.Name("CF-IPCountry")!: "XX"]) == "https://pictlink.com/web")
+            #expect(try await location(T.Agent.desktop, [.acceptLanguage: "pt-BR,pt;q=0.9"]) == "https://pictlink.com/pt")
+            // Spain comes first: a Portuguese speaker in Spain gets the Spanish page.
+            #expect(
+                try await location(T.Agent.desktop, [.acceptLanguage: "pt-BR", HTTPField.Name("CF-IPCountry")!: "ES"])
+                    == "https://pictlink.com/es/web")
+            let android = try await location(T.Agent.android)
+            let androidDebug = try await client.execute(uri: path + "?d=1", method: .get, headers: T.headers(agent: T.Agent.android)).text
+            #expect(
+                android == "https://pictlink.com/new-android",
+                "\(android ?? "-") \(androidDebug.split(separator: "\n").filter { $0.contains("<li>") })")
+
+            // The debug page says why, for this request.
+            let debug = try await client.execute(
+                uri: path + "?d=1", method: .get, headers: T.headers(agent: T.Agent.desktop) + [.acceptLanguage: "pt"])
+            #expect(debug.text.contains("<h2>Rules for this request</h2>"))
+            #expect(debug.text.contains("<li>rule 1 (Spain): no, the country is unknown</li>"))
+            #expect(debug.text.contains("<li>rule 2 (Portuguese): matches</li>"))
+
+            // The rules come back with the link.
+            let shown = try await client.execute(uri: "/v1/links/\(PercentEncoding.encodeQueryValue(shortLink))?key=\(key)", method: .get)
+            #expect(try JSONDecoder().decode(ManagedLink.self, from: shown.data).rules == Self.rules)
+        }
+    }
+
+    @Test func variantsStickAndRulesAreCheckedBeforeTheyAreStored() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await Self.application(store: store).test(.router) { client in
+            let variants = LinkRules(variants: [
+                LinkVariant(name: "a", weight: 1, destination: DestinationOverride(ofl: "https://pictlink.com/a")),
+                LinkVariant(name: "b", weight: 1, destination: DestinationOverride(ofl: "https://pictlink.com/b")),
+            ])
+            let minted = try await Self.mint(
+                CreateShortLinkRequest(longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fab", rules: variants), key: key,
+                client: client)
+            let path = String(
+                try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink.dropFirst("https://go.pictlink.com".count))
+            var seen: Set<String> = []
+            for visitor in 0..<40 {
+                let agent = T.Agent.desktop + " visitor/\(visitor)"
+                let first = try await client.execute(uri: path, method: .get, headers: T.headers(agent: agent)).headers[.location]
+                let again = try await client.execute(uri: path, method: .get, headers: T.headers(agent: agent)).headers[.location]
+                #expect(first == again)
+                if let first { seen.insert(first) }
+            }
+            #expect(seen == ["https://pictlink.com/a", "https://pictlink.com/b"])
+
+            let bad = LinkRules(rules: [LinkRule(when: RuleCondition(countries: ["Spain"]), then: DestinationOverride(link: "https://evil.example/"))]
+            )
+            let refused = try await Self.mint(
+                CreateShortLinkRequest(longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fx", rules: bad), key: key,
+                client: client)
+            #expect(refused.status == .badRequest)
+            #expect(refused.text.contains("rules[0].when.countries: 'Spain' is not an ISO 3166-1 alpha-2 code such as ES"))
+            #expect(refused.text.contains("rules[0].then.link 'https://evil.example/' is not allowed by the project's allowlist"))
+        }
+    }
+
+    @Test func aProjectsRulesApplyToItsLinksAfterTheirOwn() async throws {
+        var configuration = T.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].rules = LinkRules(rules: [
+            LinkRule(name: "Japan", when: RuleCondition(countries: ["JP"]), then: DestinationOverride(ofl: "https://pictlink.jp/"))
+        ])
+        let (store, key) = try await T.storeWithKey()
+        try await Self.application(store: store, configuration: configuration).test(.router) { client in
+            let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fplain", key: key, with: client)
+            let path = String(minted.shortLink.dropFirst("https://go.pictlink.com".count))
+            let japan = try await client.execute(
+                uri: path, method: .get, headers: T.headers(agent: T.Agent.desktop) + [HTTPField.Name("CF-IPCountry")!: "JP"])
+            #expect(japan.headers[.location] == "https://pictlink.jp/")
+        }
+    }
+
+    @Test func routesJSONRulesAreChecked() throws {
+        let json = """
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"], "allowlist": ["^https://example\\\\.com/.*$"],
+              "rules": {"rules": [{"when": {"platforms": ["windows"]}, "then": {"link": "https://other.example/"}}], "variants": []}}]}
+            """
+        #expect(throws: ConfigurationError.self) { try RelinkConfiguration(json: Data(json.utf8)) }
+        do {
+            _ = try RelinkConfiguration(json: Data(json.utf8))
+        } catch let error as ConfigurationError {
+            let text = "\(error)"
+            #expect(text.contains("projects[0].rules: rules[0].when.platforms: 'windows' is not one of"), "\(text)")
+            #expect(text.contains("rules[0].then.link 'https://other.example/' is not allowed by the project's allowlist"), "\(text)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
+
+extension HTTPFields {
+    static func + (a: HTTPFields, b: HTTPFields) -> HTTPFields {
+        var result = a
+        result.append(contentsOf: b)
+        return result
+    }
+}
