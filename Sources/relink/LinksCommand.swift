@@ -1,11 +1,12 @@
 import ArgumentParser
+import Foundation
 import RelinkClient
 import RelinkCore
 
 struct LinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "links", abstract: "List, show, disable and enable short links on a running server.",
-        subcommands: [List.self, Show.self, Disable.self, Enable.self, RefreshPreview.self])
+        subcommands: [List.self, Show.self, Disable.self, Enable.self, RefreshPreview.self, Rules.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the key's project's short links, newest first.")
@@ -114,6 +115,52 @@ struct LinksCommand: AsyncParsableCommand {
                         ["page", preview.pageLink ?? "-"], ["fetched", preview.fetchTime],
                     ]))
             if let failure = preview.failure { throw CLIError(message: "\(link.shortLink): the page gave no preview: \(failure)") }
+        }
+    }
+
+    struct Rules: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show, set or remove a short link's rules and A/B variants.",
+            discussion: "The file is JSON: {\"rules\": [...], \"variants\": [...]} (docs/rules.md). Without --set or --clear, prints them.")
+
+        @Argument(help: "The short link.")
+        var shortLink: String
+
+        @Option(help: "A JSON file of rules and variants to put in place of the link's.")
+        var set: String?
+
+        @Flag(help: "Remove the link's rules and variants.")
+        var clear = false
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            if set != nil, clear { throw CLIError.usage("--set and --clear exclude each other") }
+            let api = try client.client()
+            let link: ManagedLink
+            do {
+                if let set {
+                    link = try await api.updateLink(shortLink, UpdateLinkRequest(rules: try LinksCommand.readRules(set)))
+                } else if clear {
+                    link = try await api.updateLink(shortLink, UpdateLinkRequest(rules: RelinkCore.LinkRules()))
+                } else {
+                    link = try await api.link(shortLink)
+                }
+            } catch let error as RelinkClientError {
+                throw error.cliError
+            }
+            Console.print(try Console.json(link.rules ?? RelinkCore.LinkRules()))
+        }
+    }
+
+    /// A rules file, read and decoded; a one-line error naming what is wrong.
+    static func readRules(_ path: String) throws(CLIError) -> RelinkCore.LinkRules {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.usage("cannot read '\(path)'") }
+        guard data.count <= 1 << 20 else { throw CLIError.usage("'\(path)' is larger than 1 MB") }
+        do {
+            return try JSONDecoder().decode(RelinkCore.LinkRules.self, from: data)
+        } catch {
+            throw CLIError.usage("'\(path)' is not a rules file ({\"rules\": [...], \"variants\": [...]}): \(error)")
         }
     }
 

@@ -29,6 +29,9 @@ struct MintCommand: AsyncParsableCommand {
     @Flag(help: "Fill the link's preview card from its destination page (og: and twitter: tags, fetched in the background).")
     var fetchPreview = false
 
+    @Option(help: "A JSON file of rules and A/B variants for the link ({\"rules\": [...], \"variants\": [...]}, see docs/rules.md).")
+    var rules: String?
+
     @Flag(help: "Print the whole JSON response.")
     var json = false
 
@@ -51,12 +54,13 @@ struct MintCommand: AsyncParsableCommand {
             guard domain == nil, link.parameters.isEmpty else {
                 throw CLIError.usage("give either a long link or --domain with parameter flags, not both")
             }
-            return CreateShortLinkRequest(longDynamicLink: longLink, suffix: suffix, fetchPreview: fetchPreview ? true : nil)
+            return CreateShortLinkRequest(
+                longDynamicLink: longLink, suffix: suffix, fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules))
         }
         guard let domain else { throw CLIError.usage("give a long link, or --domain and at least --link") }
         return CreateShortLinkRequest(
             dynamicLinkInfo: DynamicLinkInfo(domainUriPrefix: domain, parameters: link.parameters), suffix: suffix,
-            fetchPreview: fetchPreview ? true : nil)
+            fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules))
     }
 
     func run() async throws {

@@ -11,6 +11,16 @@ public struct LinkRule: Codable, Hashable, Sendable {
         self.when = when
         self.then = then
     }
+
+    enum CodingKeys: String, CodingKey { case name, when, then }
+
+    /// `when` may be left out: a rule without conditions matches every click (a last, catch-all rule).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        when = try container.decodeIfPresent(RuleCondition.self, forKey: .when) ?? RuleCondition()
+        then = try container.decode(DestinationOverride.self, forKey: .then)
+    }
 }
 
 /// A rule's conditions; every one that is set must hold. A rule with none always matches.

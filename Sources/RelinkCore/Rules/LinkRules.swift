@@ -17,6 +17,15 @@ public struct LinkRules: Codable, Hashable, Sendable {
 
     public var isEmpty: Bool { rules.isEmpty && variants.isEmpty }
 
+    enum CodingKeys: String, CodingKey { case rules, variants }
+
+    /// Either list may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rules = try container.decodeIfPresent([LinkRule].self, forKey: .rules) ?? []
+        variants = try container.decodeIfPresent([LinkVariant].self, forKey: .variants) ?? []
+    }
+
     /// Every problem, each naming where (`rules[2].when.countries`).
     /// - Parameter isAllowed: whether a destination URL passes the project's allowlist.
     public func problems(isAllowed: (String) -> Bool) -> [RuleProblem] {

@@ -12,4 +12,14 @@ public struct LinkVariant: Codable, Hashable, Sendable {
         self.weight = weight
         self.destination = destination
     }
+
+    enum CodingKeys: String, CodingKey { case name, weight, destination }
+
+    /// `destination` may be left out: a variant that keeps the link's own destinations (the control group).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        weight = try container.decode(Int.self, forKey: .weight)
+        destination = try container.decodeIfPresent(DestinationOverride.self, forKey: .destination) ?? DestinationOverride()
+    }
 }
