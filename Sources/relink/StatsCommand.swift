@@ -24,6 +24,9 @@ struct StatsCommand: AsyncParsableCommand {
             "Show how often fingerprint matching was right on the link's project, scored on installs whose token named their click."))
     var attribution = false
 
+    @Flag(help: "Show each A/B variant's clicks, redirects, installs and first opens, with installs per click.")
+    var variants = false
+
     @OptionGroup var client: ClientOptions
 
     func validate() throws {
@@ -46,6 +49,10 @@ struct StatsCommand: AsyncParsableCommand {
             Console.print(Self.attributionReport(stats.attributionEstimate, days: days))
             return
         }
+        if variants {
+            Console.print(Self.variantReport(stats.variantEventStats ?? [], days: days))
+            return
+        }
         guard !stats.linkEventStats.isEmpty else {
             Console.print("no events in the last \(days) day(s)")
             return
@@ -53,6 +60,21 @@ struct StatsCommand: AsyncParsableCommand {
         var rows = [["PLATFORM", "EVENT", "COUNT"]]
         rows += stats.linkEventStats.map { [$0.platform.rawValue, $0.event.rawValue, $0.count] }
         Console.print(Console.table(rows))
+    }
+
+    /// One row per variant: each event summed over platforms, and installs per click, so a winner can be read off.
+    static func variantReport(_ stats: [LinkStatsResponse.VariantEventStat], days: Int) -> String {
+        guard !stats.isEmpty else { return "no variant events in the last \(days) day(s) (does the link have variants?)" }
+        var totals: [String: [LinkEvent: Int64]] = [:]
+        for stat in stats { totals[stat.variant, default: [:]][stat.event, default: 0] += Int64(stat.count) ?? 0 }
+        let events: [LinkEvent] = [.click, .redirect, .appInstall, .appFirstOpen, .appReOpen]
+        var rows = [["VARIANT"] + events.map(\.rawValue) + ["INSTALLS/CLICK"]]
+        for (variant, counts) in totals.sorted(by: { $0.key < $1.key }) {
+            let clicks = counts[.click] ?? 0
+            let rate = clicks > 0 ? String(format: "%.1f%%", Double(counts[.appInstall] ?? 0) / Double(clicks) * 100) : "-"
+            rows.append([variant] + events.map { String(counts[$0] ?? 0) } + [rate])
+        }
+        return Console.table(rows)
     }
 
     /// The live estimate as a table, or why there is none yet.

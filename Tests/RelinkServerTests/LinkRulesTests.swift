@@ -114,6 +114,55 @@ struct LinkRulesTests {
         }
     }
 
+    @Test func anInstallGetsItsClicksVariantAndCountsForIt() async throws {
+        let (store, key) = try await T.storeWithKey()
+        var server = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, store: store)
+        server.countryHeader = "CF-IPCountry"
+        try await buildApplication(configuration: server).test(.router) { client in
+            let rules = LinkRules(variants: [
+                LinkVariant(name: "a", weight: 1, destination: DestinationOverride(link: "https://pictlink.com/a")),
+                LinkVariant(name: "b", weight: 1, destination: DestinationOverride(link: "https://pictlink.com/b")),
+            ])
+            let minted = try await Self.mint(
+                CreateShortLinkRequest(
+                    longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fab&apn=jp.furyu.pictlink.android", rules: rules),
+                key: key, client: client)
+            let shortLink = try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink
+            let path = String(shortLink.dropFirst("https://go.pictlink.com".count))
+            let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+            let click = try await client.execute(
+                uri: path, method: .get, headers: T.headers(agent: T.Agent.android) + [forwardedFor: "203.0.113.77"])
+            let location = try #require(click.headers[.location])
+            let referrer = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "referrer" }?.value)
+            // Which variant did this visitor get? The debug page of the same visitor says.
+            let debug = try await client.execute(
+                uri: path + "?d=1", method: .get, headers: T.headers(agent: T.Agent.android) + [forwardedFor: "203.0.113.77"])
+            let variant = debug.text.contains("<li>variant a:") ? "a" : "b"
+            #expect(debug.text.contains("<li>variant \(variant): 1 of 2 by weight</li>"))
+
+            let claim = try await client.execute(
+                uri: "/v1/installAttribution", method: .post, headers: [forwardedFor: "198.51.100.4"],
+                body: ByteBuffer(
+                    string:
+                        #"{"platform": "ANDROID", "bundleId": "jp.furyu.pictlink.android", "installReferrer": "\#(referrer)", "installId": "i-1"}"#))
+            let answer = try JSONDecoder().decode(InstallAttributionResponse.self, from: claim.data)
+            #expect(answer.deepLink == "https://pictlink.com/\(variant)")
+
+            let stats = try JSONDecoder().decode(
+                LinkStatsResponse.self,
+                from: try await client.execute(
+                    uri: "/v1/\(PercentEncoding.encodeQueryValue(shortLink))/linkStats?durationDays=1&key=\(key)", method: .get
+                ).data)
+            let perVariant = Dictionary(
+                uniqueKeysWithValues: (stats.variantEventStats ?? []).map { ("\($0.variant) \($0.event.rawValue)", $0.count) })
+            #expect(perVariant["\(variant) CLICK"] == "1", "\(perVariant)")
+            #expect(perVariant["\(variant) APP_INSTALL"] == "1", "\(perVariant)")
+            #expect(perVariant["\(variant) APP_FIRST_OPEN"] == "1", "\(perVariant)")
+            #expect(perVariant.keys.allSatisfy { $0.hasPrefix(variant) })
+        }
+    }
+
     @Test func aProjectsRulesApplyToItsLinksAfterTheirOwn() async throws {
         var configuration = T.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })

@@ -62,7 +62,10 @@ struct PostgresStoreTests {
             for _ in 0..<8 { group.addTask { try await PostgresStore.connect(url, logger: TestStore.logger) } }
             return try await group.reduce(into: [PostgresStore]()) { $0.append($1) }
         }
-        let applied = try await stores[0].rows("SELECT name FROM relink_migrations ORDER BY name").map { try $0.value("name", as: String.self) }
+        // In the order they were applied (names sort "10-…" before "2-…").
+        let applied = try await stores[0].rows("SELECT name FROM relink_migrations ORDER BY applied_at, name").map {
+            try $0.value("name", as: String.self)
+        }
         #expect(applied == PostgresStore.migrations.map(\.name))
         _ = try await stores[0].rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"))
         for store in stores { store.close() }

@@ -153,6 +153,37 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreKind.available) func variantCountersAddUpBesideTheTotals(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let link = try await store.insertLink(Self.draft("v1"))
+            let today = EventCounterKey.day(of: Date())
+            func key(_ variant: String?, _ event: LinkEvent) -> EventCounterKey {
+                EventCounterKey(linkId: link.id, day: today, platform: .android, event: event, variant: variant)
+            }
+            // One batch with the same total from two variants (the stores sum them before writing the total).
+            try await store.addEventCounts([key("a", .click): 3, key("b", .click): 2, key(nil, .click): 1, key("a", .appInstall): 1])
+            try await store.addEventCounts([key("b", .click): 5])
+            let totals = try await store.eventCounts(linkId: link.id, fromDay: today)
+            #expect(
+                Set(totals) == [
+                    EventCount(platform: .android, event: .click, count: 11), EventCount(platform: .android, event: .appInstall, count: 1),
+                ])
+            let variants = try await store.variantEventCounts(linkId: link.id, fromDay: today)
+            #expect(
+                Set(variants) == [
+                    VariantEventCount(variant: "a", platform: .android, event: .appInstall, count: 1),
+                    VariantEventCount(variant: "a", platform: .android, event: .click, count: 3),
+                    VariantEventCount(variant: "b", platform: .android, event: .click, count: 7),
+                ])
+            // A kept click keeps its variant.
+            var click = Self.click("variant-click")
+            click.variant = "b"
+            try await store.insertPendingClicks([click])
+            let found = try await store.pendingClick(id: "variant-click")
+            #expect(found?.variant == "b")
+        }
+    }
+
     // MARK: Deferred links
 
     static func click(

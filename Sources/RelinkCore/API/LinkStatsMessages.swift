@@ -51,10 +51,30 @@ public struct LinkStatsResponse: Codable, Sendable, Equatable {
     /// Relink's addition: how often fingerprint matching was right on the link's project over the same days, scored
     /// on claims settled by their token (see `AttributionEstimate`).
     public var attributionEstimate: AttributionEstimate?
+    /// Relink's addition, for a link with A/B variants: the same counts per variant.
+    public var variantEventStats: [VariantEventStat]?
+
+    /// One variant's count of one event on one platform.
+    public struct VariantEventStat: Codable, Sendable, Equatable {
+        public var variant: String
+        public var platform: StatsPlatform
+        public var event: LinkEvent
+        /// An int64 as a string, as `linkEventStats`.
+        public var count: String
+
+        /// Creates the value from its parts: each parameter sets the property of the same name.
+        public init(variant: String, platform: StatsPlatform, event: LinkEvent, count: Int64) {
+            self.variant = variant
+            self.platform = platform
+            self.event = event
+            self.count = String(count)
+        }
+    }
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
-    public init(linkEventStats: [EventStat], attributionEstimate: AttributionEstimate? = nil) {
+    public init(linkEventStats: [EventStat], attributionEstimate: AttributionEstimate? = nil, variantEventStats: [VariantEventStat]? = nil) {
         self.linkEventStats = linkEventStats
         self.attributionEstimate = attributionEstimate
+        self.variantEventStats = variantEventStats
     }
 }

@@ -27,6 +27,11 @@ public enum RuleEvaluator {
         var totalWeight: Int
 
         public var isEmpty: Bool { rules.isEmpty && variants.isEmpty }
+        /// The destinations of the variant called `name`, if the link still has it.
+        public func variant(named name: String) -> DestinationOverride? {
+            variants.first { $0.name == name }?.destination
+        }
+
         /// Some rule looks at the OS version, which the click path reads from the User-Agent only then.
         public var usesOSVersion: Bool { rules.contains { $0.osVersion != nil } }
 

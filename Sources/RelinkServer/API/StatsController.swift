@@ -25,11 +25,18 @@ struct StatsController: Sendable {
         let counts = try await service.store.eventCounts(linkId: record.id, fromDay: fromDay)
         let includeCrawlers = request.uri.queryParameters.get("includeCrawlers") == "true"
         let shadows = try await service.store.shadowMatches(projectId: record.projectId, fromDay: fromDay)
+        let variants = try await service.store.variantEventCounts(linkId: record.id, fromDay: fromDay)
+            .filter { includeCrawlers || $0.platform != .crawler }
         return LinkStatsResponse(
             linkEventStats: counts.filter { includeCrawlers || $0.platform != .crawler }.map {
                 LinkStatsResponse.EventStat(platform: $0.platform, event: $0.event, count: $0.count)
             },
             attributionEstimate: AttributionEstimate(
-                days: days, decisions: shadows.map { (confidence: $0.confidence, sameClick: $0.sameClick, count: $0.count) }))
+                days: days, decisions: shadows.map { (confidence: $0.confidence, sameClick: $0.sameClick, count: $0.count) }),
+            variantEventStats: variants.isEmpty
+                ? nil
+                : variants.map {
+                    LinkStatsResponse.VariantEventStat(variant: $0.variant, platform: $0.platform, event: $0.event, count: $0.count)
+                })
     }
 }

@@ -119,6 +119,7 @@ struct RedirectController: Sendable {
         var link = target.link
         var plan: RedirectPlan
         var clickID: String?
+        var variant: String?
         if let rules = target.shortLink?.rules {
             // Rules and variants decide per click, from memory; their plan is made for this click alone.
             let decision = RuleEvaluator.decide(
@@ -129,6 +130,7 @@ struct RedirectController: Sendable {
                         ? PlatformDetector.addingDeviceDetails(to: client, userAgent: request.headers[.userAgent] ?? "") : client),
                 explain: link.isDebug)
             link.parameters = decision.parameters
+            variant = decision.variant
             plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
             if case .debug(var report) = plan {
                 report.ruleNotes = Self.describe(decision)
@@ -136,7 +138,8 @@ struct RedirectController: Sendable {
             }
             if !isHead, !link.isDebug, !uncounted {
                 let decided = LinkResolver.Target(project: target.project, prefix: target.prefix, link: link, shortLink: target.shortLink)
-                (plan, clickID) = await keepForInstall(plan, target: decided, client: client, request: request, origin: origin)
+                (plan, clickID) = await keepForInstall(
+                    plan, target: decided, client: client, request: request, origin: origin, variant: decision.variant)
             }
         } else if isHead || link.isDebug {
             plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
@@ -152,7 +155,8 @@ struct RedirectController: Sendable {
         // at all.
         if let record = target.shortLink?.record, !isHead, !link.isDebug, !uncounted {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
-            recorder.record(linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click])
+            recorder.record(
+                linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click], variant: variant)
         }
         let response = render(plan, clickID: clickID, prefix: target.prefix)
         if metrics != nil {
@@ -186,7 +190,8 @@ struct RedirectController: Sendable {
 
     /// For a click that may lead to an install: its id in the plan, and the click kept for the install to claim.
     func keepForInstall(
-        _ plan: RedirectPlan, target: LinkResolver.Target, client: DetectedClient, request: Request, origin: RequestOrigin
+        _ plan: RedirectPlan, target: LinkResolver.Target, client: DetectedClient, request: Request, origin: RequestOrigin,
+        variant: String? = nil
     ) async -> (RedirectPlan, String?) {
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
@@ -205,7 +210,7 @@ struct RedirectController: Sendable {
             acceptLanguage: request.headers[.acceptLanguage])
         deferred.capture(
             clickID: clickID, project: target.project, link: link, linkId: target.shortLink?.record.id, platform: client.platform,
-            fingerprint: fingerprint)
+            fingerprint: fingerprint, variant: variant)
         return (RedirectPlanner.decorate(plan, parameters: link.parameters, clickID: clickID, claimURL: claimURL), clickID)
     }
 

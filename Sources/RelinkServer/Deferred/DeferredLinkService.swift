@@ -59,7 +59,8 @@ final class DeferredLinkService: Sendable {
     /// Keeps a store-bound click from `platform` for the install it may lead to; clicks from desktops,
     /// crawlers and other clients lead to none and are not kept.
     func capture(
-        clickID: String, project: Project, link: ResolvedLink, linkId: Int64?, platform: Platform, fingerprint: DeviceFingerprint
+        clickID: String, project: Project, link: ResolvedLink, linkId: Int64?, platform: Platform, fingerprint: DeviceFingerprint,
+        variant: String? = nil
     ) {
         guard let appPlatform = AppPlatform(platform) else { return }
         recorder.record(
@@ -67,7 +68,7 @@ final class DeferredLinkService: Sendable {
                 id: clickID, projectId: project.id, platform: appPlatform, linkId: linkId,
                 // Never with a claim token: a claim link opened in a browser must not hand its token to another install.
                 appId: Self.appId(link.parameters, platform: platform), requestedLink: ClaimLink.withoutToken(link.url), createdAt: Date(),
-                fingerprint: fingerprint))
+                fingerprint: fingerprint, variant: variant))
     }
 
     /// The app a store-bound click was sent to install, as the planner picks it: only claims from that app match it.
@@ -387,7 +388,7 @@ final class DeferredLinkService: Sendable {
 
     private func recordInstall(_ click: PendingClick, platform: AppPlatform) {
         guard let linkId = click.linkId else { return }
-        events.record(linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen])
+        events.record(linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant)
     }
 
     /// The answer for a claimed click: its link resolved now. A link disabled or gone since leaves the install
@@ -406,8 +407,13 @@ final class DeferredLinkService: Sendable {
                 message: "The link clicked before the install (\(requestedLink.prefix(200))) has since been disabled or removed.",
                 requestIpVersion: ipVersion)
         }
+        // The variant the click was given, as it stands now (rules are per click and not replayed).
+        var parameters = target.link.parameters
+        if let name = click.variant, let destination = target.shortLink?.rules?.variant(named: name) {
+            parameters = destination.applied(to: parameters)
+        }
         return DeferredLinkAnswer.matched(
-            parameters: target.link.parameters, platform: platform, requestedLink: requestedLink,
+            parameters: parameters, platform: platform, requestedLink: requestedLink,
             resolvedLink: target.longLink, confidence: confidence, message: message, requestIpVersion: ipVersion)
     }
 

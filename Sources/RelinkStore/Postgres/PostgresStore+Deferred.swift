@@ -27,11 +27,11 @@ extension PostgresStore {
             try await rows(
                 """
                 INSERT INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest, created_at,
-                    address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
+                    address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone, variant)
                 SELECT id, project_id, platform, NULLIF(link_id, 0), NULLIF(app_id, ''), requested_link, NULLIF(link_digest, ''),
                     created_at,
                     NULLIF(address_hash, ''), NULLIF(network_hash, ''), NULLIF(ip_version, 0), NULLIF(os_version, ''),
-                    NULLIF(device, ''), languages, NULLIF(screen, ''), NULLIF(time_zone, '')
+                    NULLIF(device, ''), languages, NULLIF(screen, ''), NULLIF(time_zone, ''), NULLIF(variant, '')
                 FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.projectId)), \(chunk.map(\.platform.rawValue)),
                             \(chunk.map { $0.linkId ?? 0 }), \(chunk.map { $0.appId ?? "" }), \(stored.map(\.inline)),
                             \(stored.map { $0.digest ?? "" }),
@@ -39,9 +39,9 @@ extension PostgresStore {
                             \(f.map { $0.networkHash ?? "" }), \(f.map { Int64($0.ipVersion?.rawValue ?? 0) }),
                             \(f.map { $0.osVersion ?? "" }), \(f.map { $0.device ?? "" }),
                             \(f.map { StoreCoding.encode(languages: $0.languages) }), \(f.map { $0.screen ?? "" }),
-                            \(f.map { $0.timeZone ?? "" }))
+                            \(f.map { $0.timeZone ?? "" }), \(chunk.map { $0.variant ?? "" }))
                     AS c (id, project_id, platform, link_id, app_id, requested_link, link_digest, created_at, address_hash, network_hash,
-                          ip_version, os_version, device, languages, screen, time_zone)
+                          ip_version, os_version, device, languages, screen, time_zone, variant)
                 ON CONFLICT (id) DO NOTHING
                 """, wait: Self.batchWait)
         }

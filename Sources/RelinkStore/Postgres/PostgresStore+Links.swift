@@ -173,19 +173,53 @@ extension PostgresStore {
 
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
+        let (totals, variants) = EventCounterKey.split(counts)
         // Every instance upserts the same hot rows: a fixed order means two batches never wait on each other
         // in a cycle (deadlock).
-        let sorted = counts.sorted { a, b in
+        let sorted = totals.sorted { a, b in
             (a.key.linkId, a.key.day, a.key.platform.rawValue, a.key.event.rawValue)
                 < (b.key.linkId, b.key.day, b.key.platform.rawValue, b.key.event.rawValue)
         }
-        try await rows(
-            """
+        let byVariant = variants.sorted { a, b in
+            (a.key.linkId, a.key.day, a.key.variant ?? "", a.key.platform.rawValue, a.key.event.rawValue)
+                < (b.key.linkId, b.key.day, b.key.variant ?? "", b.key.platform.rawValue, b.key.event.rawValue)
+        }
+        let totalsQuery: PostgresQuery = """
             INSERT INTO event_counters (link_id, day, platform, event, count)
             SELECT * FROM UNNEST(\(sorted.map(\.key.linkId)), \(sorted.map { Int64($0.key.day) }),
                                  \(sorted.map(\.key.platform.rawValue)), \(sorted.map(\.key.event.rawValue)), \(sorted.map(\.value)))
             ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = event_counters.count + excluded.count
-            """, wait: Self.batchWait)
+            """
+        let variantsQuery: PostgresQuery = """
+            INSERT INTO variant_counters (link_id, day, variant, platform, event, count)
+            SELECT * FROM UNNEST(\(byVariant.map(\.key.linkId)), \(byVariant.map { Int64($0.key.day) }), \(byVariant.map { $0.key.variant ?? "" }),
+                                 \(byVariant.map(\.key.platform.rawValue)), \(byVariant.map(\.key.event.rawValue)), \(byVariant.map(\.value)))
+            ON CONFLICT (link_id, day, variant, platform, event) DO UPDATE SET count = variant_counters.count + excluded.count
+            """
+        guard !byVariant.isEmpty else {
+            try await rows(totalsQuery, wait: Self.batchWait)
+            return
+        }
+        // Both or neither: a retried batch must not count its totals twice.
+        try await transaction(wait: Self.batchWait) { connection in
+            for query in [totalsQuery, variantsQuery] {
+                for try await _ in try await connection.query(query, logger: self.logger) {}
+            }
+        }
+    }
+
+    public func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount] {
+        try await rows(
+            """
+            SELECT variant, platform, event, SUM(count)::BIGINT AS total FROM variant_counters
+            WHERE link_id = \(linkId) AND day >= \(Int64(fromDay)) GROUP BY variant, platform, event HAVING SUM(count) > 0
+            ORDER BY variant COLLATE "C", platform COLLATE "C", event COLLATE "C"
+            """
+        ).compactMap { row in
+            guard let platform = StatsPlatform(rawValue: try row.value("platform")), let event = LinkEvent(rawValue: try row.value("event"))
+            else { return nil }
+            return VariantEventCount(variant: try row.value("variant"), platform: platform, event: event, count: try row.value("total"))
+        }
     }
 
     public func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] {

@@ -161,6 +161,24 @@ extension PostgresStore {
                 "ALTER TABLE links ADD COLUMN rules TEXT"
             ]
         ),
+        (
+            "11-variant-counters",
+            [
+                // Per-variant counters beside the totals, and the variant each kept click was given.
+                """
+                CREATE TABLE variant_counters (
+                    link_id BIGINT NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+                    day INTEGER NOT NULL,
+                    variant TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    count BIGINT NOT NULL,
+                    PRIMARY KEY (link_id, day, variant, platform, event)
+                )
+                """,
+                "ALTER TABLE pending_clicks ADD COLUMN variant TEXT",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances
@@ -183,14 +201,14 @@ extension PostgresStore {
                 )
                 """, logger: logger)
             var applied: [String] = []
-            for try await name in try await connection.query("SELECT name FROM relink_migrations ORDER BY name", logger: logger)
+            for try await name in try await connection.query("SELECT name FROM relink_migrations ORDER BY applied_at, name", logger: logger)
                 .decode(String.self)
             {
                 applied.append(name)
             }
             let known = Self.migrations.map(\.name)
             if let unknown = applied.first(where: { !known.contains($0) }) {
-                throw StoreError.schemaTooNew(found: applied.last ?? unknown, known: known.last ?? "?")
+                throw StoreError.schemaTooNew(found: unknown, known: known.last ?? "?")
             }
             for migration in Self.migrations where !applied.contains(migration.name) {
                 for statement in migration.sql {

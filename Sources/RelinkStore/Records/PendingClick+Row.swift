@@ -16,7 +16,8 @@ extension PendingClick {
                 languages: StoreCoding.decode(languages: try row.text("languages")), screen: try row.optionalText("screen"),
                 timeZone: try row.optionalText("time_zone")),
             claimedAt: try row.optionalDate("claimed_at"),
-            confidence: try row.optionalText("confidence").flatMap(AttributionConfidence.init(rawValue:)))
+            confidence: try row.optionalText("confidence").flatMap(AttributionConfidence.init(rawValue:)),
+            variant: try row.optionalText("variant"))
     }
 }
 

@@ -20,6 +20,8 @@ public struct PendingClick: Sendable, Equatable {
     public var fingerprint: DeviceFingerprint
     public var claimedAt: Date?
     public var confidence: AttributionConfidence?
+    /// The A/B variant the click was given: its claim answers that variant's link, and its install counts for it.
+    public var variant: String?
 
     /// Links up to this many UTF-8 bytes are kept in the click's own row; longer ones once per project and link
     /// (`ClickedLink`), and the server limits how fast one client network may leave clicks on them.
@@ -30,8 +32,10 @@ public struct PendingClick: Sendable, Equatable {
 
     public init(
         id: String, projectId: String, platform: AppPlatform, linkId: Int64?, appId: String? = nil, requestedLink: String,
-        createdAt: Date, fingerprint: DeviceFingerprint, claimedAt: Date? = nil, confidence: AttributionConfidence? = nil
+        createdAt: Date, fingerprint: DeviceFingerprint, claimedAt: Date? = nil, confidence: AttributionConfidence? = nil,
+        variant: String? = nil
     ) {
+        self.variant = variant
         self.id = id
         self.projectId = projectId
         self.platform = platform

@@ -4,4 +4,6 @@ public protocol EventRepository: Sendable {
     func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws
     /// A link's totals per platform and event from `fromDay` on; only non-zero pairs.
     func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount]
+    /// A link's totals per A/B variant, platform and event from `fromDay` on; only non-zero ones.
+    func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount]
 }

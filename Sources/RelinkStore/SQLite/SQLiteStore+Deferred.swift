@@ -100,6 +100,23 @@ extension SQLiteStore {
             // A link's rules and A/B variants, as JSON.
             try db.execute(sql: "ALTER TABLE links ADD COLUMN rules TEXT")
         }
+        migrator.registerMigration("11-variant-counters") { db in
+            // Per-variant counters beside the totals (event_counters keeps every event, variants summed), and the
+            // variant each kept click was given, so its install counts for it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE variant_counters (
+                        link_id INTEGER NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+                        day INTEGER NOT NULL,
+                        variant TEXT NOT NULL,
+                        platform TEXT NOT NULL,
+                        event TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (link_id, day, variant, platform, event)
+                    ) WITHOUT ROWID;
+                    ALTER TABLE pending_clicks ADD COLUMN variant TEXT;
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
@@ -145,7 +162,7 @@ extension SQLiteStore {
             return [
                 click.id, click.projectId, click.platform.rawValue, click.linkId, click.appId, link, digest,
                 click.createdAt.timeIntervalSince1970, f.addressHash, f.networkHash, f.ipVersion?.rawValue, f.osVersion, f.device,
-                StoreCoding.encode(languages: f.languages), f.screen, f.timeZone,
+                StoreCoding.encode(languages: f.languages), f.screen, f.timeZone, click.variant,
             ]
         }
         let links = ClickedLink.distinctLongLinks(of: clicks)
@@ -160,8 +177,8 @@ extension SQLiteStore {
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest,
-                        created_at, address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        created_at, address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone, variant)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for arguments in rows { try statement.execute(arguments: arguments) }
         }

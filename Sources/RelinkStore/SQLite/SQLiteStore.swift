@@ -267,14 +267,42 @@ extension SQLiteStore {
 extension SQLiteStore {
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
+        let (totals, variants) = EventCounterKey.split(counts)
         try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = count + excluded.count
                     """)
-            for (key, count) in counts {
+            for (key, count) in totals {
                 try statement.execute(arguments: [key.linkId, key.day, key.platform.rawValue, key.event.rawValue, count])
+            }
+            guard !variants.isEmpty else { return }
+            let perVariant = try db.cachedStatement(
+                sql: """
+                    INSERT INTO variant_counters (link_id, day, variant, platform, event, count) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (link_id, day, variant, platform, event) DO UPDATE SET count = count + excluded.count
+                    """)
+            for (key, count) in variants {
+                try perVariant.execute(arguments: [key.linkId, key.day, key.variant ?? "", key.platform.rawValue, key.event.rawValue, count])
+            }
+        }
+    }
+
+    public func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT variant, platform, event, SUM(count) AS total FROM variant_counters
+                    WHERE link_id = ? AND day >= ? GROUP BY variant, platform, event HAVING total > 0 ORDER BY variant, platform, event
+                    """,
+                arguments: [linkId, fromDay]
+            ).compactMap { row in
+                guard let platform = StatsPlatform(rawValue: row["platform"]), let event = LinkEvent(rawValue: row["event"]) else {
+                    return nil
+                }
+                return VariantEventCount(variant: row["variant"], platform: platform, event: event, count: row["total"])
             }
         }
     }
