@@ -6,7 +6,7 @@ import RelinkCore
 struct LinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "links", abstract: "List, show, disable and enable short links on a running server.",
-        subcommands: [List.self, Show.self, Disable.self, Enable.self, RefreshPreview.self, Rules.self])
+        subcommands: [List.self, Show.self, Disable.self, Enable.self, RefreshPreview.self, Rules.self, Limit.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the key's project's short links, newest first.")
@@ -150,6 +150,42 @@ struct LinksCommand: AsyncParsableCommand {
                 throw error.cliError
             }
             Console.print(try Console.json(link.rules ?? RelinkCore.LinkRules()))
+        }
+    }
+
+    struct Limit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set or remove a short link's expiry, click limit and the link clicks go to once it is over.")
+
+        @Argument(help: "The short link.")
+        var shortLink: String
+
+        @Option(help: "An RFC 3339 time, or \"\" to remove the expiry.")
+        var expires: String?
+
+        @Option(help: "A click limit, or 0 to remove it.")
+        var maxClicks: Int?
+
+        @Option(help: "Where clicks go once the link is over, or \"\" for 410 Gone.")
+        var expiredLink: String?
+
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            guard expires != nil || maxClicks != nil || expiredLink != nil else {
+                throw CLIError.usage("give at least one of --expires, --max-clicks and --expired-link")
+            }
+            let api = try client.client()
+            let link: ManagedLink
+            do {
+                link = try await api.updateLink(shortLink, UpdateLinkRequest(expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink))
+            } catch {
+                throw error.cliError
+            }
+            var parts = [LinksCommand.state(link)]
+            if let limit = link.maxClicks { parts.append("at most \(limit) clicks") }
+            if let over = link.expiredLink { parts.append("then \(over)") }
+            Console.print("\(link.shortLink): " + parts.joined(separator: ", "))
         }
     }
 

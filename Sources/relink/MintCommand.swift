@@ -32,6 +32,15 @@ struct MintCommand: AsyncParsableCommand {
     @Option(help: "A JSON file of rules and A/B variants for the link ({\"rules\": [...], \"variants\": [...]}, see docs/rules.md).")
     var rules: String?
 
+    @Option(help: "When the link is over: an RFC 3339 time such as 2026-12-31T23:59:59Z.")
+    var expires: String?
+
+    @Option(help: "The link is over after this many human clicks.")
+    var maxClicks: Int?
+
+    @Option(help: "Where clicks go once the link is over (default: 410 Gone).")
+    var expiredLink: String?
+
     @Flag(help: "Print the whole JSON response.")
     var json = false
 
@@ -55,12 +64,14 @@ struct MintCommand: AsyncParsableCommand {
                 throw CLIError.usage("give either a long link or --domain with parameter flags, not both")
             }
             return CreateShortLinkRequest(
-                longDynamicLink: longLink, suffix: suffix, fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules))
+                longDynamicLink: longLink, suffix: suffix, fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules),
+                expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink)
         }
         guard let domain else { throw CLIError.usage("give a long link, or --domain and at least --link") }
         return CreateShortLinkRequest(
             dynamicLinkInfo: DynamicLinkInfo(domainUriPrefix: domain, parameters: link.parameters), suffix: suffix,
-            fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules))
+            fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules),
+            expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink)
     }
 
     func run() async throws {

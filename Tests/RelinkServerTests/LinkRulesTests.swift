@@ -163,6 +163,57 @@ struct LinkRulesTests {
         }
     }
 
+    @Test func expiryAndClickLimitsEndALinkAsConfigured() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await Self.application(store: store).test(.router) { client in
+            func mint(_ request: CreateShortLinkRequest) async throws -> String {
+                let response = try await Self.mint(request, key: key, client: client)
+                #expect(response.status == .ok, "\(response.text)")
+                return String(
+                    try JSONDecoder().decode(CreateShortLinkResponse.self, from: response.data).shortLink.dropFirst("https://go.pictlink.com".count))
+            }
+            func click(_ path: String, agent: String = T.Agent.desktop) async throws -> TestResponse {
+                try await client.execute(uri: path, method: .get, headers: T.headers(agent: agent))
+            }
+            let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Flimited"
+            // Three clicks, then the expired link; crawlers do not use up the limit.
+            let limited = try await mint(CreateShortLinkRequest(longDynamicLink: long, maxClicks: 3, expiredLink: "https://pictlink.com/sold-out"))
+            #expect(try await click(limited, agent: T.Agent.crawler).status == .ok)
+            // (Android, which opens `link` for a link without `apn`; desktops go to the project's desktop fallback.)
+            for _ in 0..<3 { #expect(try await click(limited, agent: T.Agent.android).headers[.location] == "https://pictlink.com/limited") }
+            #expect(try await click(limited, agent: T.Agent.android).headers[.location] == "https://pictlink.com/sold-out")
+            let debug = try await click(limited + "?d=1")
+            #expect(debug.text.contains("This link has reached its limit of 3 clicks. Clicks go to https://pictlink.com/sold-out (expiredLink)."))
+
+            // Without an expired link: 410 Gone.
+            let twice = try await mint(CreateShortLinkRequest(longDynamicLink: long + "&utm_source=x", maxClicks: 2))
+            for _ in 0..<2 { #expect(try await click(twice).status == .found) }
+            #expect(try await click(twice).status == .gone)
+
+            // Already expired when minted.
+            let past = try await mint(CreateShortLinkRequest(longDynamicLink: long + "&utm_source=y", expireTime: "2020-01-01T00:00:00Z"))
+            #expect(try await click(past).status == .gone)
+            #expect(try await click(past + "?d=1").text.contains("This link has expired. Clicks get 410 Gone."))
+
+            // Editing: the limit removed, the link works again.
+            let encoded = PercentEncoding.encodeQueryValue("https://go.pictlink.com" + twice)
+            let edited = try await client.execute(
+                uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"maxClicks": 0}"#))
+            #expect(edited.status == .ok, "\(edited.text)")
+            #expect(try await click(twice).status == .found)
+
+            // Refused: a destination off the allowlist, a limit of 0 when minting.
+            for body in [
+                CreateShortLinkRequest(longDynamicLink: long, expiredLink: "https://evil.example/"),
+                CreateShortLinkRequest(longDynamicLink: long, maxClicks: 0), CreateShortLinkRequest(longDynamicLink: long, expireTime: "soon"),
+            ] {
+                let refused = try await Self.mint(body, key: key, client: client)
+                #expect(refused.status == .badRequest, "\(refused.text)")
+            }
+        }
+    }
+
     @Test func aProjectsRulesApplyToItsLinksAfterTheirOwn() async throws {
         var configuration = T.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })

@@ -18,13 +18,19 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var preview: ManagedLinkPreview?
     /// Its rules and variants.
     public var rules: LinkRules?
+    /// The link is over after this many human clicks.
+    public var maxClicks: Int?
+    /// Where clicks go once the link is over.
+    public var expiredLink: String?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
         disabled: Bool, expireTime: String?, createTime: String, updateTime: String, fetchPreview: Bool? = nil,
-        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil
+        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
     ) {
+        self.maxClicks = maxClicks
+        self.expiredLink = expiredLink
         self.shortLink = shortLink
         self.previewLink = previewLink
         self.longDynamicLink = longDynamicLink
@@ -66,13 +72,19 @@ public struct UpdateLinkRequest: Codable, Sendable, Equatable {
     public var fetchPreview: Bool?
     /// New rules and variants; empty lists remove them.
     public var rules: LinkRules?
+    /// A click limit; 0 removes it.
+    public var maxClicks: Int?
+    /// Where clicks go once the link is over; `""` removes it.
+    public var expiredLink: String?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil,
-        fetchPreview: Bool? = nil, rules: LinkRules? = nil
+        fetchPreview: Bool? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
     ) {
         self.rules = rules
+        self.maxClicks = maxClicks
+        self.expiredLink = expiredLink
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
         self.disabled = disabled

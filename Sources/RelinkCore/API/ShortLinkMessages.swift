@@ -21,12 +21,21 @@ public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
     public var fetchPreview: Bool?
     /// Relink's extension: the link's rules and A/B variants (docs/rules.md).
     public var rules: LinkRules?
+    /// Relink's extension: RFC 3339; the link is over after it.
+    public var expireTime: String?
+    /// Relink's extension: the link is over after this many human clicks.
+    public var maxClicks: Int?
+    /// Relink's extension: where clicks go once the link is over (else 410 Gone).
+    public var expiredLink: String?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil, fetchPreview: Bool? = nil,
-        rules: LinkRules? = nil
+        rules: LinkRules? = nil, expireTime: String? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
     ) {
+        self.expireTime = expireTime
+        self.maxClicks = maxClicks
+        self.expiredLink = expiredLink
         self.longDynamicLink = longDynamicLink
         self.dynamicLinkInfo = dynamicLinkInfo
         self.suffix = suffix

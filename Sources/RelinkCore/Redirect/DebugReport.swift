@@ -20,4 +20,6 @@ public struct DebugReport: Sendable, Equatable {
     public var outcomes: [Outcome]
     /// How the link's rules and variants decided for this request (the country, language and platform it came with).
     public var ruleNotes: [String] = []
+    /// Why the link does not redirect at all now (disabled, expired, over its click limit), and what clicks get.
+    public var stateNotes: [String] = []
 }

@@ -16,6 +16,8 @@ import ServiceLifecycle
 public final class EventRecorder: Service, Sendable {
     private struct Buffer {
         var counts: [EventCounterKey: Int64] = [:]
+        /// The batch being written: not in `counts` any more, not in the store yet.
+        var writing: [EventCounterKey: Int64] = [:]
         /// Recorded events, and events the store has accepted, since start: for tests, benchmarks and logs.
         var recorded: Int64 = 0
         var written: Int64 = 0
@@ -78,6 +80,18 @@ public final class EventRecorder: Service, Sendable {
         record(linkId: linkId, platform: platform, events: [event], at: date)
     }
 
+    /// Human clicks on `linkId` recorded here and not yet in the store (a click limit adds them to the store's
+    /// count). Scans the buffer: only links with a limit ask.
+    func unwrittenClicks(linkId: Int64) -> Int64 {
+        buffer.withLockedValue { buffer in
+            var total: Int64 = 0
+            for counts in [buffer.counts, buffer.writing] {
+                for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
+            }
+            return total
+        }
+    }
+
     public var recordedCount: Int64 { buffer.withLockedValue { $0.recorded } }
     public var writtenCount: Int64 { buffer.withLockedValue { $0.written } }
     public var droppedCount: Int64 { buffer.withLockedValue { $0.dropped } }
@@ -88,6 +102,7 @@ public final class EventRecorder: Service, Sendable {
     public func flush() async {
         let batch = buffer.withLockedValue { buffer in
             defer { buffer.counts.removeAll(keepingCapacity: true) }
+            buffer.writing = buffer.counts
             return buffer.counts
         }
         guard !batch.isEmpty else { return }
@@ -96,11 +111,15 @@ public final class EventRecorder: Service, Sendable {
             try await store.addEventCounts(batch)
             metrics?.flushed(.clickEvents, duration: .now - start, failed: false)
             let events = batch.values.reduce(0, +)
-            buffer.withLockedValue { $0.written += events }
+            buffer.withLockedValue {
+                $0.written += events
+                $0.writing = [:]
+            }
         } catch {
             metrics?.flushed(.clickEvents, duration: .now - start, failed: true)
             // Put the counts back, within the cap: the next flush retries them.
             let dropped = buffer.withLockedValue { buffer in
+                buffer.writing = [:]
                 var dropped: Int64 = 0
                 for (key, count) in batch {
                     if let index = buffer.counts.index(forKey: key) {

@@ -61,18 +61,61 @@ struct RedirectController: Sendable {
             return pages.message("Dynamic Link Not Found", ["Short URL (\(url)) not found."], status: .notFound)
         case .inactive(let record, let debug):
             let uncounted = try await isUncounted(request, projectId: record.projectId, context: context)
-            let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
-            if request.method != .head, !debug, !uncounted {
-                recorder.record(linkId: record.id, platform: client.platform, event: .click)
-            }
-            count(.shortLink, platform: client.platform, outcome: .gone, context)
             let reason = record.disabled ? "This link has been disabled." : "This link has expired."
-            return Self.marked(
-                pages.message("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone), uncounted)
+            return Self.marked(gone(record, reason: reason, debug: debug, request: request, context: context, uncounted: uncounted), uncounted)
         case .found(let target):
             let uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
+            if let record = target.shortLink?.record, let limit = record.maxClicks {
+                // The store's count plus what this instance has not written yet; other instances' last second of
+                // clicks may be missing, so a limit can be passed by that much.
+                let clicks: Int64
+                do {
+                    clicks = try await resolver.store.clickCount(linkId: record.id) + recorder.unwrittenClicks(linkId: record.id)
+                } catch {
+                    outages?.report("lookup", "click count of \(record.shortLink) failed", error: error)
+                    var response = pages.message(
+                        "Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
+                    response.headers[.retryAfter] = "1"
+                    return response
+                }
+                if clicks >= Int64(limit) {
+                    let reason = "This link has reached its limit of \(limit) click\(limit == 1 ? "" : "s")."
+                    return Self.marked(
+                        gone(record, reason: reason, debug: target.link.isDebug, request: request, context: context, uncounted: uncounted), uncounted)
+                }
+            }
             return Self.marked(await respond(to: target, request: request, origin: origin, context: context, uncounted: uncounted), uncounted)
         }
+    }
+
+    /// A link that no longer redirects (disabled, expired, over its click limit): its `expiredLink` when it has one
+    /// (and the allowlist still takes it), else 410 Gone with a small page; the debug page says which and why.
+    /// Such clicks are counted as clicks, never as redirects to the link's destination.
+    func gone(
+        _ record: ShortLinkRecord, reason: String, debug: Bool, request: Request, context: RelinkRequestContext, uncounted: Bool
+    ) -> Response {
+        let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
+        let match = resolver.directory.shortLink(record.shortLink)
+        let fallback = record.expiredLink.flatMap { url -> String? in
+            guard let project = match?.project, project.allowlist.allows(url, projectDomains: project.domains) else { return nil }
+            return url
+        }
+        if debug, let (project, prefix, _) = match {
+            var link = ResolvedShortLink(record: record, project: project, prefix: prefix).link
+            link.isDebug = true
+            if case .debug(var report) = RedirectPlanner.plan(link, project: project, client: client) {
+                report.stateNotes = [reason + " " + (fallback.map { "Clicks go to \($0) (expiredLink)." } ?? "Clicks get 410 Gone.")]
+                return pages.html(DebugPage(report))
+            }
+        }
+        if request.method != .head, !uncounted {
+            recorder.record(linkId: record.id, platform: client.platform, event: .click)
+        }
+        count(.shortLink, platform: client.platform, outcome: .gone, context)
+        if let fallback {
+            return Response(status: .found, headers: [.location: PercentEncoding.encodeForURL(fallback), .cacheControl: "no-store"])
+        }
+        return pages.message("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone)
     }
 
     /// Whether the click is marked as a check (`relink verify --url`) by a key of the link's project, and so is

@@ -122,6 +122,7 @@ enum PageTemplates {
         <p class="app">Relink debug · {{kind}}</p>
         <h1>Where this link goes</h1>
         <p class="muted"><code>{{linkURL}}</code></p>
+        {{#stateNotes}}<p class="bad"><strong>{{.}}</strong></p>{{/stateNotes}}
         {{{flowchart}}}
         <table>
         <tr><th>Who clicks</th><th>What happens</th><th>Destination</th><th>Why</th></tr>

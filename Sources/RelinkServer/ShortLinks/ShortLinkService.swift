@@ -50,6 +50,8 @@ final class ShortLinkService: Sendable {
     private func mintRecord(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
         let target = try self.target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
         let rules = try Self.checked(request.rules, project: target.project)
+        let limits = try Self.limits(
+            expireTime: request.expireTime, maxClicks: request.maxClicks, expiredLink: request.expiredLink, project: target.project)
         let option = try Self.suffixOption(request.suffix)
         let canonical = target.canonicalLongLink
         let domain = target.prefix.description
@@ -59,13 +61,15 @@ final class ShortLinkService: Sendable {
             try checkCustomSuffix(suffix, project: target.project)
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: suffix, longLink: canonical, parameters: target.parameters,
-                suffixOption: .custom, idempotencyKey: nil, createdAt: now, fetchPreview: request.fetchPreview ?? false, rules: rules)
+                suffixOption: .custom, idempotencyKey: nil, createdAt: now, fetchPreview: request.fetchPreview ?? false, rules: rules,
+                expiresAt: limits.expiresAt, maxClicks: limits.maxClicks, expiredLink: limits.expiredLink)
             do {
                 return (try await inserted(draft), target.warnings)
             } catch StoreError.codeTaken {
                 // The same request again gets the same link; a different link may not take the code.
                 if let existing = try await store.link(domain: domain, code: suffix), existing.longLink == canonical,
-                    existing.projectId == target.project.id, existing.rules == rules
+                    existing.projectId == target.project.id, existing.rules == rules, existing.maxClicks == limits.maxClicks,
+                    existing.expiredLink == limits.expiredLink
                 {
                     return (existing, target.warnings)
                 }
@@ -73,7 +77,10 @@ final class ShortLinkService: Sendable {
             }
         }
         // The same link with other rules is another link.
-        let rulesKey = rules.flatMap { try? Self.sortedEncoder.encode($0) }.map { "\n" + String(decoding: $0, as: UTF8.self) } ?? ""
+        var rulesKey = rules.flatMap { try? Self.sortedEncoder.encode($0) }.map { "\n" + String(decoding: $0, as: UTF8.self) } ?? ""
+        if limits.expiresAt != nil || limits.maxClicks != nil || limits.expiredLink != nil {
+            rulesKey += "\n\(limits.expiresAt?.timeIntervalSince1970 ?? 0) \(limits.maxClicks ?? 0) \(limits.expiredLink ?? "")"
+        }
         let idempotencyKey = Self.idempotencyKey(project: target.project.id, option: option, canonical: canonical + rulesKey)
         if let existing = try await store.link(idempotencyKey: idempotencyKey) { return (existing, target.warnings) }
         var generator = SystemRandomNumberGenerator()
@@ -87,7 +94,7 @@ final class ShortLinkService: Sendable {
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: code, longLink: canonical, parameters: target.parameters,
                 suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, fetchPreview: request.fetchPreview ?? false,
-                rules: rules)
+                rules: rules, expiresAt: limits.expiresAt, maxClicks: limits.maxClicks, expiredLink: limits.expiredLink)
             do {
                 let record = try await inserted(draft)
                 if collisions >= 2 { raiseShortLength(domain: domain, to: length) }
@@ -240,8 +247,17 @@ final class ShortLinkService: Sendable {
         if let disabled = request.disabled { link.disabled = disabled }
         let destinationChanged = link.longLink != original.longLink
         if let fetchPreview = request.fetchPreview { link.fetchPreview = fetchPreview }
-        if let rules = request.rules, let project = resolver.configuration.project(id: link.projectId) {
-            link.rules = try Self.checked(rules, project: project)
+        if let project = resolver.configuration.project(id: link.projectId) {
+            if let rules = request.rules { link.rules = try Self.checked(rules, project: project) }
+            if let maxClicks = request.maxClicks {
+                link.maxClicks =
+                    maxClicks == 0 ? nil : try Self.limits(expireTime: nil, maxClicks: maxClicks, expiredLink: nil, project: project).maxClicks
+            }
+            if let expiredLink = request.expiredLink {
+                link.expiredLink =
+                    expiredLink.isEmpty
+                    ? nil : try Self.limits(expireTime: nil, maxClicks: nil, expiredLink: expiredLink, project: project).expiredLink
+            }
         }
         if let expireTime = request.expireTime {
             if expireTime.isEmpty {
@@ -258,6 +274,33 @@ final class ShortLinkService: Sendable {
         // A new destination has a new page; a link newly asking for its card gets it.
         if let previews, previews.fetches(saved), destinationChanged || saved.preview == nil { previews.enqueue(saved) }
         return saved
+    }
+
+    /// Expiry, click limit and the link clicks go to once over, checked (a 400 naming what is wrong).
+    static func limits(
+        expireTime: String?, maxClicks: Int?, expiredLink: String?, project: Project
+    ) throws -> (
+        expiresAt: Date?, maxClicks: Int?, expiredLink: String?
+    ) {
+        var expiresAt: Date?
+        if let expireTime, !expireTime.isEmpty {
+            guard let date = APITime.parse(expireTime) else {
+                throw APIError.invalidArgument("expireTime must be an RFC 3339 time such as 2026-12-31T23:59:59Z.")
+            }
+            expiresAt = date
+        }
+        if let maxClicks, !(1...1_000_000_000_000).contains(maxClicks) {
+            throw APIError.invalidArgument("maxClicks must be a whole number from 1 to 1000000000000 (0 removes it when editing).")
+        }
+        if let expiredLink {
+            guard let uri = AbsoluteURI(expiredLink), uri.isHTTP else {
+                throw APIError.invalidArgument("expiredLink must be an http(s) URL.")
+            }
+            guard project.allowlist.allows(uri, projectDomains: project.domains) else {
+                throw APIError.invalidArgument("expiredLink '\(expiredLink.prefix(200))' is not allowed by the project's allowlist.")
+            }
+        }
+        return (expiresAt, maxClicks, expiredLink)
     }
 
     static let sortedEncoder: JSONEncoder = {
@@ -290,6 +333,7 @@ final class ShortLinkService: Sendable {
             project: record.projectId, suffixOption: record.suffixOption, disabled: record.disabled,
             expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
             updateTime: APITime.format(record.updatedAt), fetchPreview: previews?.fetches(record) ?? record.fetchPreview,
-            preview: record.preview.map(ManagedLinkPreview.init), rules: record.rules)
+            preview: record.preview.map(ManagedLinkPreview.init), rules: record.rules, maxClicks: record.maxClicks,
+            expiredLink: record.expiredLink)
     }
 }

@@ -21,10 +21,11 @@ extension PostgresStore {
                 """
                 WITH inserted AS (
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name, fetch_preview, rules)
+                                       created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
                     VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
                             \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                            \(draft.fetchPreview), \(rules))
+                            \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
+                            \(draft.expiredLink))
                     RETURNING id
                 )
                 SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
@@ -48,10 +49,11 @@ extension PostgresStore {
                 let query: PostgresQuery = """
                     WITH inserted AS (
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name, fetch_preview, rules)
+                                           created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
                         VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
                                 \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                                \(draft.fetchPreview), \(rules))
+                                \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
+                                \(draft.expiredLink))
                         ON CONFLICT (domain, code) DO NOTHING
                         RETURNING domain, code
                     )
@@ -94,7 +96,8 @@ extension PostgresStore {
                 UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
                     expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
                     archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview),
-                    rules = \(try StoreCoding.encode(rules: updated.rules))
+                    rules = \(try StoreCoding.encode(rules: updated.rules)), max_clicks = \(updated.maxClicks.map(Int64.init)),
+                    expired_link = \(updated.expiredLink)
                 WHERE id = \(updated.id)
                 RETURNING domain, code
             )
@@ -206,6 +209,15 @@ extension PostgresStore {
                 for try await _ in try await connection.query(query, logger: self.logger) {}
             }
         }
+    }
+
+    public func clickCount(linkId: Int64) async throws -> Int64 {
+        try await rows(
+            """
+            SELECT COALESCE(SUM(count), 0)::BIGINT AS total FROM event_counters
+            WHERE link_id = \(linkId) AND event = 'CLICK' AND platform <> 'CRAWLER'
+            """
+        ).first?.value("total", as: Int64.self) ?? 0
     }
 
     public func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount] {

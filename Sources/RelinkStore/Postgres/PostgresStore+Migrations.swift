@@ -179,6 +179,14 @@ extension PostgresStore {
                 "ALTER TABLE pending_clicks ADD COLUMN variant TEXT",
             ]
         ),
+        (
+            "12-click-limits",
+            [
+                // A link's click limit and where clicks go once it is over.
+                "ALTER TABLE links ADD COLUMN max_clicks BIGINT",
+                "ALTER TABLE links ADD COLUMN expired_link TEXT",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -4,7 +4,7 @@ import RelinkCore
 extension ShortLinkRecord {
     /// The `links` columns a record is read from, in both stores.
     static let columns =
-        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at, archived, name, fetch_preview, preview, rules"
+        "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at, archived, name, fetch_preview, preview, rules, max_clicks, expired_link"
 
     init(row: some StoreRow) throws {
         self.init(
@@ -16,7 +16,8 @@ extension ShortLinkRecord {
             expiresAt: try row.optionalDate("expires_at"), createdAt: try row.date("created_at"),
             updatedAt: try row.date("updated_at"), archived: try row.bool("archived"), name: try row.optionalText("name"),
             fetchPreview: try row.bool("fetch_preview"), preview: try row.optionalText("preview").map { try StoreCoding.decode(preview: $0) },
-            rules: try row.optionalText("rules").map { try StoreCoding.decode(rules: $0) })
+            rules: try row.optionalText("rules").map { try StoreCoding.decode(rules: $0) },
+            maxClicks: try row.optionalInteger("max_clicks").map { Int($0) }, expiredLink: try row.optionalText("expired_link"))
     }
 }
 

@@ -28,13 +28,19 @@ public struct ShortLinkRecord: Sendable, Equatable {
     public var preview: PagePreview?
     /// Its rules and variants (checked before they are stored); nil for none.
     public var rules: LinkRules?
+    /// After this many human clicks the link is over, as if expired.
+    public var maxClicks: Int?
+    /// Where clicks go once the link is disabled, expired or over its limit (instead of 410 Gone).
+    public var expiredLink: String?
 
     public init(
         id: Int64, projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
         suffixOption: SuffixOption, idempotencyKey: String?, disabled: Bool = false, expiresAt: Date? = nil,
         createdAt: Date, updatedAt: Date, archived: Bool = false, name: String? = nil, fetchPreview: Bool = false,
-        preview: PagePreview? = nil, rules: LinkRules? = nil
+        preview: PagePreview? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
     ) {
+        self.maxClicks = maxClicks
+        self.expiredLink = expiredLink
         self.id = id
         self.projectId = projectId
         self.domain = domain
@@ -77,12 +83,18 @@ public struct ShortLinkDraft: Sendable, Equatable {
     public var name: String?
     public var fetchPreview: Bool
     public var rules: LinkRules?
+    public var expiresAt: Date?
+    public var maxClicks: Int?
+    public var expiredLink: String?
 
     public init(
         projectId: String, domain: String, code: String, longLink: String, parameters: LinkParameters,
         suffixOption: SuffixOption, idempotencyKey: String?, createdAt: Date, archived: Bool = false, name: String? = nil,
-        fetchPreview: Bool = false, rules: LinkRules? = nil
+        fetchPreview: Bool = false, rules: LinkRules? = nil, expiresAt: Date? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
     ) {
+        self.expiresAt = expiresAt
+        self.maxClicks = maxClicks
+        self.expiredLink = expiredLink
         self.projectId = projectId
         self.domain = domain
         self.code = code
@@ -101,8 +113,9 @@ public struct ShortLinkDraft: Sendable, Equatable {
     public func record(id: Int64) -> ShortLinkRecord {
         ShortLinkRecord(
             id: id, projectId: projectId, domain: domain, code: code, longLink: longLink, parameters: parameters,
-            suffixOption: suffixOption, idempotencyKey: idempotencyKey, createdAt: StoreCoding.stored(createdAt),
+            suffixOption: suffixOption, idempotencyKey: idempotencyKey, expiresAt: expiresAt.map(StoreCoding.stored),
+            createdAt: StoreCoding.stored(createdAt),
             updatedAt: StoreCoding.stored(createdAt), archived: archived, name: name, fetchPreview: fetchPreview,
-            rules: rules)
+            rules: rules, maxClicks: maxClicks, expiredLink: expiredLink)
     }
 }

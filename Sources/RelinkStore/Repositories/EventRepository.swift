@@ -6,4 +6,6 @@ public protocol EventRepository: Sendable {
     func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount]
     /// A link's totals per A/B variant, platform and event from `fromDay` on; only non-zero ones.
     func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount]
+    /// A link's human clicks ever (crawlers left out): what a click limit compares with.
+    func clickCount(linkId: Int64) async throws -> Int64
 }

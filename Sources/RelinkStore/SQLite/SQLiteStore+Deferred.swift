@@ -117,6 +117,14 @@ extension SQLiteStore {
                     ALTER TABLE pending_clicks ADD COLUMN variant TEXT;
                     """)
         }
+        migrator.registerMigration("12-click-limits") { db in
+            // A link's click limit and where clicks go once it is over.
+            try db.execute(
+                sql: """
+                    ALTER TABLE links ADD COLUMN max_clicks INTEGER;
+                    ALTER TABLE links ADD COLUMN expired_link TEXT;
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {

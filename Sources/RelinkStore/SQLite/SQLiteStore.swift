@@ -105,8 +105,8 @@ extension SQLiteStore {
                 try db.execute(
                     sql: """
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name, fetch_preview, rules)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: try Self.arguments(draft, parameters: parameters))
                 return db.lastInsertedRowID
@@ -122,7 +122,8 @@ extension SQLiteStore {
         [
             draft.projectId, draft.domain, draft.code, draft.longLink, parameters, draft.suffixOption.rawValue, draft.idempotencyKey,
             draft.createdAt.timeIntervalSince1970, draft.createdAt.timeIntervalSince1970, draft.archived, draft.name,
-            draft.fetchPreview, try StoreCoding.encode(rules: draft.rules),
+            draft.fetchPreview, try StoreCoding.encode(rules: draft.rules), draft.expiresAt?.timeIntervalSince1970, draft.maxClicks,
+            draft.expiredLink,
         ]
     }
 
@@ -132,8 +133,8 @@ extension SQLiteStore {
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name, fetch_preview, rules)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
+                                       created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (domain, code) DO NOTHING
                     """)
             var skipped: Set<String> = []
             for (draft, parameters) in rows {
@@ -175,12 +176,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?,
-                        fetch_preview = ?, rules = ?
+                        fetch_preview = ?, rules = ?, max_clicks = ?, expired_link = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
-                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, rules, updated.id,
+                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, rules, updated.maxClicks,
+                    updated.expiredLink, updated.id,
                 ])
             return db.changesCount
         }
@@ -286,6 +288,14 @@ extension SQLiteStore {
             for (key, count) in variants {
                 try perVariant.execute(arguments: [key.linkId, key.day, key.variant ?? "", key.platform.rawValue, key.event.rawValue, count])
             }
+        }
+    }
+
+    public func clickCount(linkId: Int64) async throws -> Int64 {
+        try await read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT COALESCE(SUM(count), 0) FROM event_counters WHERE link_id = ? AND event = 'CLICK' AND platform != 'CRAWLER'",
+                arguments: [linkId]) ?? 0
         }
     }
 

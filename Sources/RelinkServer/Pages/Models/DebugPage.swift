@@ -39,6 +39,7 @@ struct DebugPage: PageModel {
     /// How the rules decided for this request.
     var ruleNotes: [String]
     var hasRules: Bool
+    var stateNotes: [String]
 
     init(_ report: DebugReport) {
         switch report.kind {
@@ -56,6 +57,7 @@ struct DebugPage: PageModel {
         errors = report.errors.map { Problem(code: $0.code.rawValue, message: $0.message) }
         violations = report.violations.map { Problem(code: "NOT_ALLOWLISTED", message: $0.description) }
         warnings = report.warnings.map { Problem(code: $0.code.rawValue, message: $0.message) }
+        stateNotes = report.stateNotes
         ruleNotes = report.ruleNotes
         hasRules = !report.ruleNotes.isEmpty
         parameters = report.parameters.entries.map { Parameter(name: $0.parameter.name, value: $0.value, summary: $0.parameter.summary) }
