@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "RelinkCore", swiftSettings: swiftSettings),
         // libxml2 (Debian's libxml2-dev, found through pkg-config); .ci/run installs it when missing.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // libmaxminddb's types only: the library is loaded at run time (`relink serve --geoip`), never linked.
+        .systemLibrary(name: "CMaxMindDB"),
         .target(
             name: "RelinkStore",
             dependencies: [
@@ -86,6 +88,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The system resolver, on NIO's blocking thread pool.
                 .product(name: "NIOPosix", package: "swift-nio"),
+                "CMaxMindDB",
             ],
             swiftSettings: swiftSettings
         ),
@@ -139,6 +142,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            // The country database the link-rule tests read, and the script that wrote it.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         // The client itself depends on nothing of ours but Core; its tests start a real server to talk to.

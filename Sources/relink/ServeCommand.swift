@@ -57,6 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "header"))
     var countryHeader: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A MaxMind-format country database (GeoLite2-Country.mmdb, …) for link rules, read with libmaxminddb (apt-get install libmaxminddb0; default: $RELINK_GEOIP).",
+            valueName: "file"))
+    var geoip: String?
+
     @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed (default: 60).", valueName: "seconds"))
     var idleTimeout: Int = 60
 
@@ -179,6 +185,13 @@ struct ServeCommand: AsyncParsableCommand {
             ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
+        if let file = geoip ?? environment["RELINK_GEOIP"], !file.isEmpty {
+            do {
+                server.countryDatabase = try CountryDatabase(path: file)
+            } catch {
+                throw CLIError(message: error.description)
+            }
+        }
         if let header = countryHeader ?? environment["RELINK_COUNTRY_HEADER"], !header.isEmpty {
             guard header.utf8.count <= 64, header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
                 throw CLIError.usage("--country-header must be a header name, got '\(header)'")

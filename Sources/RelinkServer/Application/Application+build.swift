@@ -117,7 +117,7 @@ struct ApplicationParts {
         RedirectController(
             resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
             metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator,
-            countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }
+            countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }, countryDatabase: configuration.countryDatabase
         ).addRoutes(to: router)
         self.router = router
         self.store = StoreService(store: store)

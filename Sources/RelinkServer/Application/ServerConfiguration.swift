@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var hostResolver: any HostResolver = SystemHostResolver()
     /// The header a trusted proxy puts the client's country in (`CF-IPCountry`), for link rules; nil: unknown.
     public var countryHeader: String?
+    /// A MaxMind-format country database, for link rules when no trusted header gives the country.
+    public var countryDatabase: CountryDatabase?
     /// How often stored previews are looked at for a refresh.
     public var previewRefreshInterval: Duration = .seconds(600)
 

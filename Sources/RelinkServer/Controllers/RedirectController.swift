@@ -20,6 +20,8 @@ struct RedirectController: Sendable {
     var authenticator: APIKeyAuthenticator? = nil
     /// Where a trusted proxy says the client's country is, for link rules.
     var countryHeader: HTTPField.Name? = nil
+    /// Where the client's address says its country is, when no header does.
+    var countryDatabase: CountryDatabase? = nil
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -218,6 +220,9 @@ struct RedirectController: Sendable {
             let upper = value.uppercased()
             // Cloudflare's XX (unknown) and T1 (Tor) are not countries.
             if upper.allSatisfy({ $0.isASCII && $0.isLetter }), upper != "XX" { country = upper }
+        }
+        if country == nil, let countryDatabase, let address = origin.clientAddress {
+            country = countryDatabase.country(of: address)
         }
         let network = origin.clientAddress.map { ClientNetwork.anonymized($0) } ?? ""
         return ClickContext(
