@@ -129,6 +129,37 @@ public struct RelinkClient: Sendable {
         try await send("POST", path: APIPath.absolute("\(APIPath.links)/\(Self.pathSegment(shortLink))/refreshPreview"))
     }
 
+    // MARK: Webhooks
+
+    /// `GET /v1/webhooks`: the key's project's webhooks (without their secrets).
+    public func webhooks() async throws(RelinkClientError) -> WebhookListResponse {
+        try await send("GET", path: APIPath.absolute(APIPath.webhooks))
+    }
+
+    /// `POST /v1/webhooks`: subscribes `url` to `events` (all when nil); the answer carries the signing secret, once.
+    public func addWebhook(url: String, events: [String]? = nil) async throws(RelinkClientError) -> WebhookInfo {
+        try await send("POST", path: APIPath.absolute(APIPath.webhooks), body: CreateWebhookRequest(url: url, events: events))
+    }
+
+    /// `DELETE /v1/webhooks/{id}`.
+    public func removeWebhook(id: String) async throws(RelinkClientError) -> WebhookInfo {
+        try await send("DELETE", path: APIPath.absolute("\(APIPath.webhooks)/\(Self.pathSegment(id))"))
+    }
+
+    /// `POST /v1/webhooks/{id}/test`: queues a `webhook.test` event; its delivery id.
+    public func testWebhook(id: String) async throws(RelinkClientError) -> String {
+        struct Answer: Decodable { var deliveryId: String }
+        let answer: Answer = try await send("POST", path: APIPath.absolute("\(APIPath.webhooks)/\(Self.pathSegment(id))/test"))
+        return answer.deliveryId
+    }
+
+    /// `GET /v1/webhooks/{id}/deliveries`: the latest deliveries, newest first, with their status.
+    public func webhookDeliveries(id: String, limit: Int? = nil) async throws(RelinkClientError) -> WebhookDeliveriesResponse {
+        try await send(
+            "GET", path: APIPath.absolute("\(APIPath.webhooks)/\(Self.pathSegment(id))/deliveries"),
+            query: limit.map { [URLQueryItem(name: "limit", value: String($0))] } ?? [])
+    }
+
     // MARK: Transport
 
     /// A short link as one path segment: every reserved character encoded, `/` included.

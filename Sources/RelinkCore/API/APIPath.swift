@@ -10,6 +10,7 @@ public enum APIPath {
     public static let installAttribution = "installAttribution"
     public static let reopenAttribution = "reopenAttribution"
     public static let openAPI = "openapi.json"
+    public static let webhooks = "webhooks"
 
     /// `/v1/<name>`, as a client requests it.
     /// - Parameter name: one of the names above, or a path below `/v1` (`links/…`).

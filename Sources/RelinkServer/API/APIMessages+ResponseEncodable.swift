@@ -9,3 +9,6 @@ extension LinkStatsResponse: ResponseEncodable {}
 extension DeferredClicksResponse: ResponseEncodable {}
 extension InstallAttributionResponse: ResponseEncodable {}
 extension ReopenAttributionResponse: ResponseEncodable {}
+extension WebhookInfo: ResponseEncodable {}
+extension WebhookListResponse: ResponseEncodable {}
+extension WebhookDeliveriesResponse: ResponseEncodable {}

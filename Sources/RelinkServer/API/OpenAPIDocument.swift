@@ -90,6 +90,61 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/v1/webhooks": {
+              "get": {
+                "operationId": "listWebhooks", "summary": "The key's project's webhooks (without their secrets).",
+                "responses": {
+                  "200": {"description": "The webhooks.", "content": {"application/json": {"schema": {"type": "object", "properties": {"webhooks": {"type": "array", "items": {"$ref": "#/components/schemas/Webhook"}}}}}}},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"}
+                }
+              },
+              "post": {
+                "operationId": "addWebhook", "summary": "Subscribe a public http(s) URL to events (all when absent); the answer carries the signing secret, once.",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["url"], "properties": {"url": {"type": "string"}, "events": {"type": "array", "items": {"type": "string", "enum": ["link.created", "link.updated", "click", "install.claimed", "app.first_open", "app.re_open"]}}}}}}},
+                "responses": {
+                  "200": {"description": "The webhook, with its secret.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Webhook"}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"}
+                }
+              }
+            },
+            "/v1/webhooks/{id}": {
+              "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+              "delete": {
+                "operationId": "removeWebhook", "summary": "Remove a webhook and its deliveries.",
+                "responses": {
+                  "200": {"description": "The removed webhook.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Webhook"}}}},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
+            "/v1/webhooks/{id}/test": {
+              "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+              "post": {
+                "operationId": "testWebhook", "summary": "Queue a webhook.test event for the webhook.",
+                "responses": {
+                  "200": {"description": "The delivery's id.", "content": {"application/json": {"schema": {"type": "object", "properties": {"deliveryId": {"type": "string"}}}}}},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
+            "/v1/webhooks/{id}/deliveries": {
+              "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}, {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}}],
+              "get": {
+                "operationId": "listWebhookDeliveries", "summary": "The webhook's latest deliveries, newest first, with their status.",
+                "responses": {
+                  "200": {"description": "The deliveries.", "content": {"application/json": {"schema": {"type": "object", "properties": {"deliveries": {"type": "array", "items": {"type": "object", "properties": {
+                    "id": {"type": "string"}, "event": {"type": "string"}, "status": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]},
+                    "attempts": {"type": "integer"}, "createTime": {"type": "string", "format": "date-time"}, "nextAttemptTime": {"type": "string", "format": "date-time"},
+                    "deliverTime": {"type": "string", "format": "date-time"}, "lastStatus": {"type": "integer"}, "lastError": {"type": "string"}}}}}}}}},
+                  "400": {"$ref": "#/components/responses/InvalidArgument"},
+                  "401": {"$ref": "#/components/responses/Unauthenticated"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
             "/v1/{shortLink}/linkStats": {
               "get": {
                 "operationId": "getLinkStats",
@@ -205,7 +260,11 @@ enum OpenAPIDocument {
                     "option": {"type": "string", "enum": ["OPTION_UNSPECIFIED", "UNGUESSABLE", "SHORT", "CUSTOM"], "default": "UNGUESSABLE"},
                     "customSuffix": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "With CUSTOM (a Relink extension)."}}},
                   "sdkVersion": {"type": "string"},
-                  "fetchPreview": {"type": "boolean", "description": "Relink extension: fill the link-preview card from the destination page, fetched in the background."}
+                  "fetchPreview": {"type": "boolean", "description": "Relink extension: fill the link-preview card from the destination page, fetched in the background."},
+                  "rules": {"type": "object", "description": "Relink extension: rules and A/B variants (docs/rules.md)."},
+                  "expireTime": {"type": "string", "format": "date-time", "description": "Relink extension: the link is over after it."},
+                  "maxClicks": {"type": "integer", "minimum": 1, "description": "Relink extension: the link is over after this many human clicks."},
+                  "expiredLink": {"type": "string", "description": "Relink extension: where clicks go once the link is over (else 410)."}
                 }
               },
               "DynamicLinkInfo": {
@@ -249,6 +308,10 @@ enum OpenAPIDocument {
                     "title": {"type": "string"}, "description": {"type": "string"}, "imageLink": {"type": "string"}, "pageLink": {"type": "string"},
                     "fetchTime": {"type": "string", "format": "date-time"}, "failure": {"type": "string", "description": "Why the last fetch gave no card."}}}
                 }
+              },
+              "Webhook": {
+                "type": "object", "required": ["id", "url", "events", "createTime"],
+                "properties": {"id": {"type": "string"}, "url": {"type": "string"}, "events": {"type": "array", "items": {"type": "string"}}, "createTime": {"type": "string", "format": "date-time"}, "secret": {"type": "string", "description": "Only in the answer that created it."}}
               },
               "LinkListResponse": {
                 "type": "object", "required": ["links"],

@@ -49,6 +49,7 @@ struct ApplicationParts {
     let deferredRecorder: DeferredClickRecorder
     let linkChanges: LinkChangeWatcher?
     let previews: PreviewService
+    let webhooks: WebhookService
     let metrics: RelinkMetrics
     /// The separate `/metrics` listener, when `--metrics-port` asks for one.
     let metricsServer: (any Service)?
@@ -57,7 +58,7 @@ struct ApplicationParts {
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
-        [store, recorder, deferredRecorder, previews] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
+        [store, recorder, deferredRecorder, previews, webhooks] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
     }
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -79,13 +80,19 @@ struct ApplicationParts {
         let previews = PreviewService(
             store: store, configuration: relink, fetcher: SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver),
             cache: cache, refreshInterval: configuration.previewRefreshInterval, logger: logger)
-        let service = ShortLinkService(resolver: resolver, previews: previews)
+        var webhookFetcher = SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver)
+        webhookFetcher.timeout = configuration.webhookTimeout
+        let webhooks = WebhookService(
+            store: store, fetcher: webhookFetcher, interval: configuration.webhookInterval, lease: configuration.webhookLease,
+            retryBase: configuration.webhookRetryBase, logger: logger)
+        let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks)
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics,
             outages: outages)
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
-            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()), metrics: metrics, logger: logger)
+            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()), metrics: metrics, logger: logger,
+            webhooks: webhooks)
         metrics.onScrape { metrics in
             metrics.setQueueDepth(.clickEvents, recorder.depth)
             metrics.setQueueDepth(.pendingClicks, deferredRecorder.depth.buffered)
@@ -109,6 +116,7 @@ struct ApplicationParts {
         )
         .addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
+        WebhooksController(service: webhooks, policy: configuration.fetchPolicy).addRoutes(to: api)
         BeaconController(
             directory: resolver.directory, recorder: deferredRecorder, limiter: clientLimiter,
             forwardedHeaders: configuration.forwardedHeaders
@@ -117,7 +125,8 @@ struct ApplicationParts {
         RedirectController(
             resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
             metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator,
-            countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }, countryDatabase: configuration.countryDatabase
+            countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }, countryDatabase: configuration.countryDatabase,
+            webhooks: webhooks
         ).addRoutes(to: router)
         self.router = router
         self.store = StoreService(store: store)
@@ -125,6 +134,7 @@ struct ApplicationParts {
         self.deferredRecorder = deferredRecorder
         self.linkChanges = store.linkChanges.map { LinkChangeWatcher(feed: $0, cache: cache) }
         self.previews = previews
+        self.webhooks = webhooks
         self.metrics = metrics
         let limit = ConnectionLimit(maximum: configuration.maxConnections)
         let (header, body, send) = (

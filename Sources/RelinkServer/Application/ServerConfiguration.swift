@@ -49,6 +49,14 @@ public struct ServerConfiguration: Sendable {
     public var countryHeader: String?
     /// A MaxMind-format country database, for link rules when no trusted header gives the country.
     public var countryDatabase: CountryDatabase?
+    /// How often webhook events are written and due deliveries sent.
+    public var webhookInterval: Duration = .seconds(1)
+    /// How long a webhook receiver may take to answer.
+    public var webhookTimeout: Duration = .seconds(10)
+    /// A leased delivery's time before another sender may take it (its sender crashed).
+    public var webhookLease: Duration = .seconds(60)
+    /// The first retry's delay (then doubling, up to an hour, for a day).
+    public var webhookRetryBase: Duration = .seconds(30)
     /// How often stored previews are looked at for a refresh.
     public var previewRefreshInterval: Duration = .seconds(600)
 

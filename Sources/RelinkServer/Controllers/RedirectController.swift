@@ -22,6 +22,8 @@ struct RedirectController: Sendable {
     var countryHeader: HTTPField.Name? = nil
     /// Where the client's address says its country is, when no header does.
     var countryDatabase: CountryDatabase? = nil
+    /// Outgoing `click` events.
+    var webhooks: WebhookService? = nil
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -202,6 +204,11 @@ struct RedirectController: Sendable {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
             recorder.record(
                 linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click], variant: variant)
+            webhooks?.emitClick(
+                projectId: record.projectId,
+                data: ClickEventData(
+                    shortLink: record.shortLink, platform: StatsPlatform(client.platform).rawValue, variant: variant,
+                    destination: plan.redirectURL))
         }
         let response = render(plan, clickID: clickID, prefix: target.prefix)
         if metrics != nil {
@@ -298,4 +305,13 @@ extension RedirectPlan {
         case .rejected: .rejected
         }
     }
+}
+
+/// The `data` of a `click` webhook event: never the client's address or User-Agent.
+struct ClickEventData: Encodable, Sendable {
+    var shortLink: String
+    var platform: String
+    var variant: String?
+    /// Where the click was redirected; nil for a page (the iOS preview, a crawler's card).
+    var destination: String?
 }

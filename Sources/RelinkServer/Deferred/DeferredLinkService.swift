@@ -16,14 +16,17 @@ final class DeferredLinkService: Sendable {
     let reopens = ReopenDeduplicator()
     let metrics: RelinkMetrics?
     let logger: Logger
+    /// Outgoing `install.claimed`, `app.first_open` and `app.re_open` events.
+    let webhooks: WebhookService?
     /// Shadow scorings running (see `scoreShadowMatch`).
     private let shadowScorings = NIOLockedValueBox(0)
     static let maximumShadowScorings = 32
 
     init(
         resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher,
-        metrics: RelinkMetrics? = nil, logger: Logger = Logger(label: "relink.deferred")
+        metrics: RelinkMetrics? = nil, logger: Logger = Logger(label: "relink.deferred"), webhooks: WebhookService? = nil
     ) {
+        self.webhooks = webhooks
         self.store = resolver.store
         self.configuration = resolver.configuration
         self.resolver = resolver
@@ -364,7 +367,7 @@ final class DeferredLinkService: Sendable {
         case .claimed:
             took = true
             // A click taken back from a weak claim was counted as an install then.
-            if !click.isWeaklyClaimed { recordInstall(click, platform: claim.app.platform) }
+            if !click.isWeaklyClaimed { await recordInstall(click, platform: claim.app.platform, confidence: answer.attributionConfidence) }
             return answer
         case .answeredBefore(let previous):
             return try Self.decode(previous.response)
@@ -386,9 +389,23 @@ final class DeferredLinkService: Sendable {
         return answer
     }
 
-    private func recordInstall(_ click: PendingClick, platform: AppPlatform) {
-        guard let linkId = click.linkId else { return }
-        events.record(linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant)
+    private func recordInstall(_ click: PendingClick, platform: AppPlatform, confidence: AttributionConfidence?) async {
+        if let linkId = click.linkId {
+            events.record(linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant)
+        }
+        guard let webhooks else { return }
+        let data = InstallEventData(
+            link: ClaimLink.withoutToken(click.requestedLink), platform: platform.rawValue, confidence: confidence?.rawValue, variant: click.variant)
+        await webhooks.emit(.installClaimed, projectId: click.projectId, data: data)
+        await webhooks.emit(.firstOpen, projectId: click.projectId, data: data)
+    }
+
+    /// The `data` of install and open webhook events: the link, never the device's signals.
+    struct InstallEventData: Encodable, Sendable {
+        var link: String
+        var platform: String
+        var confidence: String?
+        var variant: String?
     }
 
     /// The answer for a claimed click: its link resolved now. A link disabled or gone since leaves the install
@@ -518,6 +535,9 @@ final class DeferredLinkService: Sendable {
             let network = hashes.map { $0.version == .v4 ? $0.address : $0.network } ?? "unknown"
             if reopens.shouldCount(linkId: linkId, installId: request.installId, network: network) {
                 events.record(linkId: linkId, platform: platform.eventPlatform, event: .appReOpen)
+                await webhooks?.emit(
+                    .reOpen, projectId: target.project.id,
+                    data: InstallEventData(link: target.link.url, platform: platform.rawValue, confidence: nil, variant: nil))
             }
         }
         return ReopenAttributionResponse(deepLink: deepLink, resolvedLink: target.longLink, parameters: parameters)

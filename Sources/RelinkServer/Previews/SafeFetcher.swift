@@ -84,6 +84,47 @@ public struct SafeFetcher: Sendable {
         }
     }
 
+    /// POSTs `body` to `url` (a webhook), following no redirect: the receiver's HTTP status.
+    /// - Throws: `FetchError` when the URL or its addresses are refused, or nothing answered in time.
+    public func post(_ url: String, body: [UInt8], headers: [(String, String)]) async throws(FetchError) -> UInt {
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
+        let target = try await connectTarget(url)
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: TimeAmount(timeout), read: TimeAmount(timeout))
+        configuration.decompression = .disabled
+        if IPAddress(target.host) == nil { configuration.dnsOverride = [target.host: target.address] }
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let result: Result<UInt, FetchError>
+        do {
+            result = .success(
+                try await withDeadline(deadline) {
+                    var request = HTTPClientRequest(url: target.url)
+                    request.method = .POST
+                    request.headers.add(name: "User-Agent", value: "Relink-Webhooks/1.0")
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    for (name, value) in headers { request.headers.add(name: name, value: value) }
+                    request.body = .bytes(body)
+                    let response = try await client.execute(request, deadline: deadline)
+                    // The answer's body is not read beyond 64 KB: only its status counts.
+                    var read = 0
+                    for try await part in response.body {
+                        read += part.readableBytes
+                        if read > 65_536 { break }
+                    }
+                    return response.status.code
+                })
+        } catch is DeadlineExceeded {
+            result = .failure(.timedOut)
+        } catch let error as FetchError {
+            result = .failure(error)
+        } catch {
+            result = .failure(Self.describe(error))
+        }
+        try? await client.shutdown()
+        return try result.get()
+    }
+
     /// Whether the URL's path has a `.` or `..` segment, written plainly or percent-encoded (`%2e`, with `%2f` or
     /// `\` as separators).
     static func hasDotSegments(_ url: String) -> Bool {

@@ -11,12 +11,15 @@ final class ShortLinkService: Sendable {
     let cache: LinkCache
     /// Fills crawler cards from destination pages; nil where nothing is fetched (some tests).
     let previews: PreviewService?
+    /// Outgoing `link.created` and `link.updated` events; nil in some tests.
+    let webhooks: WebhookService?
     /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
     private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
     /// Path segments Relink serves itself; no code may take them.
     static let reservedCodes: Set<String> = ["_", APIPath.version, "healthz", "apple-app-site-association"]
 
-    init(resolver: LinkResolver, previews: PreviewService? = nil) {
+    init(resolver: LinkResolver, previews: PreviewService? = nil, webhooks: WebhookService? = nil) {
+        self.webhooks = webhooks
         self.store = resolver.store
         self.resolver = resolver
         self.cache = resolver.cache
@@ -114,6 +117,7 @@ final class ShortLinkService: Sendable {
     private func inserted(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
         let record = try await store.insertLink(draft)
         cache.store(record)
+        await webhooks?.emit(.linkCreated, projectId: record.projectId, data: managed(record))
         return record
     }
 
@@ -271,6 +275,7 @@ final class ShortLinkService: Sendable {
         }
         let saved = try await store.updateLink(link)
         cache.store(saved)
+        await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
         // A new destination has a new page; a link newly asking for its card gets it.
         if let previews, previews.fetches(saved), destinationChanged || saved.preview == nil { previews.enqueue(saved) }
         return saved

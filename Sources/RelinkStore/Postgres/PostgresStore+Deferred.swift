@@ -205,3 +205,85 @@ extension PostgresStore {
         try await !rows("DELETE FROM settings WHERE key = \(key) RETURNING key").isEmpty
     }
 }
+
+// MARK: - Webhooks
+
+extension PostgresStore {
+    public func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord {
+        let now = StoreCoding.stored(Date())
+        let rows = try await rows(
+            """
+            INSERT INTO webhooks (project_id, url, events, secret, created_at)
+            VALUES (\(projectId), \(url), \(events.joined(separator: ",")), \(secret), \(now.timeIntervalSince1970)) RETURNING id
+            """)
+        guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
+        return WebhookRecord(id: id, projectId: projectId, url: url, events: events, secret: secret, createdAt: now)
+    }
+
+    public func webhooks(projectId: String?) async throws -> [WebhookRecord] {
+        let query: PostgresQuery =
+            projectId.map { "SELECT \(unescaped: WebhookRecord.columns) FROM webhooks WHERE project_id = \($0) ORDER BY id" }
+            ?? "SELECT \(unescaped: WebhookRecord.columns) FROM webhooks ORDER BY id"
+        return try await rows(query).map { try WebhookRecord(row: $0) }
+    }
+
+    public func deleteWebhook(id: Int64, projectId: String) async throws -> Bool {
+        try await rows("DELETE FROM webhooks WHERE id = \(id) AND project_id = \(projectId) RETURNING id").count == 1
+    }
+
+    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        for start in stride(from: 0, to: deliveries.count, by: Self.rowsPerStatement) {
+            let chunk = deliveries[start..<min(start + Self.rowsPerStatement, deliveries.count)]
+            try await rows(
+                """
+                INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
+                SELECT d.id, d.webhook_id, d.event, d.payload, d.created_at, 0, d.next_attempt_at, 'PENDING'
+                FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
+                            \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
+                    AS d (id, webhook_id, event, payload, created_at, next_attempt_at)
+                WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
+                ON CONFLICT (id) DO NOTHING
+                """, wait: Self.batchWait)
+        }
+    }
+
+    public func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)] {
+        let (seconds, attoseconds) = lease.components
+        let until = now.timeIntervalSince1970 + Double(seconds) + Double(attoseconds) / 1e18
+        let time = now.timeIntervalSince1970
+        // SKIP LOCKED: instances leasing at once each get other rows, so every delivery goes out from one of them.
+        return try await rows(
+            """
+            WITH due AS (
+                SELECT id FROM webhook_deliveries
+                WHERE status = 'PENDING' AND next_attempt_at <= \(time) AND (leased_until IS NULL OR leased_until < \(time))
+                ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            ), leased AS (
+                UPDATE webhook_deliveries d SET leased_until = \(until) FROM due WHERE d.id = due.id RETURNING d.*
+            )
+            SELECT \(unescaped: WebhookDelivery.leasedColumns) FROM leased d JOIN webhooks w ON w.id = d.webhook_id
+            """
+        ).map { (try WebhookDelivery(row: $0), try WebhookRecord(row: $0, prefix: "w_")) }
+    }
+
+    public func recordAttempt(deliveryId: String, delivered: Bool, status: Int?, error: String?, retryAt: Date?, at now: Date) async throws {
+        let state = delivered ? "DELIVERED" : (retryAt == nil ? "FAILED" : "PENDING")
+        try await rows(
+            """
+            UPDATE webhook_deliveries SET attempts = attempts + 1, status = \(state), last_status = \(status.map(Int64.init)),
+                last_error = \(error), next_attempt_at = COALESCE(\(retryAt?.timeIntervalSince1970), next_attempt_at),
+                delivered_at = \(delivered ? now.timeIntervalSince1970 : nil), leased_until = NULL
+            WHERE id = \(deliveryId)
+            """)
+    }
+
+    public func deliveries(webhookId: Int64, limit: Int) async throws -> [WebhookDelivery] {
+        try await rows(
+            """
+            SELECT \(unescaped: WebhookDelivery.columns) FROM webhook_deliveries WHERE webhook_id = \(webhookId)
+            ORDER BY created_at DESC, id LIMIT \(limit)
+            """
+        ).map { try WebhookDelivery(row: $0) }
+    }
+}

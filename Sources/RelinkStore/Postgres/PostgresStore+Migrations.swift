@@ -187,6 +187,29 @@ extension PostgresStore {
                 "ALTER TABLE links ADD COLUMN expired_link TEXT",
             ]
         ),
+        (
+            "13-webhooks",
+            [
+                // Subscriptions, and the outbox of deliveries: written before anything is sent, leased by one sender.
+                """
+                CREATE TABLE webhooks (
+                    id BIGSERIAL PRIMARY KEY, project_id TEXT NOT NULL, url TEXT NOT NULL, events TEXT NOT NULL, secret TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX webhooks_by_project ON webhooks (project_id, id)",
+                """
+                CREATE TABLE webhook_deliveries (
+                    id TEXT PRIMARY KEY, webhook_id BIGINT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE, event TEXT NOT NULL,
+                    payload TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at DOUBLE PRECISION NOT NULL, status TEXT NOT NULL, last_status INTEGER, last_error TEXT,
+                    delivered_at DOUBLE PRECISION, leased_until DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
+                "CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at)",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

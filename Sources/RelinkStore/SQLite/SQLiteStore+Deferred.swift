@@ -125,6 +125,37 @@ extension SQLiteStore {
                     ALTER TABLE links ADD COLUMN expired_link TEXT;
                     """)
         }
+        migrator.registerMigration("13-webhooks") { db in
+            // Subscriptions, and the outbox of deliveries: written before anything is sent, leased by one sender.
+            try db.execute(
+                sql: """
+                    CREATE TABLE webhooks (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        project_id TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        events TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX webhooks_by_project ON webhooks (project_id, id);
+                    CREATE TABLE webhook_deliveries (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        webhook_id INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+                        event TEXT NOT NULL,
+                        payload TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        next_attempt_at DOUBLE NOT NULL,
+                        status TEXT NOT NULL,
+                        last_status INTEGER,
+                        last_error TEXT,
+                        delivered_at DOUBLE,
+                        leased_until DOUBLE
+                    );
+                    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+                    CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at);
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
@@ -333,6 +364,99 @@ extension SQLiteStore {
         try await write { db in
             try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
             return db.changesCount > 0
+        }
+    }
+}
+
+// MARK: - Webhooks
+
+extension SQLiteStore {
+    public func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord {
+        let now = StoreCoding.stored(Date())
+        let id = try await write { db in
+            try db.execute(
+                sql: "INSERT INTO webhooks (project_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [projectId, url, events.joined(separator: ","), secret, now.timeIntervalSince1970])
+            return db.lastInsertedRowID
+        }
+        return WebhookRecord(id: id, projectId: projectId, url: url, events: events, secret: secret, createdAt: now)
+    }
+
+    public func webhooks(projectId: String?) async throws -> [WebhookRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(WebhookRecord.columns) FROM webhooks" + (projectId == nil ? "" : " WHERE project_id = ?") + " ORDER BY id",
+                arguments: StatementArguments(projectId.map { [$0] } ?? [])
+            ).map { try WebhookRecord(row: $0) }
+        }
+    }
+
+    public func deleteWebhook(id: Int64, projectId: String) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM webhook_deliveries WHERE webhook_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM webhooks WHERE id = ? AND project_id = ?", arguments: [id, projectId])
+            return db.changesCount == 1
+        }
+    }
+
+    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        try await write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
+                    SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
+                    """)
+            for delivery in deliveries {
+                try statement.execute(arguments: [
+                    delivery.id, delivery.webhookId, delivery.event, delivery.payload, delivery.createdAt.timeIntervalSince1970,
+                    delivery.nextAttemptAt.timeIntervalSince1970, delivery.webhookId,
+                ])
+            }
+        }
+    }
+
+    public func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)] {
+        let until = now.timeIntervalSince1970 + Self.seconds(lease)
+        return try await write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(WebhookDelivery.leasedColumns) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                    WHERE d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.leased_until IS NULL OR d.leased_until < ?)
+                    ORDER BY d.next_attempt_at LIMIT ?
+                    """,
+                arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, limit])
+            let leased = try rows.map { (try WebhookDelivery(row: $0), try WebhookRecord(row: $0, prefix: "w_")) }
+            let statement = try db.cachedStatement(sql: "UPDATE webhook_deliveries SET leased_until = ? WHERE id = ?")
+            for (delivery, _) in leased { try statement.execute(arguments: [until, delivery.id]) }
+            return leased
+        }
+    }
+
+    public func recordAttempt(deliveryId: String, delivered: Bool, status: Int?, error: String?, retryAt: Date?, at now: Date) async throws {
+        let state = delivered ? "DELIVERED" : (retryAt == nil ? "FAILED" : "PENDING")
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status = ?, last_error = ?,
+                        next_attempt_at = COALESCE(?, next_attempt_at), delivered_at = ?, leased_until = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    state, status, error, retryAt?.timeIntervalSince1970, delivered ? now.timeIntervalSince1970 : nil, deliveryId,
+                ])
+        }
+    }
+
+    public func deliveries(webhookId: Int64, limit: Int) async throws -> [WebhookDelivery] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(WebhookDelivery.columns) FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id LIMIT ?",
+                arguments: [webhookId, limit]
+            ).map { try WebhookDelivery(row: $0) }
         }
     }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import RelinkCore
+import RelinkStore
+
+/// A project's webhooks: list, add (the signing secret is shown once), remove, send a test event, read recent
+/// deliveries with their status.
+struct WebhooksController: Sendable {
+    let service: WebhookService
+    let policy: OutboundAddressPolicy
+
+    func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
+        let path = APIPath.webhooks
+        group.get(RouterPath(path)) { _, context in try await list(context) }
+        group.post(RouterPath(path)) { request, context in try await add(request, context) }
+        group.delete(RouterPath("\(path)/:id")) { _, context in try await remove(context) }
+        group.post(RouterPath("\(path)/:id/test")) { _, context in try await test(context) }
+        group.get(RouterPath("\(path)/:id/deliveries")) { request, context in try await deliveries(request, context) }
+    }
+
+    /// 32 random base-62 characters (190 bits).
+    static func randomSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return ShortCodeGenerator.random(length: 32, using: &generator)
+    }
+
+    static func info(_ webhook: WebhookRecord, secret: Bool = false) -> WebhookInfo {
+        WebhookInfo(
+            id: String(webhook.id), url: webhook.url, events: webhook.events, createTime: APITime.format(webhook.createdAt),
+            secret: secret ? webhook.secret : nil)
+    }
+
+    func list(_ context: RelinkRequestContext) async throws -> WebhookListResponse {
+        let caller = try context.requireCaller()
+        return WebhookListResponse(webhooks: try await service.store.webhooks(projectId: caller.project.id).map { Self.info($0) })
+    }
+
+    func add(_ request: Request, _ context: RelinkRequestContext) async throws -> WebhookInfo {
+        let caller = try context.requireCaller()
+        let body = try await JSONResponse.decode(CreateWebhookRequest.self, from: request, context: context)
+        guard let uri = AbsoluteURI(body.url), uri.isHTTP, let host = uri.host, body.url.unicodeScalars.count <= 2048 else {
+            throw APIError.invalidArgument("url must be an http(s) URL of at most 2048 characters.")
+        }
+        if let address = IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))), let reason = policy.refusal(address) {
+            throw APIError.invalidArgument("url is refused: \(reason); webhooks go to public addresses (or networks the operator allows).")
+        }
+        let known = WebhookEvent.allCases.filter { $0 != .test }.map(\.rawValue)
+        let events = body.events ?? known
+        guard !events.isEmpty else { throw APIError.invalidArgument("events must name at least one event: \(known.joined(separator: ", ")).") }
+        if let unknown = events.first(where: { !known.contains($0) }) {
+            throw APIError.invalidArgument("'\(unknown.prefix(60))' is not an event; events are \(known.joined(separator: ", ")).")
+        }
+        let existing = try await service.store.webhooks(projectId: caller.project.id)
+        guard existing.count < WebhookService.maximumPerProject else {
+            throw APIError.invalidArgument("A project has at most \(WebhookService.maximumPerProject) webhooks; remove one first.")
+        }
+        let webhook = try await service.store.insertWebhook(
+            projectId: caller.project.id, url: body.url, events: Array(Set(events)).sorted(), secret: "whsec_" + Self.randomSecret())
+        await service.reloadSubscriptions()
+        return Self.info(webhook, secret: true)
+    }
+
+    func webhook(_ context: RelinkRequestContext) async throws -> WebhookRecord {
+        let caller = try context.requireCaller()
+        guard let id = context.parameters.get("id").flatMap({ Int64($0) }),
+            let webhook = try await service.store.webhooks(projectId: caller.project.id).first(where: { $0.id == id })
+        else { throw APIError.notFound("No such webhook in project \(caller.project.id).") }
+        return webhook
+    }
+
+    func remove(_ context: RelinkRequestContext) async throws -> WebhookInfo {
+        let webhook = try await webhook(context)
+        guard try await service.store.deleteWebhook(id: webhook.id, projectId: webhook.projectId) else {
+            throw APIError.notFound("No such webhook in project \(webhook.projectId).")
+        }
+        await service.reloadSubscriptions()
+        return Self.info(webhook)
+    }
+
+    struct TestResponse: ResponseEncodable {
+        var deliveryId: String
+    }
+
+    func test(_ context: RelinkRequestContext) async throws -> TestResponse {
+        let webhook = try await webhook(context)
+        struct TestData: Encodable, Sendable { var message: String }
+        let id = DeferredLinkService.newClickID()
+        let now = Date()
+        guard
+            let payload = WebhookService.payload(
+                id: id, event: .test, projectId: webhook.projectId, at: now, data: TestData(message: "A test event from relink webhooks test."))
+        else { throw APIError.internal }
+        try await service.store.enqueueDeliveries([
+            WebhookDelivery(id: id, webhookId: webhook.id, event: WebhookEvent.test.rawValue, payload: payload, createdAt: now, nextAttemptAt: now)
+        ])
+        return TestResponse(deliveryId: id)
+    }
+
+    func deliveries(_ request: Request, _ context: RelinkRequestContext) async throws -> WebhookDeliveriesResponse {
+        let webhook = try await webhook(context)
+        let limit = try LinksController.integer(request.uri.queryParameters.get("limit"), name: "limit", default: 50, in: 1...500)
+        return WebhookDeliveriesResponse(
+            deliveries: try await service.store.deliveries(webhookId: webhook.id, limit: limit).map { delivery in
+                WebhookDeliveryInfo(
+                    id: delivery.id, event: delivery.event, status: delivery.status.rawValue, attempts: delivery.attempts,
+                    createTime: APITime.format(delivery.createdAt),
+                    nextAttemptTime: delivery.status == .pending ? APITime.format(delivery.nextAttemptAt) : nil,
+                    deliverTime: delivery.deliveredAt.map(APITime.format), lastStatus: delivery.lastStatus, lastError: delivery.lastError)
+            })
+    }
+}

@@ -1,0 +1,216 @@
+import Crypto
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RelinkCore
+import RelinkStore
+import ServiceLifecycle
+
+/// Outgoing events. Every event for a subscribed webhook is first written to the store's outbox (link and
+/// install events at once, in the request that caused them; clicks in batches every second, as click counts are),
+/// then delivered by whichever instance leases it: POSTed with `Relink-Signature: t=<unix time>,v1=<hex
+/// HMAC-SHA256 of "<t>.<body>">` and `Relink-Delivery: <id>`, retried with backoff for a day, given up after.
+/// Targets are checked as any server-side fetch (no private addresses unless the operator allows them).
+final class WebhookService: Service, Sendable {
+    /// Webhooks per project, at most.
+    static let maximumPerProject = 20
+    /// Clicks waiting for the next outbox write, at most; past it click events are dropped and counted.
+    static let clickBufferCapacity = 10_000
+    /// Deliveries leased per round, and sent at once.
+    static let batch = 20
+    static let concurrency = 4
+    /// How long a leased delivery is this instance's before another may take it (a crashed sender's).
+    let lease: Duration
+    /// The first retry's delay; each next one doubles, up to an hour.
+    let retryBase: TimeInterval
+    /// Retries stop this long after the event.
+    static let retryWindow: TimeInterval = 86_400
+
+    let store: any RelinkStore
+    let fetcher: SafeFetcher
+    let interval: Duration
+    let logger: Logger
+    /// Each project's webhooks, reread every `interval` × 30 and whenever this instance changes them.
+    private let subscriptions = NIOLockedValueBox<(byProject: [String: [WebhookRecord]], loaded: ContinuousClock.Instant?)>(([:], nil))
+    private let clicks = NIOLockedValueBox<(pending: [WebhookDelivery], dropped: Int)>(([], 0))
+
+    init(
+        store: any RelinkStore, fetcher: SafeFetcher, interval: Duration = .seconds(1), lease: Duration = .seconds(60),
+        retryBase: Duration = .seconds(30), logger: Logger
+    ) {
+        self.lease = lease
+        let (seconds, attoseconds) = retryBase.components
+        self.retryBase = Double(seconds) + Double(attoseconds) / 1e18
+        self.store = store
+        self.fetcher = fetcher
+        self.interval = interval
+        self.logger = logger
+    }
+
+    // MARK: Events
+
+    /// Writes `event` for every webhook of `projectId` that takes it to the outbox, before returning.
+    func emit(_ event: WebhookEvent, projectId: String, data: some Encodable & Sendable) async {
+        let deliveries = deliveries(event, projectId: projectId, data: data)
+        guard !deliveries.isEmpty else { return }
+        do {
+            try await store.enqueueDeliveries(deliveries)
+        } catch {
+            logger.error("webhook event \(event.rawValue) of project \(projectId) not written to the outbox: \(error)")
+        }
+    }
+
+    /// `emit` for clicks: kept in memory and written with the next batch (within `interval`), so a click never
+    /// waits for the store.
+    func emitClick(projectId: String, data: some Encodable & Sendable) {
+        let deliveries = deliveries(.click, projectId: projectId, data: data)
+        guard !deliveries.isEmpty else { return }
+        clicks.withLockedValue { buffer in
+            let room = Self.clickBufferCapacity - buffer.pending.count
+            buffer.pending += deliveries.prefix(max(0, room))
+            buffer.dropped += max(0, deliveries.count - room)
+        }
+    }
+
+    /// One delivery per webhook of the project subscribed to `event`.
+    func deliveries(_ event: WebhookEvent, projectId: String, data: some Encodable & Sendable) -> [WebhookDelivery] {
+        let targets = subscriptions.withLockedValue { $0.byProject[projectId] ?? [] }.filter { $0.events.contains(event.rawValue) }
+        guard !targets.isEmpty else { return [] }
+        let now = Date()
+        return targets.compactMap { webhook in
+            let id = DeferredLinkService.newClickID()
+            guard let payload = Self.payload(id: id, event: event, projectId: projectId, at: now, data: data) else { return nil }
+            return WebhookDelivery(id: id, webhookId: webhook.id, event: event.rawValue, payload: payload, createdAt: now, nextAttemptAt: now)
+        }
+    }
+
+    struct Envelope<Data: Encodable>: Encodable {
+        var id: String
+        var type: String
+        var createTime: String
+        var project: String
+        var data: Data
+    }
+
+    static func payload(id: String, event: WebhookEvent, projectId: String, at date: Date, data: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let envelope = Envelope(id: id, type: event.rawValue, createTime: APITime.format(date), project: projectId, data: data)
+        return (try? encoder.encode(envelope)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    // MARK: Subscriptions
+
+    func reloadSubscriptions() async {
+        do {
+            let all = try await store.webhooks(projectId: nil)
+            subscriptions.withLockedValue { $0 = (Dictionary(grouping: all, by: \.projectId), .now) }
+        } catch {
+            logger.warning("webhooks could not be read: \(error)")
+        }
+    }
+
+    // MARK: Delivery
+
+    /// `Relink-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the webhook's secret>`.
+    static func signature(secret: String, timestamp: Int, body: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(timestamp).\(body)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        return "t=\(timestamp),v1=\(Hex.string(mac))"
+    }
+
+    /// When to try again after `attempts` failed attempts (30 s, 1 min, 2 min, … up to an hour), or nil past the
+    /// day of retries.
+    static func retryTime(after attempts: Int, createdAt: Date, now: Date, base: TimeInterval = 30) -> Date? {
+        let delay = min(base * pow(2, Double(max(0, attempts - 1))), 3600)
+        let next = now + delay
+        return next.timeIntervalSince(createdAt) <= retryWindow ? next : nil
+    }
+
+    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async {
+        let now = Date()
+        let timestamp = Int(now.timeIntervalSince1970)
+        let headers = [
+            ("Relink-Signature", Self.signature(secret: webhook.secret, timestamp: timestamp, body: delivery.payload)),
+            ("Relink-Delivery", delivery.id), ("Relink-Event", delivery.event),
+        ]
+        var status: UInt?
+        var failure: String?
+        do {
+            status = try await fetcher.post(webhook.url, body: Array(delivery.payload.utf8), headers: headers)
+            if let code = status, !(200..<300).contains(code) {
+                failure = (300..<400).contains(code) ? "HTTP \(code): redirects are not followed" : "HTTP \(code)"
+            }
+        } catch {
+            failure = error.description
+        }
+        let delivered = failure == nil
+        let retryAt = delivered ? nil : Self.retryTime(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: Date(), base: retryBase)
+        if !delivered {
+            logger.info(
+                "webhook \(webhook.id) delivery \(delivery.id) failed (attempt \(delivery.attempts + 1)): \(failure ?? "")\(retryAt == nil ? "; given up" : "")"
+            )
+        }
+        do {
+            try await store.recordAttempt(
+                deliveryId: delivery.id, delivered: delivered, status: status.map { Int($0) }, error: failure, retryAt: retryAt, at: Date())
+        } catch {
+            // The lease runs out and the delivery goes again: a receiver may see it twice (Relink-Delivery says so).
+            logger.warning("webhook delivery \(delivery.id) could not be recorded: \(error)")
+        }
+    }
+
+    /// One round: the clicks of the last interval to the outbox, then what is due, out.
+    func deliverDue() async {
+        let (pending, dropped) = clicks.withLockedValue { buffer in
+            defer { buffer = ([], 0) }
+            return buffer
+        }
+        if dropped > 0 { logger.warning("\(dropped) click webhook events dropped: more than \(Self.clickBufferCapacity) in one interval") }
+        if !pending.isEmpty {
+            do {
+                try await store.enqueueDeliveries(pending)
+            } catch {
+                logger.error("\(pending.count) click webhook events not written to the outbox: \(error)")
+            }
+        }
+        let leased: [(WebhookDelivery, WebhookRecord)]
+        do {
+            leased = try await store.leaseDeliveries(now: Date(), limit: Self.batch, lease: lease)
+        } catch {
+            logger.warning("webhook deliveries could not be leased: \(error)")
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for (delivery, webhook) in leased {
+                if running >= Self.concurrency {
+                    await group.next()
+                    running -= 1
+                }
+                running += 1
+                group.addTask { await self.deliver(delivery, to: webhook) }
+            }
+        }
+    }
+
+    func run() async throws {
+        await reloadSubscriptions()
+        var rounds = 0
+        while true {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+            // Shutting down: no new sends (they could outlast it); what is due goes from the next start or another
+            // instance.
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
+            rounds += 1
+            // Other instances' changes to webhooks arrive within 30 intervals.
+            if rounds % 30 == 0 { await reloadSubscriptions() }
+            await deliverDue()
+        }
+        // The last clicks go to the outbox; what is due goes out from the next start (or another instance).
+        let pending = clicks.withLockedValue { buffer in
+            defer { buffer = ([], 0) }
+            return buffer.pending
+        }
+        try? await store.enqueueDeliveries(pending)
+    }
+}
