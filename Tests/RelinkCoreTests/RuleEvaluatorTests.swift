@@ -170,5 +170,10 @@ struct RuleEvaluatorTests {
         #expect(ClickContext.preferredLanguage("*") == nil)
         #expect(ClickContext.preferredLanguage(nil) == nil)
         #expect(ClickContext.preferredLanguage("<script>, es") == "es")
+        #expect(ClickContext.preferredLanguage("EN-us;q=0.8, fr;q=0.85") == "fr")
+        #expect(ClickContext.preferredLanguage("da, en-gb;q=0.8, en;q=0.7") == "da")
+        #expect(ClickContext.preferredLanguage("es;q=0") == nil)
+        #expect(ClickContext.preferredLanguage("zh-Hant-TW;q=1.0") == "zh-hant-tw")
+        #expect(ClickContext.preferredLanguage(String(repeating: "x", count: 10_000)) == nil)
     }
 }

@@ -84,6 +84,20 @@ struct WebhookTests {
         return try JSONDecoder().decode(WebhookInfo.self, from: response.data)
     }
 
+    /// A webhook's deliveries once `done` holds for them (or after 15 s).
+    static func deliveries(
+        _ client: some TestClientProtocol, key: String, webhook: String, until done: ([WebhookDeliveryInfo]) -> Bool
+    ) async throws -> WebhookDeliveriesResponse {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while true {
+            let answer = try JSONDecoder().decode(
+                WebhookDeliveriesResponse.self,
+                from: try await client.execute(uri: "/v1/webhooks/\(webhook)/deliveries?key=\(key)", method: .get).data)
+            if done(answer.deliveries) || ContinuousClock.now > deadline { return answer }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Checks a signature as a receiver would: `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
     static func verify(_ received: Receiver.Received, secret: String) -> Bool {
         let parts = Dictionary(
@@ -141,10 +155,10 @@ struct WebhookTests {
                 tampered.body = tampered.body.replacingOccurrences(of: "ANDROID", with: "IOS")
                 #expect(!Self.verify(tampered, secret: secret))
 
-                // Recent deliveries with their status.
-                let deliveries = try JSONDecoder().decode(
-                    WebhookDeliveriesResponse.self,
-                    from: try await client.execute(uri: "/v1/webhooks/\(webhook.id)/deliveries?key=\(key)", method: .get).data)
+                // Recent deliveries with their status (recorded just after the receiver answered).
+                let deliveries = try await Self.deliveries(client, key: key, webhook: webhook.id) {
+                    $0.count == 4 && $0.allSatisfy { $0.status == "DELIVERED" }
+                }
                 #expect(deliveries.deliveries.count == 4)
                 #expect(deliveries.deliveries.allSatisfy { $0.status == "DELIVERED" && $0.lastStatus == 200 })
             }
@@ -163,9 +177,7 @@ struct WebhookTests {
                 let attempts = try await receiver.wait(for: 3)
                 #expect(attempts.count == 3)
                 #expect(Set(attempts.map(\.delivery)).count == 1)  // the same delivery, three times
-                let deliveries = try JSONDecoder().decode(
-                    WebhookDeliveriesResponse.self,
-                    from: try await client.execute(uri: "/v1/webhooks/\(webhook.id)/deliveries?key=\(key)", method: .get).data)
+                let deliveries = try await Self.deliveries(client, key: key, webhook: webhook.id) { $0.first?.status == "DELIVERED" }
                 #expect(deliveries.deliveries.first?.status == "DELIVERED")
                 #expect(deliveries.deliveries.first?.attempts == 3)
 
