@@ -120,7 +120,13 @@ public enum RuleEvaluator {
 
     /// Why a rule did not match: kept as values, and worded only for the debug page.
     enum Failure {
-        case countryUnknown, country(String), languageUnknown, language(String), platform(Platform), osVersionUnknown, osVersion(String)
+        case countryUnknown
+        case country(String)
+        case languageUnknown
+        case language(String)
+        case platform(Platform)
+        case osVersionUnknown
+        case osVersion(String)
         case time
 
         var description: String {
