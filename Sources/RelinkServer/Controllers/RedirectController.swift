@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
 
@@ -69,12 +70,13 @@ struct RedirectController: Sendable {
             return Self.marked(gone(record, reason: reason, debug: debug, request: request, context: context, uncounted: uncounted), uncounted)
         case .found(let target):
             let uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
-            if let record = target.shortLink?.record, let limit = record.maxClicks {
-                // The store's count plus what this instance has not written yet; other instances' last second of
-                // clicks may be missing, so a limit can be passed by that much.
+            if let shortLink = target.shortLink, let limit = shortLink.record.maxClicks {
+                let record = shortLink.record
+                // Counted in memory, from the store's count read at most once a second (plus this instance's unwritten
+                // clicks): other instances' last second of clicks may be missing, so a limit can be passed by that much.
                 let clicks: Int64
                 do {
-                    clicks = try await resolver.store.clickCount(linkId: record.id) + recorder.unwrittenClicks(linkId: record.id)
+                    clicks = try await clickCount(shortLink)
                 } catch {
                     outages?.report("lookup", "click count of \(record.shortLink) failed", error: error)
                     var response = pages.message(
@@ -90,6 +92,19 @@ struct RedirectController: Sendable {
             }
             return Self.marked(await respond(to: target, request: request, origin: origin, context: context, uncounted: uncounted), uncounted)
         }
+    }
+
+    /// A limited link's human clicks: from memory, with the store asked at most once a second.
+    func clickCount(_ shortLink: ResolvedShortLink) async throws -> Int64 {
+        let now = ContinuousClock.now
+        let cached = shortLink.clicks.withLockedValue { state -> Int64? in
+            guard let at = state.at, now - at < .seconds(1) else { return nil }
+            return state.read + state.since
+        }
+        if let cached { return cached }
+        let read = try await resolver.store.clickCount(linkId: shortLink.record.id) + recorder.unwrittenClicks(linkId: shortLink.record.id)
+        shortLink.clicks.withLockedValue { $0 = (read, now, 0) }
+        return read
     }
 
     /// A link that no longer redirects (disabled, expired, over its click limit): its `expiredLink` when it has one
@@ -204,6 +219,9 @@ struct RedirectController: Sendable {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
             recorder.record(
                 linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click], variant: variant)
+            if record.maxClicks != nil, client.platform != .crawler, let shortLink = target.shortLink {
+                shortLink.clicks.withLockedValue { $0.since += 1 }
+            }
             webhooks?.emitClick(
                 projectId: record.projectId,
                 data: ClickEventData(

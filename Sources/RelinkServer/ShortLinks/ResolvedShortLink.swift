@@ -12,6 +12,9 @@ final class ResolvedShortLink: Sendable {
     /// plain link keeps its plans per platform.
     let rules: RuleEvaluator.Compiled?
     private let plans = NIOLockedValueBox<[Platform: RedirectPlan]>([:])
+    /// For a link with a click limit: its human clicks as last read from the store (with this instance's unwritten
+    /// ones), when, and the clicks this instance counted since.
+    let clicks = NIOLockedValueBox<(read: Int64, at: ContinuousClock.Instant?, since: Int64)>((0, nil, 0))
 
     init(record: ShortLinkRecord, project: Project, prefix: DomainURIPrefix) {
         self.record = record
