@@ -161,6 +161,10 @@ struct RuleEvaluatorTests {
             #expect(problems.contains(expected), "\(expected)\n\(problems)")
         }
         #expect(problems.contains { $0.hasPrefix("rules[0].when.platforms: 'windows' is not one of") })
+        let spoofing = LinkRules(rules: [
+            LinkRule(name: "ok\u{202E}cba", when: RuleCondition(), then: DestinationOverride(ofl: "https://pictlink.com"))
+        ])
+        #expect(spoofing.problems { _ in true }.map(\.message) == ["rules[0].name must be 1–100 characters without control or formatting characters"])
         #expect(LinkRules(rules: [Self.rule(RuleCondition(countries: ["ES"]), "https://pictlink.com/es")]).problems { _ in true }.isEmpty)
     }
 

@@ -185,6 +185,15 @@ struct LinkRulesTests {
             let debug = try await click(limited + "?d=1")
             #expect(debug.text.contains("This link has reached its limit of 3 clicks. Clicks go to https://pictlink.com/sold-out (expiredLink)."))
 
+            // Clicks arriving together: exactly the limit pass.
+            let burst = try await mint(CreateShortLinkRequest(longDynamicLink: long + "&utm_source=burst", maxClicks: 10))
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<120 { group.addTask { try await click(burst, agent: T.Agent.android).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .found }.count == 10, "\(statuses.filter { $0 == .found }.count) passed")
+            #expect(statuses.filter { $0 == .gone }.count == 110)
+
             // Without an expired link: 410 Gone.
             let twice = try await mint(CreateShortLinkRequest(longDynamicLink: long + "&utm_source=x", maxClicks: 2))
             for _ in 0..<2 { #expect(try await click(twice).status == .found) }

@@ -184,7 +184,8 @@ struct WebhookTests {
                 // Refused at once: a private literal address, an unknown event, a bad URL.
                 for body in [
                     #"{"url": "http://10.0.0.1/hook"}"#, #"{"url": "http://169.254.169.254/"}"#, #"{"url": "\#(hook)", "events": ["nope"]}"#,
-                    #"{"url": "ftp://example.com/"}"#,
+                    #"{"url": "ftp://example.com/"}"#, #"{"url": "http://user:pw@example.com/hook"}"#,
+                    #"{"url": "http://exa\u202emple.com/"}"#,
                 ] {
                     let refused = try await client.execute(
                         uri: "/v1/webhooks?key=\(key)", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body))

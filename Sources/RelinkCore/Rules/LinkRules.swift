@@ -34,7 +34,12 @@ public struct LinkRules: Codable, Hashable, Sendable {
         if variants.count > Self.maximumVariants { problems.append("at most \(Self.maximumVariants) variants, got \(variants.count)") }
         for (index, rule) in rules.enumerated() {
             let at = "rules[\(index)]"
-            if let name = rule.name, name.isEmpty || name.unicodeScalars.count > 100 { problems.append("\(at).name must be 1–100 characters") }
+            if let name = rule.name,
+                name.isEmpty || name.unicodeScalars.count > 100
+                    || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+            {
+                problems.append("\(at).name must be 1–100 characters without control or formatting characters")
+            }
             for country in rule.when.countries ?? [] where !Self.isCountry(country) {
                 problems.append("\(at).when.countries: '\(country.prefix(20))' is not an ISO 3166-1 alpha-2 code such as ES")
             }

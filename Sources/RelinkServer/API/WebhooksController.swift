@@ -38,8 +38,14 @@ struct WebhooksController: Sendable {
     func add(_ request: Request, _ context: RelinkRequestContext) async throws -> WebhookInfo {
         let caller = try context.requireCaller()
         let body = try await JSONResponse.decode(CreateWebhookRequest.self, from: request, context: context)
-        guard let uri = AbsoluteURI(body.url), uri.isHTTP, let host = uri.host, body.url.unicodeScalars.count <= 2048 else {
-            throw APIError.invalidArgument("url must be an http(s) URL of at most 2048 characters.")
+        guard let uri = AbsoluteURI(body.url), uri.isHTTP, let host = uri.host, body.url.utf8.count <= 2048,
+            body.url.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value != 0x7F })
+        else {
+            throw APIError.invalidArgument(
+                "url must be an http(s) URL of at most 2048 ASCII characters (percent-encode the rest, punycode the host).")
+        }
+        guard let components = URLComponents(string: body.url), components.user == nil, components.password == nil else {
+            throw APIError.invalidArgument("url must not carry a user name or password; put a token in its path or query instead.")
         }
         if let address = IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))), let reason = policy.refusal(address) {
             throw APIError.invalidArgument("url is refused: \(reason); webhooks go to public addresses (or networks the operator allows).")

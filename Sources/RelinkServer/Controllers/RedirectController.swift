@@ -72,11 +72,14 @@ struct RedirectController: Sendable {
             let uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
             if let shortLink = target.shortLink, let limit = shortLink.record.maxClicks {
                 let record = shortLink.record
-                // Counted in memory, from the store's count read at most once a second (plus this instance's unwritten
-                // clicks): other instances' last second of clicks may be missing, so a limit can be passed by that much.
-                let clicks: Int64
+                // A human click takes one of the limit's clicks before it is answered, atomically, so clicks arriving
+                // together cannot all pass; crawlers, HEAD, checks and the debug page only look.
+                let takesOne =
+                    request.method != .head && !uncounted && !target.link.isDebug
+                    && PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "").platform != .crawler
+                let allowed: Bool
                 do {
-                    clicks = try await clickCount(shortLink)
+                    allowed = try await takeClick(shortLink, limit: Int64(limit), taking: takesOne)
                 } catch {
                     outages?.report("lookup", "click count of \(record.shortLink) failed", error: error)
                     var response = pages.message(
@@ -84,7 +87,7 @@ struct RedirectController: Sendable {
                     response.headers[.retryAfter] = "1"
                     return response
                 }
-                if clicks >= Int64(limit) {
+                if !allowed {
                     let reason = "This link has reached its limit of \(limit) click\(limit == 1 ? "" : "s")."
                     return Self.marked(
                         gone(record, reason: reason, debug: target.link.isDebug, request: request, context: context, uncounted: uncounted), uncounted)
@@ -94,17 +97,24 @@ struct RedirectController: Sendable {
         }
     }
 
-    /// A limited link's human clicks: from memory, with the store asked at most once a second.
-    func clickCount(_ shortLink: ResolvedShortLink) async throws -> Int64 {
+    /// Whether a limited link may still be followed, taking one of its clicks when `taking`. The count is kept in
+    /// memory: the store's count (with this instance's unwritten clicks) read at most once a second, merged so that
+    /// clicks this instance took meanwhile are never lost, plus the clicks taken since.
+    func takeClick(_ shortLink: ResolvedShortLink, limit: Int64, taking: Bool) async throws -> Bool {
         let now = ContinuousClock.now
-        let cached = shortLink.clicks.withLockedValue { state -> Int64? in
-            guard let at = state.at, now - at < .seconds(1) else { return nil }
-            return state.read + state.since
+        let fresh = shortLink.clicks.withLockedValue { state in state.at.map { now - $0 < .seconds(1) } ?? false }
+        if !fresh {
+            let read = try await resolver.store.clickCount(linkId: shortLink.record.id) + recorder.unwrittenClicks(linkId: shortLink.record.id)
+            shortLink.clicks.withLockedValue { state in
+                let known = state.at == nil ? read : max(read, state.read + state.since)
+                state = (known, now, 0)
+            }
         }
-        if let cached { return cached }
-        let read = try await resolver.store.clickCount(linkId: shortLink.record.id) + recorder.unwrittenClicks(linkId: shortLink.record.id)
-        shortLink.clicks.withLockedValue { $0 = (read, now, 0) }
-        return read
+        return shortLink.clicks.withLockedValue { state in
+            guard state.read + state.since < limit else { return false }
+            if taking { state.since += 1 }
+            return true
+        }
     }
 
     /// A link that no longer redirects (disabled, expired, over its click limit): its `expiredLink` when it has one
@@ -219,9 +229,6 @@ struct RedirectController: Sendable {
             let redirected = client.platform != .crawler && plan.redirectURL != nil
             recorder.record(
                 linkId: record.id, platform: client.platform, events: redirected ? [.click, .redirect] : [.click], variant: variant)
-            if record.maxClicks != nil, client.platform != .crawler, let shortLink = target.shortLink {
-                shortLink.clicks.withLockedValue { $0.since += 1 }
-            }
             webhooks?.emitClick(
                 projectId: record.projectId,
                 data: ClickEventData(

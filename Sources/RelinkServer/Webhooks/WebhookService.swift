@@ -16,9 +16,11 @@ final class WebhookService: Service, Sendable {
     static let maximumPerProject = 20
     /// Clicks waiting for the next outbox write, at most; past it click events are dropped and counted.
     static let clickBufferCapacity = 10_000
-    /// Deliveries leased per round, and sent at once.
-    static let batch = 20
-    static let concurrency = 4
+    /// Deliveries in flight at once; each round leases what frees up, so a slow receiver holds one slot, not a round.
+    static let concurrency = 8
+    /// Click events a webhook takes per interval; past it they are dropped and counted (a flood of clicks on one
+    /// project's links must not bury its other events, nor other projects').
+    static let clicksPerWebhookPerInterval = 1000
     /// How long a leased delivery is this instance's before another may take it (a crashed sender's).
     let lease: Duration
     /// The first retry's delay; each next one doubles, up to an hour.
@@ -32,7 +34,8 @@ final class WebhookService: Service, Sendable {
     let logger: Logger
     /// Each project's webhooks, reread every `interval` × 30 and whenever this instance changes them.
     private let subscriptions = NIOLockedValueBox<(byProject: [String: [WebhookRecord]], loaded: ContinuousClock.Instant?)>(([:], nil))
-    private let clicks = NIOLockedValueBox<(pending: [WebhookDelivery], dropped: Int)>(([], 0))
+    private let clicks = NIOLockedValueBox<(pending: [WebhookDelivery], perWebhook: [Int64: Int], dropped: Int)>(([], [:], 0))
+    private let inFlight = NIOLockedValueBox(0)
 
     init(
         store: any RelinkStore, fetcher: SafeFetcher, interval: Duration = .seconds(1), lease: Duration = .seconds(60),
@@ -66,9 +69,15 @@ final class WebhookService: Service, Sendable {
         let deliveries = deliveries(.click, projectId: projectId, data: data)
         guard !deliveries.isEmpty else { return }
         clicks.withLockedValue { buffer in
-            let room = Self.clickBufferCapacity - buffer.pending.count
-            buffer.pending += deliveries.prefix(max(0, room))
-            buffer.dropped += max(0, deliveries.count - room)
+            for delivery in deliveries {
+                let taken = buffer.perWebhook[delivery.webhookId, default: 0]
+                guard buffer.pending.count < Self.clickBufferCapacity, taken < Self.clicksPerWebhookPerInterval else {
+                    buffer.dropped += 1
+                    continue
+                }
+                buffer.pending.append(delivery)
+                buffer.perWebhook[delivery.webhookId] = taken + 1
+            }
         }
     }
 
@@ -159,58 +168,68 @@ final class WebhookService: Service, Sendable {
         }
     }
 
-    /// One round: the clicks of the last interval to the outbox, then what is due, out.
-    func deliverDue() async {
+    /// The clicks of the last interval to the outbox.
+    func writeClicks() async {
         let (pending, dropped) = clicks.withLockedValue { buffer in
-            defer { buffer = ([], 0) }
-            return buffer
+            defer { buffer = ([], [:], 0) }
+            return (buffer.pending, buffer.dropped)
         }
-        if dropped > 0 { logger.warning("\(dropped) click webhook events dropped: more than \(Self.clickBufferCapacity) in one interval") }
-        if !pending.isEmpty {
-            do {
-                try await store.enqueueDeliveries(pending)
-            } catch {
-                logger.error("\(pending.count) click webhook events not written to the outbox: \(error)")
-            }
+        if dropped > 0 {
+            logger.warning(
+                "\(dropped) click webhook events dropped: over \(Self.clicksPerWebhookPerInterval) per webhook or \(Self.clickBufferCapacity) in all in one interval"
+            )
         }
+        guard !pending.isEmpty else { return }
+        do {
+            try await store.enqueueDeliveries(pending)
+        } catch {
+            logger.error("\(pending.count) click webhook events not written to the outbox: \(error)")
+        }
+    }
+
+    /// Leases as many due deliveries as there are free slots and starts sending them in `group`.
+    func startDue(in group: inout DiscardingTaskGroup) async {
+        let free = Self.concurrency - inFlight.withLockedValue { $0 }
+        guard free > 0 else { return }
         let leased: [(WebhookDelivery, WebhookRecord)]
         do {
-            leased = try await store.leaseDeliveries(now: Date(), limit: Self.batch, lease: lease)
+            leased = try await store.leaseDeliveries(now: Date(), limit: free, lease: lease)
         } catch {
             logger.warning("webhook deliveries could not be leased: \(error)")
             return
         }
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for (delivery, webhook) in leased {
-                if running >= Self.concurrency {
-                    await group.next()
-                    running -= 1
-                }
-                running += 1
-                group.addTask { await self.deliver(delivery, to: webhook) }
+        for (delivery, webhook) in leased {
+            inFlight.withLockedValue { $0 += 1 }
+            group.addTask {
+                await self.deliver(delivery, to: webhook)
+                self.inFlight.withLockedValue { $0 -= 1 }
             }
         }
     }
 
+    /// One round, awaited: the clicks to the outbox, then what is due (for tests).
+    func deliverDue() async {
+        await writeClicks()
+        await withDiscardingTaskGroup { group in await startDue(in: &group) }
+    }
+
     func run() async throws {
         await reloadSubscriptions()
-        var rounds = 0
-        while true {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
-            // Shutting down: no new sends (they could outlast it); what is due goes from the next start or another
-            // instance.
-            if Task.isShuttingDownGracefully || Task.isCancelled { break }
-            rounds += 1
-            // Other instances' changes to webhooks arrive within 30 intervals.
-            if rounds % 30 == 0 { await reloadSubscriptions() }
-            await deliverDue()
+        await withDiscardingTaskGroup { group in
+            var rounds = 0
+            while true {
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                // Shutting down: no new sends (they could outlast it); what is due goes from the next start or another
+                // instance. Sends in flight finish (the group waits for them).
+                if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                rounds += 1
+                // Other instances' changes to webhooks arrive within 30 intervals.
+                if rounds % 30 == 0 { await reloadSubscriptions() }
+                await writeClicks()
+                await startDue(in: &group)
+            }
         }
         // The last clicks go to the outbox; what is due goes out from the next start (or another instance).
-        let pending = clicks.withLockedValue { buffer in
-            defer { buffer = ([], 0) }
-            return buffer.pending
-        }
-        try? await store.enqueueDeliveries(pending)
+        await writeClicks()
     }
 }

@@ -255,10 +255,19 @@ extension PostgresStore {
         // SKIP LOCKED: instances leasing at once each get other rows, so every delivery goes out from one of them.
         return try await rows(
             """
-            WITH due AS (
+            WITH candidates AS (
+                -- At most two per webhook: one project's backlog (or one slow receiver) never holds back the others.
+                SELECT id FROM (
+                    SELECT id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
+                    FROM webhook_deliveries
+                    WHERE status = 'PENDING' AND next_attempt_at <= \(time) AND (leased_until IS NULL OR leased_until < \(time))
+                ) c WHERE n <= 2 ORDER BY next_attempt_at LIMIT \(limit)
+            ), due AS (
+                -- The conditions again: a row another instance has just leased is read afresh here, and skipped.
                 SELECT id FROM webhook_deliveries
-                WHERE status = 'PENDING' AND next_attempt_at <= \(time) AND (leased_until IS NULL OR leased_until < \(time))
-                ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                WHERE id IN (SELECT id FROM candidates) AND status = 'PENDING'
+                    AND (leased_until IS NULL OR leased_until < \(time))
+                FOR UPDATE SKIP LOCKED
             ), leased AS (
                 UPDATE webhook_deliveries d SET leased_until = \(until) FROM due WHERE d.id = due.id RETURNING d.*
             )

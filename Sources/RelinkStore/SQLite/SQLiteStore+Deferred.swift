@@ -422,10 +422,17 @@ extension SQLiteStore {
         return try await write { db in
             let rows = try Row.fetchAll(
                 db,
+                // At most two per webhook: one project's backlog (or one slow receiver) never holds back the others.
                 sql: """
                     SELECT \(WebhookDelivery.leasedColumns) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                    WHERE d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.leased_until IS NULL OR d.leased_until < ?)
-                    ORDER BY d.next_attempt_at LIMIT ?
+                    WHERE d.id IN (
+                        SELECT id FROM (
+                            SELECT id, next_attempt_at,
+                                ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
+                            FROM webhook_deliveries
+                            WHERE status = 'PENDING' AND next_attempt_at <= ? AND (leased_until IS NULL OR leased_until < ?)
+                        ) WHERE n <= 2 ORDER BY next_attempt_at LIMIT ?
+                    )
                     """,
                 arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, limit])
             let leased = try rows.map { (try WebhookDelivery(row: $0), try WebhookRecord(row: $0, prefix: "w_")) }
