@@ -57,6 +57,17 @@ struct FirebaseMigrationTests {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// The repository's routes.json without pictlink's defaults (the project as FDL had it), written in `folder`.
+    static func routesAsFirebaseHadThem(in folder: URL) throws -> String {
+        var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
+        var projects = try #require(routes["projects"] as? [[String: Any]])
+        projects[0]["defaults"] = nil
+        routes["projects"] = projects
+        let plain = folder.appending(path: "routes.json").path
+        try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: plain))
+        return plain
+    }
+
     /// Runs a command in-process: what it printed, and the error it ended with, if any.
     static func run(_ arguments: [String]) async -> (output: [String], error: CLIError?) {
         let capture = Console.Capture()
@@ -83,13 +94,7 @@ struct FirebaseMigrationTests {
         let database = folder.appending(path: "relink.sqlite").path
         let csv = folder.appending(path: "go.pictlink.com.csv").path
         try Self.export(rows: 300).write(toFile: csv, atomically: true, encoding: .utf8)
-        // The project as FDL had it: no defaults of Relink's own.
-        var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
-        var projects = try #require(routes["projects"] as? [[String: Any]])
-        projects[0]["defaults"] = nil
-        routes["projects"] = projects
-        let plain = folder.appending(path: "routes.json").path
-        try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: plain))
+        let plain = try Self.routesAsFirebaseHadThem(in: folder)
         let common = ["--project", "pictlink", "--config", plain, "--db", database]
 
         // A file that stops being text half-way is refused, not taken for a shorter file.
@@ -136,12 +141,7 @@ struct FirebaseMigrationTests {
         let database = folder.appending(path: "relink.sqlite").path
         let csv = folder.appending(path: "export.csv").path
         try Self.export(rows: 60).write(toFile: csv, atomically: true, encoding: .utf8)
-        var routes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: E.routes))) as? [String: Any])
-        var projects = try #require(routes["projects"] as? [[String: Any]])
-        projects[0]["defaults"] = nil
-        routes["projects"] = projects
-        let plain = folder.appending(path: "routes.json").path
-        try JSONSerialization.data(withJSONObject: routes).write(to: URL(fileURLWithPath: plain))
+        let plain = try Self.routesAsFirebaseHadThem(in: folder)
         _ = await Self.run(["import", "firebase", csv, "--continue-on-error", "--project", "pictlink", "--config", plain, "--db", database])
         let key = try #require(try await E.run(["keys", "create", "--project", "pictlink", "--config", plain, "--db", database]).first)
         let fieldnotesKey = try #require(
