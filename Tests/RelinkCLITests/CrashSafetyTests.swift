@@ -69,6 +69,11 @@ struct CrashSafetyTests {
             self.port = port
         }
 
+        /// A test that stops early (a failed expectation, a thrown error) leaves no server behind.
+        deinit {
+            if process.isRunning { process.terminate() }
+        }
+
         func signal(_ number: Int32) async {
             kill(process.processIdentifier, number)
             while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
