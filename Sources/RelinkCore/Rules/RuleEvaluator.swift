@@ -48,6 +48,9 @@ public enum RuleEvaluator {
             variants.first { $0.name == name }?.destination
         }
 
+        /// Variants with weight, which need the visitor's key.
+        public var hasVariants: Bool { totalWeight > 0 }
+
         /// Some rule looks at the OS version, which the click path reads from the User-Agent only then.
         public var usesOSVersion: Bool { rules.contains { $0.osVersion != nil } }
 

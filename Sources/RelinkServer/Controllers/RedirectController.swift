@@ -197,7 +197,7 @@ struct RedirectController: Sendable {
             let decision = RuleEvaluator.decide(
                 rules, parameters: link.parameters,
                 context: clickContext(
-                    request, origin: origin,
+                    request, origin: origin, needsVisitorKey: rules.hasVariants,
                     client: rules.usesOSVersion
                         ? PlatformDetector.addingDeviceDetails(to: client, userAgent: request.headers[.userAgent] ?? "") : client),
                 explain: link.isDebug)
@@ -246,7 +246,7 @@ struct RedirectController: Sendable {
 
     /// What the rules look at: the proxy's country, the preferred language, the client, and a visitor key (the
     /// client's network and browser) so that a visitor keeps their variant without a cookie.
-    func clickContext(_ request: Request, origin: RequestOrigin, client: DetectedClient) -> ClickContext {
+    func clickContext(_ request: Request, origin: RequestOrigin, needsVisitorKey: Bool = true, client: DetectedClient) -> ClickContext {
         var country: String?
         if let countryHeader, let value = request.headers[countryHeader], value.utf8.count == 2 {
             let upper = value.uppercased()
@@ -256,10 +256,12 @@ struct RedirectController: Sendable {
         if country == nil, let countryDatabase, let address = origin.clientAddress {
             country = countryDatabase.country(of: address)
         }
-        let network = origin.clientAddress.map { ClientNetwork.anonymized($0) } ?? ""
+        // Built only for links with variants: it formats the network and copies the User-Agent.
+        let visitorKey =
+            needsVisitorKey ? (origin.clientAddress.map { ClientNetwork.anonymized($0) } ?? "") + "|" + (request.headers[.userAgent] ?? "") : ""
         return ClickContext(
             country: country, language: ClickContext.preferredLanguage(request.headers[.acceptLanguage]), client: client, now: Date(),
-            visitorKey: network + "|" + (request.headers[.userAgent] ?? ""))
+            visitorKey: visitorKey)
     }
 
     static func describe(_ decision: RuleEvaluator.Decision) -> [String] {

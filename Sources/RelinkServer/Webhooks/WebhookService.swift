@@ -1,3 +1,4 @@
+import Atomics
 import Crypto
 import Foundation
 import Logging
@@ -36,6 +37,8 @@ final class WebhookService: Service, Sendable {
     private let subscriptions = NIOLockedValueBox<(byProject: [String: [WebhookRecord]], loaded: ContinuousClock.Instant?)>(([:], nil))
     private let clicks = NIOLockedValueBox<(pending: [WebhookDelivery], perWebhook: [Int64: Int], dropped: Int)>(([], [:], 0))
     private let inFlight = NIOLockedValueBox(0)
+    /// Whether any project has a webhook: a click on a server without any takes no lock.
+    private let anySubscription = ManagedAtomic(false)
 
     init(
         store: any RelinkStore, fetcher: SafeFetcher, interval: Duration = .seconds(1), lease: Duration = .seconds(60),
@@ -83,6 +86,7 @@ final class WebhookService: Service, Sendable {
 
     /// One delivery per webhook of the project subscribed to `event`.
     func deliveries(_ event: WebhookEvent, projectId: String, data: some Encodable & Sendable) -> [WebhookDelivery] {
+        guard anySubscription.load(ordering: .relaxed) else { return [] }
         let targets = subscriptions.withLockedValue { $0.byProject[projectId] ?? [] }.filter { $0.events.contains(event.rawValue) }
         guard !targets.isEmpty else { return [] }
         let now = Date()
@@ -114,6 +118,7 @@ final class WebhookService: Service, Sendable {
         do {
             let all = try await store.webhooks(projectId: nil)
             subscriptions.withLockedValue { $0 = (Dictionary(grouping: all, by: \.projectId), .now) }
+            anySubscription.store(!all.isEmpty, ordering: .relaxed)
         } catch {
             logger.warning("webhooks could not be read: \(error)")
         }
