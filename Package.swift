@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // `relink import firebase` streams FDL's CSV export.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        // The console's sessions (`SessionStorage`, kept in Relink's own database).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         // Pure domain logic: Foundation only, no I/O.
@@ -46,6 +48,9 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // libmaxminddb's types only: the library is loaded at run time (`relink serve --geoip`), never linked.
         .systemLibrary(name: "CMaxMindDB"),
+        // libqrencode's and libpng's types only: loaded at run time when the console draws a QR code, never linked.
+        .systemLibrary(name: "CQREncode"),
+        .systemLibrary(name: "CLibPNG"),
         .target(
             name: "RelinkStore",
             dependencies: [
@@ -88,7 +93,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The system resolver, on NIO's blocking thread pool.
                 .product(name: "NIOPosix", package: "swift-nio"),
-                "CMaxMindDB",
+                "CMaxMindDB", "CQREncode", "CLibPNG",
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
             swiftSettings: swiftSettings
         ),

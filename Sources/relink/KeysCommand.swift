@@ -21,6 +21,9 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(help: "A name to recognise the key by in `relink keys list`.")
         var name: String?
 
+        @Flag(help: "A console token: signs in to the web console (/console) for the project, refused by the API.")
+        var console = false
+
         @Option(help: "The configuration that defines the project.")
         var config: String = ConfigurationFile.defaultPath
 
@@ -30,14 +33,16 @@ struct KeysCommand: AsyncParsableCommand {
             _ = try ConfigurationFile.project(project, path: config)
             let database = try await store.open()
             defer { StoreOptions.close(database) }
-            let (key, record) = try await APIKeys.create(projectId: project, name: name, in: database)
+            let (key, record) = try await APIKeys.create(projectId: project, name: name, scope: console ? .console : .api, in: database)
             Console.print(key)
-            Console.error("created key \(record.id) (\(record.keyPrefix)…) for project \(project) in \(store.path); it is not shown again")
+            Console.error(
+                "created \(console ? "console token" : "key") \(record.id) (\(record.keyPrefix)…) for project \(project) in \(store.path); it is not shown again"
+            )
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List keys: id, project, name, prefix, created, revoked.")
+        static let configuration = CommandConfiguration(abstract: "List keys: id, project, name, prefix, use (api or console), created, revoked.")
 
         @Option(help: "Only this project's keys.")
         var project: String?
@@ -52,10 +57,11 @@ struct KeysCommand: AsyncParsableCommand {
                 Console.error("no keys\(project.map { " for project \($0)" } ?? "") in \(store.path)")
                 return
             }
-            var rows = [["ID", "PROJECT", "NAME", "PREFIX", "CREATED", "REVOKED"]]
+            var rows = [["ID", "PROJECT", "NAME", "PREFIX", "USE", "CREATED", "REVOKED"]]
             rows += keys.map { key in
                 [
-                    String(key.id), key.projectId, key.name ?? "-", key.keyPrefix + "…", APITime.format(key.createdAt),
+                    String(key.id), key.projectId, key.name ?? "-", key.keyPrefix + "…", key.scope == .api ? "api" : "console",
+                    APITime.format(key.createdAt),
                     key.revokedAt.map(APITime.format) ?? "-",
                 ]
             }
@@ -64,7 +70,8 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key: the API refuses it from the next request.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a key: the API refuses it from the next request, and its console sessions end.")
 
         @Argument(help: "The key's id, from `relink keys list`.")
         var id: Int64

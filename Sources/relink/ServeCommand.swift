@@ -107,6 +107,18 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "token"))
     var metricsToken: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the web console on this port of --console-host instead of under /console on the main port (default: the main port).",
+            valueName: "port"))
+    var consolePort: Int?
+
+    @Option(help: ArgumentHelp("The address the console port listens on (default: 127.0.0.1).", valueName: "address"))
+    var consoleHost: String = "127.0.0.1"
+
+    @Flag(help: "Serve no web console (/console is then a link path like any other).")
+    var noConsole = false
+
     @OptionGroup var store: StoreOptions
 
     @Option(
@@ -185,6 +197,7 @@ struct ServeCommand: AsyncParsableCommand {
             ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
+        server.console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
         if let file = geoip ?? environment["RELINK_GEOIP"], !file.isEmpty {
             do {
                 server.countryDatabase = try CountryDatabase(path: file)
@@ -223,6 +236,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError.usage("--max-connections \(asked) exceeds what the open-file limit allows (\(room)); raise `ulimit -n`")
         }
         return asked
+    }
+
+    /// Where the console goes: the main port, its own port, or nowhere.
+    static func consoleEndpoint(port: Int?, host: String, disabled: Bool) throws -> ConsoleEndpoint {
+        if disabled {
+            guard port == nil else { throw CLIError.usage("--no-console and --console-port cannot go together") }
+            return .disabled
+        }
+        guard let port else { return .mainPort }
+        guard (0...65535).contains(port) else { throw CLIError.usage("--console-port must be 0 to 65535, got \(port)") }
+        return .port(host: host, port: port)
     }
 
     /// Where /metrics goes: its own port, the main port behind a token, or nowhere.

@@ -34,7 +34,12 @@ struct APIKeyAuthenticator: Sendable {
         try await authenticate(key: key, request: request, context: context)
     }
 
-    private func authenticate(key: String, request: Request, context: RelinkRequestContext) async throws -> Caller {
+    /// The caller of a key given to the console's sign-in: an API key or a console-only one.
+    func authenticate(consoleKey key: String, request: Request, context: RelinkRequestContext) async throws -> Caller {
+        try await authenticate(key: key, request: request, context: context, console: true)
+    }
+
+    private func authenticate(key: String, request: Request, context: RelinkRequestContext, console: Bool = false) async throws -> Caller {
         guard let record = try await store.apiKey(hash: APIKeys.hash(key)), !record.isRevoked,
             let project = configuration.project(id: record.projectId)
         else {
@@ -45,6 +50,9 @@ struct APIKeyAuthenticator: Sendable {
                 "API key not valid", metadata: ["client_network": "\(ClientNetwork.anonymized(address))", "path": "\(request.uri.path)"])
             if case .failure(let error) = limiter.acquire(.failedKey, clientAddress: address) { throw error }
             throw APIError.invalidKey
+        }
+        guard record.scope == .api || console else {
+            throw APIError.permissionDenied("This key is for the console only (relink keys create --console); the API needs an API key.")
         }
         // iOS clients name their app; an app outside the key's project may not use it.
         if let bundle = request.headers[Self.iOSBundleHeader], project.iOSApp(bundleId: bundle) == nil {

@@ -5,9 +5,10 @@ import RelinkStore
 
 /// API keys: `rl_` and 32 random base-62 characters (190 bits). Only the SHA-256 of a key is stored.
 public enum APIKeys {
-    public static func generate() -> String {
+    /// A new key: `rl_` for the API, `rlc_` for the console only.
+    public static func generate(scope: APIKeyScope = .api) -> String {
         var generator = SystemRandomNumberGenerator()
-        return "rl_" + ShortCodeGenerator.random(length: 32, using: &generator)
+        return (scope == .api ? "rl_" : "rlc_") + ShortCodeGenerator.random(length: 32, using: &generator)
     }
 
     /// Hex SHA-256 of the key, as stored.
@@ -21,9 +22,11 @@ public enum APIKeys {
     }
 
     /// Creates a key for `projectId` and returns it with its record: the only time the key itself exists.
-    public static func create(projectId: String, name: String?, in store: some APIKeyRepository) async throws -> (key: String, record: APIKeyRecord) {
-        let key = generate()
-        let record = try await store.insertAPIKey(projectId: projectId, name: name, keyHash: hash(key), keyPrefix: prefix(of: key))
+    public static func create(
+        projectId: String, name: String?, scope: APIKeyScope = .api, in store: some APIKeyRepository
+    ) async throws -> (key: String, record: APIKeyRecord) {
+        let key = generate(scope: scope)
+        let record = try await store.insertAPIKey(projectId: projectId, name: name, keyHash: hash(key), keyPrefix: prefix(of: key), scope: scope)
         return (key, record)
     }
 }

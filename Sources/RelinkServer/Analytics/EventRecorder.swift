@@ -54,13 +54,19 @@ public final class EventRecorder: Service, Sendable {
     }
 
     /// Counts `events` of one click, under one lock.
-    public func record(linkId: Int64, platform: Platform, events: [LinkEvent], variant: String? = nil, at date: Date = Date()) {
+    /// - Parameter confidence: for an install, how surely it was matched to its click.
+    public func record(
+        linkId: Int64, platform: Platform, events: [LinkEvent], variant: String? = nil, confidence: AttributionConfidence? = nil,
+        at date: Date = Date()
+    ) {
         let day = EventCounterKey.day(of: date)
         let platform = StatsPlatform(platform)
         let dropped = buffer.withLockedValue { buffer in
             var dropped = 0
             for event in events {
-                let key = EventCounterKey(linkId: linkId, day: day, platform: platform, event: event, variant: variant)
+                let key = EventCounterKey(
+                    linkId: linkId, day: day, platform: platform, event: event, variant: variant,
+                    confidence: event == .appInstall ? confidence : nil)
                 if let index = buffer.counts.index(forKey: key) {
                     buffer.counts.values[index] += 1
                 } else if buffer.counts.count < capacity {

@@ -53,12 +53,15 @@ struct ApplicationParts {
     let metrics: RelinkMetrics
     /// The separate `/metrics` listener, when `--metrics-port` asks for one.
     let metricsServer: (any Service)?
+    /// The console's own listener, when `--console-port` asks for one.
+    let consoleServer: (any Service)?
     /// Both listeners' HTTP/1 settings: the idle, header, body and send timeouts and the connection limit.
     let http1: HTTP1Channel.Configuration
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
         [store, recorder, deferredRecorder, previews, webhooks] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
+            + (consoleServer.map { [$0] } ?? [])
     }
 
     init(configuration: ServerConfiguration, logger: Logger) throws {
@@ -86,6 +89,7 @@ struct ApplicationParts {
             store: store, fetcher: webhookFetcher, interval: configuration.webhookInterval, lease: configuration.webhookLease,
             retryBase: configuration.webhookRetryBase, logger: logger)
         let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks)
+        let mintLimiter = RateLimiter<Int64>()
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics,
             outages: outages)
@@ -107,7 +111,7 @@ struct ApplicationParts {
             .addRoutes(to: router)
         if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }
         let api = router.group(RouterPath(APIPath.version)).add(middleware: APIKeyMiddleware(authenticator: authenticator))
-        ShortLinksController(service: service, rateLimiter: RateLimiter<Int64>(), metrics: metrics).addRoutes(to: api)
+        ShortLinksController(service: service, rateLimiter: mintLimiter, metrics: metrics).addRoutes(to: api)
         LinksController(service: service).addRoutes(to: api)
         StatsController(service: service, recorder: recorder).addRoutes(to: api)
         DeferredClicksController(service: service, deferredRecorder: deferredRecorder).addRoutes(to: api)
@@ -117,6 +121,15 @@ struct ApplicationParts {
         .addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
         WebhooksController(service: webhooks, policy: configuration.fetchPolicy).addRoutes(to: api)
+        // The console: the API's services and mint limiter, with the signed-in key as the caller.
+        let console = ConsoleController(
+            service: service, recorder: recorder, authenticator: authenticator,
+            sessions: ConsoleSessions(store: store, configuration: relink), renderer: try ConsoleRenderer(), rateLimiter: mintLimiter,
+            forwardedHeaders: configuration.forwardedHeaders, outages: outages)
+        if configuration.console.servesOnMainPort { console.addRoutes(to: router) }
+        if configuration.console != .disabled, QRCode.Library.shared == nil {
+            logger.notice("\(QRCode.EncodingError.libraryMissing(QRCode.Library.loadFailure)); the console works without them")
+        }
         BeaconController(
             directory: resolver.directory, recorder: deferredRecorder, limiter: clientLimiter,
             forwardedHeaders: configuration.forwardedHeaders
@@ -144,6 +157,7 @@ struct ApplicationParts {
             additionalChannelHandlers: [RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit)],
             idleTimeout: TimeAmount(configuration.idleTimeout))
         self.metricsServer = Self.metricsServer(configuration: configuration, http1: http1, metrics: metrics, logger: logger)
+        self.consoleServer = Self.consoleServer(configuration: configuration, http1: http1, console: console, metrics: metrics, logger: logger)
     }
 
     /// A listener of its own serving only `/metrics`, for `--metrics-port`, with the same timeouts and connection
@@ -160,6 +174,28 @@ struct ApplicationParts {
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port { await configuration.onMetricsServerRunning?(port) }
                 logger.info("Relink metrics on http://\(host):\(channel.localAddress?.port ?? port)/metrics")
+            },
+            logger: logger)
+    }
+}
+
+extension ApplicationParts {
+    /// A listener of its own serving only the console, for `--console-port`, with the same timeouts and connection
+    /// limit as the main one.
+    static func consoleServer(
+        configuration: ServerConfiguration, http1: HTTP1Channel.Configuration, console: ConsoleController, metrics: RelinkMetrics,
+        logger: Logger
+    ) -> (any Service)? {
+        guard case .port(let host, let port) = configuration.console else { return nil }
+        let router = Router(context: RelinkRequestContext.self)
+        router.add(middleware: RequestObservingMiddleware(metrics: metrics, servesConsole: true))
+        console.addRoutes(to: router)
+        return Application(
+            router: router, server: .http1(configuration: http1),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Relink"),
+            onServerRunning: { channel in
+                if let port = channel.localAddress?.port { await configuration.onConsoleServerRunning?(port) }
+                logger.info("Relink console on http://\(host):\(channel.localAddress?.port ?? port)/console")
             },
             logger: logger)
     }

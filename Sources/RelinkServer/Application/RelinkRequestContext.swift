@@ -10,6 +10,8 @@ public struct RelinkRequestContext: RequestContext, RemoteAddressRequestContext 
     public let remoteAddress: SocketAddress?
     /// Set by `APIKeyMiddleware` when the request names a valid key.
     var caller: APIKeyAuthenticator.Caller?
+    /// Set by `ConsoleSessionMiddleware` for a signed-in console user.
+    var console: ConsoleUser?
     /// When the request began, for its duration in the metrics.
     let requestStart: ContinuousClock.Instant
 

@@ -15,6 +15,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
     let metrics: RelinkMetrics?
     /// Whether `/metrics` is a route on this port (`--metrics-token`); otherwise it is a link path like any other.
     var servesMetrics = false
+    /// Whether the console is served under `/console` on this port.
+    var servesConsole = false
     /// Where store failures are logged (once per interval) and counted.
     var outages: StoreOutageLog? = nil
 
@@ -27,7 +29,7 @@ struct RequestObservingMiddleware: RouterMiddleware {
         } else {
             requestId = context.id
         }
-        let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics)
+        let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
         var response: Response
         do {
             response = try await next(request, context)
@@ -46,9 +48,12 @@ struct RequestObservingMiddleware: RouterMiddleware {
 
     /// What a path is, when it is not a click (nil: the redirect controller counts it). Every request asks this, so
     /// paths are compared as bytes (`Substring.hasSuffix` compares grapheme clusters).
-    static func kind(of path: Substring, method: HTTPRequest.Method, servesMetrics: Bool) -> RelinkMetrics.RequestKind? {
+    static func kind(
+        of path: Substring, method: HTTPRequest.Method, servesMetrics: Bool, servesConsole: Bool = false
+    ) -> RelinkMetrics.RequestKind? {
         let bytes = path.utf8
         if APIPath.isAPI(path) { return .api }
+        if servesConsole && (bytes.elementsEqual("/console".utf8) || bytes.starts(with: "/console/".utf8)) { return .console }
         if method == .post && bytes.count >= beaconPath.count && bytes.suffix(beaconPath.count).elementsEqual(beaconPath) {
             return .beacon
         }

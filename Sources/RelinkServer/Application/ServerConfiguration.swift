@@ -57,6 +57,10 @@ public struct ServerConfiguration: Sendable {
     public var webhookLease: Duration = .seconds(60)
     /// The first retry's delay (then doubling, up to an hour, for a day).
     public var webhookRetryBase: Duration = .seconds(30)
+    /// Where the web console is served.
+    public var console: ConsoleEndpoint = .mainPort
+    /// Called with the console listener's port once it listens (`ConsoleEndpoint.port`).
+    public var onConsoleServerRunning: (@Sendable (Int) async -> Void)?
     /// How often stored previews are looked at for a refresh.
     public var previewRefreshInterval: Duration = .seconds(600)
 

@@ -391,7 +391,9 @@ final class DeferredLinkService: Sendable {
 
     private func recordInstall(_ click: PendingClick, platform: AppPlatform, confidence: AttributionConfidence?) async {
         if let linkId = click.linkId {
-            events.record(linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant)
+            events.record(
+                linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant,
+                confidence: confidence)
         }
         guard let webhooks else { return }
         let data = InstallEventData(

@@ -77,18 +77,26 @@ final class LinkResolver: Sendable {
             guard let record = entry.link else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
             guard record.isActive(at: now) else { return .inactive(record, debug: debug) }
             let resolved = entry.resolved.get { ResolvedShortLink(record: record, project: project, prefix: match.prefix) }
-            var link = resolved.link
-            if debug {
-                // The debug page lists what is wrong with the stored parameters, as a long link's does.
-                let validation = LinkValidator.validate(record.parameters, prefix: match.prefix, context: validationContext(for: project))
-                link.isDebug = true
-                link.warnings = validation.warnings
-                link.errors = validation.errors
-            }
+            let link = debug ? debugLink(resolved.link, record: record, project: project, prefix: match.prefix) : resolved.link
             return .found(Target(project: project, prefix: match.prefix, link: link, shortLink: resolved))
         case .notFound:
             return .notFound(url: match.prefix.url(path: String(match.relativePath)))
         }
+    }
+
+    /// A stored link as its debug page shows it (`d=1` on a click, the console's debug view).
+    func debugLink(for record: ShortLinkRecord, project: Project, prefix: DomainURIPrefix) -> ResolvedLink {
+        debugLink(ResolvedShortLink(record: record, project: project, prefix: prefix).link, record: record, project: project, prefix: prefix)
+    }
+
+    /// `link` marked for the debug page, listing what is wrong with the stored parameters, as a long link's page does.
+    private func debugLink(_ link: ResolvedLink, record: ShortLinkRecord, project: Project, prefix: DomainURIPrefix) -> ResolvedLink {
+        var link = link
+        let validation = LinkValidator.validate(record.parameters, prefix: prefix, context: validationContext(for: project))
+        link.isDebug = true
+        link.warnings = validation.warnings
+        link.errors = validation.errors
+        return link
     }
 
     /// Resolves a whole link URL (a short link, long link or route) as a click on it would be, for the API:

@@ -17,7 +17,7 @@ public final class RelinkMetrics: Sendable {
         case shortLink = "short_link"
         /// A click on a path or domain that holds no link.
         case unknownLink = "unknown_link"
-        case api, association, beacon, health, metrics
+        case api, association, beacon, health, metrics, console
     }
 
     /// How a request ended: for clicks what the planner chose, for the rest the class of the status.

@@ -77,10 +77,23 @@ extension PostgresStore {
             .first.map(ShortLinkRecord.init(row:))
     }
 
-    public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
-        try await rows(
+    public func links(projectId: String, matching: String?, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
+        guard let pattern = matching.flatMap(LinkSearch.likePattern) else {
+            return try await rows(
+                """
+                SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE project_id = \(projectId) AND id < \(beforeId ?? Int64.max)
+                ORDER BY id DESC LIMIT \(limit)
+                """
+            ).map(ShortLinkRecord.init(row:))
+        }
+        // ASCII case only, as SQLite's LIKE: the same search finds the same links in both stores.
+        let lowered = LinkSearch.asciiLowercased(pattern)
+        return try await rows(
             """
             SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE project_id = \(projectId) AND id < \(beforeId ?? Int64.max)
+            AND (translate(code, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE \(lowered) ESCAPE '\\'
+                OR translate(long_link, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE \(lowered) ESCAPE '\\'
+                OR translate(COALESCE(name, ''), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE \(lowered) ESCAPE '\\')
             ORDER BY id DESC LIMIT \(limit)
             """
         ).map(ShortLinkRecord.init(row:))
@@ -138,15 +151,20 @@ extension PostgresStore {
 
 extension PostgresStore {
 
-    public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
+    public func insertAPIKey(
+        projectId: String, name: String?, keyHash: String, keyPrefix: String, scope: APIKeyScope
+    ) async throws
+        -> APIKeyRecord
+    {
         let now = StoreCoding.stored(Date())
         let rows = try await rows(
             """
-            INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at)
-            VALUES (\(projectId), \(name), \(keyHash), \(keyPrefix), \(now.timeIntervalSince1970)) RETURNING id
+            INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at, scope)
+            VALUES (\(projectId), \(name), \(keyHash), \(keyPrefix), \(now.timeIntervalSince1970), \(scope.rawValue)) RETURNING id
             """)
         guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
-        return APIKeyRecord(id: id, projectId: projectId, name: name, keyHash: keyHash, keyPrefix: keyPrefix, createdAt: now, revokedAt: nil)
+        return APIKeyRecord(
+            id: id, projectId: projectId, name: name, keyHash: keyHash, keyPrefix: keyPrefix, createdAt: now, revokedAt: nil, scope: scope)
     }
 
     public func apiKey(hash: String) async throws -> APIKeyRecord? {
@@ -163,8 +181,13 @@ extension PostgresStore {
 
     public func revokeAPIKey(id: Int64) async throws -> APIKeyRecord? {
         let now = Date().timeIntervalSince1970
-        return try await rows("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING *")
-            .first.map(APIKeyRecord.init(row:))
+        // One statement: the key is revoked and its console sessions end together.
+        return try await rows(
+            """
+            WITH ended AS (DELETE FROM console_sessions WHERE key_id = \(id))
+            UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING *
+            """
+        ).first.map(APIKeyRecord.init(row:))
     }
 }
 
@@ -176,7 +199,7 @@ extension PostgresStore {
 
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
-        let (totals, variants) = EventCounterKey.split(counts)
+        let (totals, variants, confidences) = EventCounterKey.split(counts)
         // Every instance upserts the same hot rows: a fixed order means two batches never wait on each other
         // in a cycle (deadlock).
         let sorted = totals.sorted { a, b in
@@ -199,13 +222,21 @@ extension PostgresStore {
                                  \(byVariant.map(\.key.platform.rawValue)), \(byVariant.map(\.key.event.rawValue)), \(byVariant.map(\.value)))
             ON CONFLICT (link_id, day, variant, platform, event) DO UPDATE SET count = variant_counters.count + excluded.count
             """
-        guard !byVariant.isEmpty else {
+        let byConfidence = confidences.sorted { $0.key < $1.key }
+        let confidencesQuery: PostgresQuery = """
+            INSERT INTO confidence_counters (link_id, day, confidence, count)
+            SELECT * FROM UNNEST(\(byConfidence.map(\.key.linkId)), \(byConfidence.map { Int64($0.key.day) }),
+                                 \(byConfidence.map(\.key.confidence.rawValue)), \(byConfidence.map(\.value)))
+            ON CONFLICT (link_id, day, confidence) DO UPDATE SET count = confidence_counters.count + excluded.count
+            """
+        guard !byVariant.isEmpty || !byConfidence.isEmpty else {
             try await rows(totalsQuery, wait: Self.batchWait)
             return
         }
-        // Both or neither: a retried batch must not count its totals twice.
+        let queries = [totalsQuery] + (byVariant.isEmpty ? [] : [variantsQuery]) + (byConfidence.isEmpty ? [] : [confidencesQuery])
+        // All or none: a retried batch must not count its totals twice.
         try await transaction(wait: Self.batchWait) { connection in
-            for query in [totalsQuery, variantsQuery] {
+            for query in queries {
                 for try await _ in try await connection.query(query, logger: self.logger) {}
             }
         }

@@ -210,6 +210,29 @@ extension PostgresStore {
                 "CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at)",
             ]
         ),
+        (
+            "14-console",
+            [
+                // Console-only keys, console sessions (under their id's hash), installs per confidence, and project-wide
+                // statistics read by day.
+                "ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'API'",
+                """
+                CREATE TABLE console_sessions (
+                    id_hash TEXT PRIMARY KEY, key_id BIGINT NOT NULL, data TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX console_sessions_by_key ON console_sessions (key_id, created_at)",
+                "CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at)",
+                """
+                CREATE TABLE confidence_counters (
+                    link_id BIGINT NOT NULL REFERENCES links (id) ON DELETE CASCADE, day INTEGER NOT NULL, confidence TEXT NOT NULL,
+                    count BIGINT NOT NULL, PRIMARY KEY (link_id, day, confidence)
+                )
+                """,
+                "CREATE INDEX event_counters_by_day ON event_counters (day, link_id)",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -10,27 +10,54 @@ public struct EventCounterKey: Hashable, Sendable {
     public var event: LinkEvent
     /// The A/B variant the click was given; nil for a link without variants.
     public var variant: String?
+    /// For an install: how surely it was matched to the click (the console's confidence mix).
+    public var confidence: AttributionConfidence?
 
-    public init(linkId: Int64, day: Int, platform: StatsPlatform, event: LinkEvent, variant: String? = nil) {
+    public init(
+        linkId: Int64, day: Int, platform: StatsPlatform, event: LinkEvent, variant: String? = nil, confidence: AttributionConfidence? = nil
+    ) {
         self.linkId = linkId
         self.day = day
         self.platform = platform
         self.event = event
         self.variant = variant
+        self.confidence = confidence
     }
 
-    /// The counts as the stores write them: totals per link, day, platform and event (variants summed), and the
-    /// per-variant counts apart.
-    public static func split(_ counts: [EventCounterKey: Int64]) -> (totals: [EventCounterKey: Int64], variants: [EventCounterKey: Int64]) {
+    /// The counts as the stores write them: totals per link, day, platform and event (variants and confidences
+    /// summed), the per-variant counts apart, and installs per link, day and confidence.
+    public static func split(
+        _ counts: [EventCounterKey: Int64]
+    ) -> (totals: [EventCounterKey: Int64], variants: [EventCounterKey: Int64], confidences: [ConfidenceKey: Int64]) {
         var totals: [EventCounterKey: Int64] = [:]
         var variants: [EventCounterKey: Int64] = [:]
+        var confidences: [ConfidenceKey: Int64] = [:]
         for (key, count) in counts {
             var total = key
             total.variant = nil
+            total.confidence = nil
             totals[total, default: 0] += count
-            if key.variant != nil { variants[key, default: 0] += count }
+            if key.variant != nil {
+                var variant = key
+                variant.confidence = nil
+                variants[variant, default: 0] += count
+            }
+            if let confidence = key.confidence, key.event == .appInstall {
+                confidences[ConfidenceKey(linkId: key.linkId, day: key.day, confidence: confidence), default: 0] += count
+            }
         }
-        return (totals, variants)
+        return (totals, variants, confidences)
+    }
+
+    /// One row of the confidence counters.
+    public struct ConfidenceKey: Hashable, Sendable, Comparable {
+        public var linkId: Int64
+        public var day: Int
+        public var confidence: AttributionConfidence
+
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.linkId, a.day, a.confidence.rawValue) < (b.linkId, b.day, b.confidence.rawValue)
+        }
     }
 
     /// The UTC day of `date`.

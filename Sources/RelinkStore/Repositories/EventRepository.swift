@@ -8,4 +8,11 @@ public protocol EventRepository: Sendable {
     func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount]
     /// A link's human clicks ever (crawlers left out): what a click limit compares with.
     func clickCount(linkId: Int64) async throws -> Int64
+    /// Totals per day, platform and event of a link or a project, from `fromDay` to `toDay` included; only non-zero
+    /// ones, by day.
+    func dailyEventCounts(_ scope: StatsScope, fromDay: Int, toDay: Int) async throws -> [DailyEventCount]
+    /// Installs matched to their clicks per day and confidence, of a link or a project, from `fromDay` to `toDay`.
+    func confidenceCounts(_ scope: StatsScope, fromDay: Int, toDay: Int) async throws -> [ConfidenceCount]
+    /// Human clicks (crawlers left out) of each of `linkIds` from `fromDay` on; links without any are absent.
+    func clickCounts(linkIds: [Int64], fromDay: Int) async throws -> [Int64: Int64]
 }

@@ -8,8 +8,9 @@ public protocol LinkRepository: Sendable {
     func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord
     func link(domain: String, code: String) async throws -> ShortLinkRecord?
     func link(idempotencyKey: String) async throws -> ShortLinkRecord?
-    /// A project's links, newest first, with ids below `beforeId` when given.
-    func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
+    /// A project's links, newest first, with ids below `beforeId` when given; with `matching`, only those whose code,
+    /// long link or name contains it (ignoring ASCII case).
+    func links(projectId: String, matching: String?, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
     /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived`, `name` and `fetchPreview`, stamping
     /// `updatedAt`.
     func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord
@@ -22,4 +23,11 @@ public protocol LinkRepository: Sendable {
     /// Enabled links whose preview is to be fetched (their own `fetchPreview`, or every link of `projectIds`) and
     /// was never fetched or last fetched before `fetchedBefore`, never-fetched and oldest first.
     func linksDueForPreview(projectIds: [String], fetchedBefore: Date, limit: Int) async throws -> [ShortLinkRecord]
+}
+
+extension LinkRepository {
+    /// A project's links, newest first, with ids below `beforeId` when given.
+    public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
+        try await links(projectId: projectId, matching: nil, beforeId: beforeId, limit: limit)
+    }
 }

@@ -3,7 +3,7 @@ import ServiceLifecycle
 /// Everything Relink stores. One implementation per database: SQLite (embedded, the default) and PostgreSQL
 /// (several instances). The server only ever sees this protocol.
 public protocol RelinkStore: LinkRepository, APIKeyRepository, EventRepository, DeferredLinkRepository, SettingsRepository,
-    WebhookRepository
+    WebhookRepository, ConsoleSessionRepository
 {
     /// A short description for logs: `SQLite at relink.sqlite`.
     var description: String { get }

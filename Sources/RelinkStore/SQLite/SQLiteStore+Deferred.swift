@@ -156,6 +156,31 @@ extension SQLiteStore {
                     CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at);
                     """)
         }
+        migrator.registerMigration("14-console") { db in
+            // Console-only keys, console sessions (under their id's hash), installs per confidence, and project-wide
+            // statistics read by day.
+            try db.execute(
+                sql: """
+                    ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'API';
+                    CREATE TABLE console_sessions (
+                        id_hash TEXT PRIMARY KEY NOT NULL,
+                        key_id INTEGER NOT NULL,
+                        data TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        expires_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX console_sessions_by_key ON console_sessions (key_id, created_at);
+                    CREATE INDEX console_sessions_by_expiry ON console_sessions (expires_at);
+                    CREATE TABLE confidence_counters (
+                        link_id INTEGER NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+                        day INTEGER NOT NULL,
+                        confidence TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (link_id, day, confidence)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX event_counters_by_day ON event_counters (day, link_id);
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {

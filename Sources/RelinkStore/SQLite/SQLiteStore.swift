@@ -159,11 +159,23 @@ extension SQLiteStore {
         }
     }
 
-    public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
+    public func links(projectId: String, matching: String?, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
         try await read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
-                arguments: [projectId, beforeId ?? Int64.max, limit]
+            guard let pattern = matching.flatMap(LinkSearch.likePattern) else {
+                return try Row.fetchAll(
+                    db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                    arguments: [projectId, beforeId ?? Int64.max, limit]
+                ).map(ShortLinkRecord.init(row:))
+            }
+            // SQLite's LIKE ignores ASCII case.
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(ShortLinkRecord.columns) FROM links WHERE project_id = :project AND id < :before
+                    AND (code LIKE :pattern ESCAPE '\\' OR long_link LIKE :pattern ESCAPE '\\' OR name LIKE :pattern ESCAPE '\\')
+                    ORDER BY id DESC LIMIT :limit
+                    """,
+                arguments: ["project": projectId, "before": beforeId ?? Int64.max, "pattern": pattern, "limit": limit]
             ).map(ShortLinkRecord.init(row:))
         }
     }
@@ -223,15 +235,20 @@ extension SQLiteStore {
 
 extension SQLiteStore {
 
-    public func insertAPIKey(projectId: String, name: String?, keyHash: String, keyPrefix: String) async throws -> APIKeyRecord {
+    public func insertAPIKey(
+        projectId: String, name: String?, keyHash: String, keyPrefix: String, scope: APIKeyScope
+    ) async throws
+        -> APIKeyRecord
+    {
         let now = StoreCoding.stored(Date())
         let id = try await write { db in
             try db.execute(
-                sql: "INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [projectId, name, keyHash, keyPrefix, now.timeIntervalSince1970])
+                sql: "INSERT INTO api_keys (project_id, name, key_hash, key_prefix, created_at, scope) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [projectId, name, keyHash, keyPrefix, now.timeIntervalSince1970, scope.rawValue])
             return db.lastInsertedRowID
         }
-        return APIKeyRecord(id: id, projectId: projectId, name: name, keyHash: keyHash, keyPrefix: keyPrefix, createdAt: now, revokedAt: nil)
+        return APIKeyRecord(
+            id: id, projectId: projectId, name: name, keyHash: keyHash, keyPrefix: keyPrefix, createdAt: now, revokedAt: nil, scope: scope)
     }
 
     public func apiKey(hash: String) async throws -> APIKeyRecord? {
@@ -258,6 +275,7 @@ extension SQLiteStore {
         return try await write { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [now, id])
+            try db.execute(sql: "DELETE FROM console_sessions WHERE key_id = ?", arguments: [id])
             return try Row.fetchOne(db, sql: "SELECT \(APIKeyRecord.columns) FROM api_keys WHERE id = ?", arguments: [id]).map(
                 APIKeyRecord.init(row:))
         }
@@ -269,7 +287,7 @@ extension SQLiteStore {
 extension SQLiteStore {
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
-        let (totals, variants) = EventCounterKey.split(counts)
+        let (totals, variants, confidences) = EventCounterKey.split(counts)
         try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
@@ -278,6 +296,16 @@ extension SQLiteStore {
                     """)
             for (key, count) in totals {
                 try statement.execute(arguments: [key.linkId, key.day, key.platform.rawValue, key.event.rawValue, count])
+            }
+            if !confidences.isEmpty {
+                let perConfidence = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO confidence_counters (link_id, day, confidence, count) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (link_id, day, confidence) DO UPDATE SET count = count + excluded.count
+                        """)
+                for (key, count) in confidences {
+                    try perConfidence.execute(arguments: [key.linkId, key.day, key.confidence.rawValue, count])
+                }
             }
             guard !variants.isEmpty else { return }
             let perVariant = try db.cachedStatement(

@@ -1,0 +1,443 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import RelinkCore
+import RelinkStore
+
+/// The web console under `/console`: sign-in, links (list, create, edit, disable, debug view), statistics as charts
+/// and QR codes. Everything it does goes through the API's own services (`ShortLinkService`, the mint rate limiter,
+/// the event recorder and store), with the signed-in key as the caller, so it can do no more than that key could.
+struct ConsoleController: Sendable {
+    let service: ShortLinkService
+    let recorder: EventRecorder
+    let authenticator: APIKeyAuthenticator
+    let sessions: ConsoleSessions
+    let renderer: ConsoleRenderer
+    let rateLimiter: RateLimiter<Int64>
+    let forwardedHeaders: ForwardedHeaderPolicy
+    var outages: StoreOutageLog?
+
+    /// The longest date range one stats page shows.
+    static let maximumDays = 366
+    static let pageSize = 50
+
+    func addRoutes(to router: Router<RelinkRequestContext>) {
+        let console = router.group("console").add(middleware: ConsoleMiddleware(sessions: sessions, renderer: renderer, outages: outages))
+        console.get { _, _ in Self.redirect("/console/links") }
+        console.get("sign-in") { request, context in try await signInForm(request, context) }
+        console.post("sign-in") { request, context in try await signIn(request, context) }
+        console.post("sign-out") { request, context in try await signOut(request, context) }
+        console.get("links") { request, context in try await links(request, context) }
+        console.get("links/new") { request, context in try newLink(request, context) }
+        console.post("links") { request, context in try await create(request, context) }
+        console.post("links/validate") { request, context in try await validate(request, context) }
+        console.get("links/:code") { request, context in try await link(request, context) }
+        console.post("links/:code") { request, context in try await update(request, context) }
+        console.get("links/:code/edit") { request, context in try await edit(request, context) }
+        console.post("links/:code/disable") { request, context in try await setDisabled(true, request, context) }
+        console.post("links/:code/enable") { request, context in try await setDisabled(false, request, context) }
+        console.get("links/:code/debug") { request, context in try await debug(request, context) }
+        console.get("links/:code/stats") { request, context in try await stats(request, context, link: true) }
+        console.get("links/:code/stats.csv") { request, context in try await statsCSV(request, context, link: true) }
+        console.get("links/:code/qr.svg") { request, context in try await qrCode(request, context, png: false) }
+        console.get("links/:code/qr.png") { request, context in try await qrCode(request, context, png: true) }
+        console.get("stats") { request, context in try await stats(request, context, link: false) }
+        console.get("stats.csv") { request, context in try await statsCSV(request, context, link: false) }
+    }
+
+    // MARK: Signing in and out
+
+    func signInForm(
+        _ request: Request, _ context: RelinkRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws
+        -> Response
+    {
+        if context.console != nil, error == nil { return Self.redirect("/console/links") }
+        let token = ConsoleSessions.randomToken()
+        return renderer.html(
+            ConsoleSignInPage(csrf: token, error: error), status: status,
+            headers: [.setCookie: ConsoleSessions.signInCookie(token, secure: isSecure(request, context)).description])
+    }
+
+    func signIn(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let form = try await Self.form(request, context)
+        // A login form has no session yet: its token must match its own cookie (and the request come from here).
+        guard Self.sameOrigin(request),
+            ConsoleSessions.sameToken(form["csrf"], request.cookies[ConsoleSessions.signInCookieName]?.value.description ?? "")
+        else { throw ConsoleError.forgedRequest }
+        let key = (form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !key.isEmpty, key.utf8.count <= 200 else {
+            return try await signInForm(request, context, error: "Enter an API key or a console token.", status: .badRequest)
+        }
+        let caller: APIKeyAuthenticator.Caller
+        do {
+            caller = try await authenticator.authenticate(consoleKey: key, request: request, context: context)
+        } catch let error as APIError where error.status == .unauthorized || error.status == .forbidden {
+            return try await signInForm(request, context, error: "That key is not valid here.", status: .unauthorized)
+        }
+        let secure = isSecure(request, context)
+        let cookie = try await sessions.signIn(caller, secure: secure)
+        context.logger.info("console sign-in", metadata: ["project": "\(caller.project.id)", "key_id": "\(caller.key.id)"])
+        var response = Self.redirect("/console/links")
+        response.headers[values: .setCookie].append(cookie.description)
+        response.headers[values: .setCookie].append(
+            Cookie(name: ConsoleSessions.signInCookieName, value: "", maxAge: 0, path: ConsoleSessions.path, secure: secure, sameSite: .strict)
+                .description)
+        return response
+    }
+
+    func signOut(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        _ = try await userForm(request, context)
+        let cookie = try await sessions.signOut(request, secure: isSecure(request, context))
+        var response = Self.redirect("/console/sign-in")
+        response.headers[values: .setCookie].append(cookie.description)
+        return response
+    }
+
+    // MARK: Links
+
+    func links(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let user = try context.requireConsoleUser()
+        let query = String((request.uri.queryParameters.get("q") ?? "").prefix(LinkSearch.maximumLength))
+        var before: Int64?
+        if let text = request.uri.queryParameters.get("before"), !text.isEmpty {
+            guard let id = Int64(text), id > 0 else { throw ConsoleError.badRequest("That page of links does not exist.") }
+            before = id
+        }
+        let records = try await service.store.links(
+            projectId: user.caller.project.id, matching: query, beforeId: before, limit: Self.pageSize + 1)
+        let page = Array(records.prefix(Self.pageSize))
+        await recorder.flush()
+        let clicks = try await service.store.clickCounts(linkIds: page.map(\.id), fromDay: EventCounterKey.day(of: Date()) - 6)
+        let search = query.isEmpty ? "" : "q=\(PercentEncoding.encodeComponent(query))&"
+        let rows = page.map { record in
+            ConsoleLinksPage.Row(
+                code: record.code, domain: record.domain, href: href(record, user: user), destination: record.parameters[.link] ?? record.longLink,
+                state: Self.state(record), clicks: String(clicks[record.id] ?? 0), created: Self.date(record.createdAt))
+        }
+        return renderer.html(
+            ConsoleLinksPage(
+                user: ConsolePageUser(user), query: query,
+                links: rows, empty: rows.isEmpty,
+                firstHref: before == nil ? nil : "/console/links" + (query.isEmpty ? "" : "?q=\(PercentEncoding.encodeComponent(query))"),
+                nextHref: records.count > Self.pageSize ? page.last.map { "/console/links?\(search)before=\($0.id)" } : nil))
+    }
+
+    func newLink(_ request: Request, _ context: RelinkRequestContext) throws -> Response {
+        let user = try context.requireConsoleUser()
+        return renderer.html(formPage(user: user, record: nil, values: [:], errors: [], warnings: []))
+    }
+
+    func create(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let (user, form) = try await userForm(request, context)
+        if case .failure(let error) = rateLimiter.acquire(
+            keyId: user.caller.key.id, limit: user.caller.project.rateLimit, limiting: "minting with this key")
+        {
+            throw error
+        }
+        let suffixOption = form["suffix"] ?? "UNGUESSABLE"
+        let custom = (form["customSuffix"] ?? "").trimmingCharacters(in: .whitespaces)
+        do {
+            let longLink = try longLink(form, user: user)
+            let request = CreateShortLinkRequest(
+                longDynamicLink: longLink,
+                suffix: .init(option: custom.isEmpty ? suffixOption : "CUSTOM", customSuffix: custom.isEmpty ? nil : custom))
+            let (record, _) = try await service.mint(request, caller: user.caller)
+            return Self.redirect(href(record, user: user) + (href(record, user: user).contains("?") ? "&" : "?") + "created=1")
+        } catch let error as APIError where error.status.code < 500 && error.status != .tooManyRequests {
+            return renderer.html(formPage(user: user, record: nil, values: form, errors: [error.message], warnings: []), status: error.status)
+        }
+    }
+
+    func link(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let user = try context.requireConsoleUser()
+        let record = try await storedLink(request, context, user: user)
+        await recorder.flush()
+        let clicks = try await service.store.clickCounts(linkIds: [record.id], fromDay: EventCounterKey.day(of: Date()) - 6)[record.id] ?? 0
+        let base = path(record)
+        let query = domainQuery(record, user: user)
+        var notices: [String] = []
+        if request.uri.queryParameters.get("created") != nil { notices.append("Link created.") }
+        if request.uri.queryParameters.get("saved") != nil { notices.append("Changes saved.") }
+        let linkWarnings = warnings(of: record, user: user)
+        let qrMissing = QRCode.Library.shared == nil ? QRCode.EncodingError.libraryMissing(QRCode.Library.loadFailure).description : nil
+        return renderer.html(
+            ConsoleLinkPage(
+                title: record.code, user: ConsolePageUser(user), csrf: user.session.csrfToken, notices: notices, code: record.code,
+                shortLink: record.shortLink, state: Self.state(record), destination: record.parameters[.link] ?? record.longLink,
+                clicks: String(clicks), created: Self.date(record.createdAt), updated: Self.date(record.updatedAt),
+                parameters: record.parameters.entries.map { ConsoleLinkPage.Parameter(name: $0.parameter.name, value: $0.value) },
+                warnings: linkWarnings, hasWarnings: !linkWarnings.isEmpty, editHref: base + "/edit" + query, statsHref: base + "/stats" + query,
+                debugHref: base + "/debug" + query, toggleHref: base + (record.disabled ? "/enable" : "/disable") + query,
+                toggleLabel: record.disabled ? "Enable" : "Disable",
+                qrPreviewHref: base + "/qr.svg?size=256" + query.replacingOccurrences(of: "?", with: "&"),
+                qrSVGAction: base + "/qr.svg", qrPNGAction: base + "/qr.png",
+                domainField: query.isEmpty ? nil : record.domain, qrMissing: qrMissing))
+    }
+
+    func edit(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let user = try context.requireConsoleUser()
+        let record = try await storedLink(request, context, user: user)
+        let values = Dictionary(record.parameters.entries.map { ($0.parameter.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        return renderer.html(formPage(user: user, record: record, values: values, errors: [], warnings: warnings(of: record, user: user)))
+    }
+
+    func update(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let (user, form) = try await userForm(request, context)
+        let record = try await storedLink(request, context, user: user)
+        do {
+            var values = form
+            values["domain"] = record.domain
+            let saved = try await service.update(
+                record, with: UpdateLinkRequest(longDynamicLink: try longLink(values, user: user)), caller: user.caller)
+            return Self.redirect(href(saved, user: user) + (href(saved, user: user).contains("?") ? "&" : "?") + "saved=1")
+        } catch let error as APIError where error.status.code < 500 {
+            return renderer.html(formPage(user: user, record: record, values: form, errors: [error.message], warnings: []), status: error.status)
+        }
+    }
+
+    func setDisabled(_ disabled: Bool, _ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let (user, _) = try await userForm(request, context)
+        let record = try await storedLink(request, context, user: user)
+        let saved = try await service.update(record, with: UpdateLinkRequest(disabled: disabled), caller: user.caller)
+        return Self.redirect(href(saved, user: user))
+    }
+
+    /// The form's values checked as minting would check them: the codec's errors and FDL's warnings, as JSON.
+    func validate(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let (user, form) = try await userForm(request, context)
+        var result = LinkCheck(errors: [], warnings: [], longLink: nil)
+        do {
+            let longLink = try longLink(form, user: user)
+            result.longLink = longLink
+            let target = try service.target(longDynamicLink: longLink, dynamicLinkInfo: nil, caller: user.caller)
+            result.warnings = target.warnings.map { LinkCheck.Warning(code: $0.code.rawValue, message: $0.message) }
+        } catch let error as APIError where error.status.code < 500 {
+            result.errors = [error.message]
+        }
+        var response = try context.responseEncoder.encode(result, from: request, context: context)
+        response.headers.append(contentsOf: ConsoleRenderer.securityHeaders)
+        return response
+    }
+
+    struct LinkCheck: ResponseEncodable {
+        struct Warning: Codable {
+            var code: String
+            var message: String
+        }
+
+        var errors: [String]
+        var warnings: [Warning]
+        var longLink: String?
+    }
+
+    // MARK: Debug view
+
+    func debug(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
+        let user = try context.requireConsoleUser()
+        let record = try await storedLink(request, context, user: user)
+        guard let prefix = user.caller.project.domains.first(where: { $0.description == record.domain }) else {
+            throw ConsoleError.notFound("The link's domain is no longer one of the project's.")
+        }
+        let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
+        let link = service.resolver.debugLink(for: record, project: user.caller.project, prefix: prefix)
+        guard case .debug(var report) = RedirectPlanner.plan(link, project: user.caller.project, client: client) else {
+            throw ConsoleError.notFound("The link has no debug view.")
+        }
+        if !record.isActive(at: Date()) {
+            report.stateNotes = [record.disabled ? "This link has been disabled." : "This link has expired."]
+        }
+        return renderer.html(
+            ConsoleDebugPage(
+                title: "Debug: \(record.code)", user: ConsolePageUser(user), report: DebugPage(report), back: href(record, user: user)))
+    }
+
+    // MARK: QR codes
+
+    func qrCode(_ request: Request, _ context: RelinkRequestContext, png: Bool) async throws -> Response {
+        let user = try context.requireConsoleUser()
+        let record = try await storedLink(request, context, user: user)
+        let parameters = request.uri.queryParameters
+        let size = try Self.integer(parameters.get("size"), name: "size", default: 512, in: 64...2048)
+        let eccText = (parameters.get("ecc") ?? "M").uppercased()
+        guard let correction = QRCode.ErrorCorrection(rawValue: eccText) else {
+            throw ConsoleError.badRequest("ecc must be L, M, Q or H; got '\(eccText.prefix(10))'.")
+        }
+        let code: QRCode
+        do {
+            code = try QRCode.encode(record.shortLink, correction: correction)
+        } catch .libraryMissing(let detail) {
+            let message = QRCode.EncodingError.libraryMissing(detail).description
+            context.logger.warning("\(message)")
+            throw ConsoleError.featureMissing(message)
+        } catch {
+            throw ConsoleError.badRequest(error.description)
+        }
+        var headers = ConsoleRenderer.securityHeaders
+        headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
+        let name = Self.fileName(record.code) + (png ? ".png" : ".svg")
+        if parameters.get("download") != nil { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
+        if png {
+            let bytes: [UInt8]
+            do {
+                bytes = try code.png(size: size)
+            } catch .libraryMissing(let detail) {
+                context.logger.warning("\(detail)")
+                throw ConsoleError.featureMissing(detail)
+            } catch {
+                throw ConsoleError.badRequest(error.description)
+            }
+            headers[.contentType] = "image/png"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        headers[.contentType] = "image/svg+xml; charset=utf-8"
+        return Response(
+            status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: code.svg(size: size, title: record.shortLink))))
+    }
+
+    // MARK: Helpers
+
+    /// The request's form fields, after checking its CSRF token against the signed-in user's session.
+    func userForm(_ request: Request, _ context: RelinkRequestContext) async throws -> (ConsoleUser, [String: String]) {
+        let user = try context.requireConsoleUser()
+        let form = try await Self.form(request, context)
+        guard Self.sameOrigin(request), ConsoleSessions.sameToken(form["csrf"], user.session.csrfToken) else {
+            context.logger.notice("console form refused: missing or wrong CSRF token", metadata: ["path": "\(request.uri.path)"])
+            throw ConsoleError.forgedRequest
+        }
+        return (user, form)
+    }
+
+    /// A urlencoded form body as its fields (the first value of each name).
+    static func form(_ request: Request, _ context: RelinkRequestContext) async throws -> [String: String] {
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type.hasPrefix("application/x-www-form-urlencoded") else {
+            throw ConsoleError.badRequest("The console takes forms (application/x-www-form-urlencoded).")
+        }
+        var body = try await request.body.collect(upTo: context.maxUploadSize)
+        let text = body.readString(length: body.readableBytes) ?? ""
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true).prefix(200) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentEncoding.decode(parts[0], plusAsSpace: true),
+                let value = PercentEncoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true)
+            else { throw ConsoleError.badRequest("The form is not valid URL-encoded text.") }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
+    }
+
+    /// Browsers say where a form was posted from: another site's is refused even with a token.
+    static func sameOrigin(_ request: Request) -> Bool {
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" { return false }
+        return true
+    }
+
+    func isSecure(_ request: Request, _ context: RelinkRequestContext) -> Bool {
+        RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders).scheme == "https"
+    }
+
+    /// The signed-in project's link named by the path's code (and `?domain=` when the project has several domains).
+    func storedLink(_ request: Request, _ context: RelinkRequestContext, user: ConsoleUser) async throws -> ShortLinkRecord {
+        let raw = context.parameters.get("code") ?? ""
+        guard raw.utf8.count <= 600, let code = PercentEncoding.decode(Substring(raw), plusAsSpace: false), !code.isEmpty,
+            !code.contains("/"), !code.contains("?"), !code.contains("#")
+        else { throw ConsoleError.notFound("No such link.") }
+        let wanted = request.uri.queryParameters.get("domain")
+        for prefix in user.caller.project.domains where wanted == nil || wanted == prefix.description {
+            do {
+                return try await service.storedLink(prefix.url(path: "/" + code), caller: user.caller)
+            } catch let error as APIError where error.status == .notFound || error.status == .badRequest {
+                // Not on this domain; another of the project's may have it.
+                continue
+            }
+        }
+        throw ConsoleError.notFound("The project has no link \(code).")
+    }
+
+    func path(_ record: ShortLinkRecord) -> String {
+        "/console/links/" + PercentEncoding.encodeComponent(record.code)
+    }
+
+    func domainQuery(_ record: ShortLinkRecord, user: ConsoleUser) -> String {
+        user.caller.project.domains.count > 1 ? "?domain=" + PercentEncoding.encodeComponent(record.domain) : ""
+    }
+
+    func href(_ record: ShortLinkRecord, user: ConsoleUser) -> String { path(record) + domainQuery(record, user: user) }
+
+    /// The long link a form's values make: on its domain, one of the signed-in project's.
+    func longLink(_ form: [String: String], user: ConsoleUser) throws -> String {
+        let domain = form["domain"] ?? user.caller.project.domains.first?.description ?? ""
+        guard let prefix = user.caller.project.domains.first(where: { $0.description == domain }) else {
+            throw APIError.invalidArgument(
+                "The domain must be one of the project's: \(user.caller.project.domains.map(\.description).joined(separator: ", ")).")
+        }
+        let parameters = LinkFormFields.parameters(from: form)
+        guard parameters[.link] != nil else { throw APIError.invalidArgument("The deep link (link) is required.") }
+        return LongLink(prefix: prefix, parameters: parameters).url
+    }
+
+    func warnings(of record: ShortLinkRecord, user: ConsoleUser) -> [ConsoleLinkFormPage.Warning] {
+        guard let prefix = user.caller.project.domains.first(where: { $0.description == record.domain }) else { return [] }
+        let validation = LinkValidator.validate(
+            record.parameters, prefix: prefix, context: service.resolver.validationContext(for: user.caller.project))
+        return (validation.errors.map { ConsoleLinkFormPage.Warning(code: $0.code.rawValue, message: $0.message) })
+            + validation.warnings.map { ConsoleLinkFormPage.Warning(code: $0.code.rawValue, message: $0.message) }
+    }
+
+    func formPage(
+        user: ConsoleUser, record: ShortLinkRecord?, values: [String: String], errors: [String], warnings: [ConsoleLinkFormPage.Warning]
+    ) -> ConsoleLinkFormPage {
+        let domains = user.caller.project.domains.map(\.description)
+        let chosenDomain = record?.domain ?? values["domain"] ?? domains.first ?? ""
+        let suffix = values["suffix"] ?? "UNGUESSABLE"
+        return ConsoleLinkFormPage(
+            title: record.map { "Edit \($0.code)" } ?? "New link", heading: record.map { "Edit \($0.code)" } ?? "New link",
+            user: ConsolePageUser(user), csrf: user.session.csrfToken, isNew: record == nil,
+            action: record.map { href($0, user: user) } ?? "/console/links", button: record == nil ? "Create link" : "Save changes",
+            domain: chosenDomain, shortLink: record?.shortLink ?? "",
+            domains: domains.map { ConsoleLinkFormPage.Option(value: $0, label: $0, selected: $0 == chosenDomain) },
+            suffixes: [("UNGUESSABLE", "Unguessable (17 characters)"), ("SHORT", "Short (4 or more characters)")].map {
+                ConsoleLinkFormPage.Option(value: $0.0, label: $0.1, selected: $0.0 == suffix)
+            },
+            customSuffix: values["customSuffix"] ?? "", groups: LinkFormFields.page(LinkFormFields.parameters(from: values)), errors: errors,
+            hasErrors: !errors.isEmpty, warnings: warnings)
+    }
+
+    static func state(_ record: ShortLinkRecord) -> String {
+        record.disabled ? "disabled" : record.isActive(at: Date()) ? "active" : "expired"
+    }
+
+    static func date(_ date: Date) -> String { String(APITime.format(date).prefix(10)) }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: ConsoleRenderer.securityHeaders + [.location: location])
+    }
+
+    /// A download's file name: the code's letters, digits, `-` and `_`.
+    static func fileName(_ code: String) -> String {
+        let kept = String(
+            String.UnicodeScalarView(
+                code.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }))
+        return kept.isEmpty ? "link" : String(kept.prefix(64))
+    }
+
+    static func integer(_ text: String?, name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text, !text.isEmpty else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw ConsoleError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(20))'.")
+        }
+        return number
+    }
+}
+
+extension RelinkRequestContext {
+    /// The signed-in console user.
+    /// - Throws: `ConsoleError.signInRequired` without a live session.
+    func requireConsoleUser() throws -> ConsoleUser {
+        guard let console else { throw ConsoleError.signInRequired }
+        return console
+    }
+}

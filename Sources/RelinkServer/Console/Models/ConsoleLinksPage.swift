@@ -1,0 +1,26 @@
+/// A page of the project's links, newest first, with a search box.
+struct ConsoleLinksPage: ConsolePageModel {
+    static let page = ConsoleRenderer.Page.links
+
+    struct Row: Sendable {
+        var code: String
+        var domain: String
+        var href: String
+        var destination: String
+        /// `active`, `disabled` or `expired`.
+        var state: String
+        var clicks: String
+        var created: String
+    }
+
+    let assets = ConsoleAssets()
+    let title = "Links"
+    var user: ConsolePageUser?
+    var notices: [String] = []
+    var query: String
+    var links: [Row]
+    /// Stored, not computed: swift-mustache reads stored properties only.
+    var empty: Bool
+    var firstHref: String?
+    var nextHref: String?
+}
