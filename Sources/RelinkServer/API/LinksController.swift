@@ -34,7 +34,9 @@ struct LinksController: Sendable {
         } else {
             before = nil
         }
-        let records = try await service.store.links(projectId: caller.project.id, beforeId: before, limit: pageSize + 1)
+        // `q`: only links whose code, long link or name contains it (ASCII case ignored), as the console searches.
+        let records = try await service.store.links(
+            projectId: caller.project.id, matching: parameters.get("q"), beforeId: before, limit: pageSize + 1)
         let page = records.prefix(pageSize)
         return LinkListResponse(
             links: page.map(service.managed), nextPageToken: records.count > pageSize ? page.last.map { String($0.id) } : nil)

@@ -36,7 +36,8 @@ enum OpenAPIDocument {
                 "summary": "List the API key's project's short links, newest first.",
                 "parameters": [
                   {"name": "pageSize", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
-                  {"name": "pageToken", "in": "query", "schema": {"type": "string"}, "description": "nextPageToken of the previous page."}
+                  {"name": "pageToken", "in": "query", "schema": {"type": "string"}, "description": "nextPageToken of the previous page."},
+                  {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": 200}, "description": "Only links whose code, long link or name contains this text (ASCII case ignored)."}
                 ],
                 "responses": {
                   "200": {"description": "One page.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LinkListResponse"}}}},

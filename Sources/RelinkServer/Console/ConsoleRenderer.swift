@@ -74,10 +74,11 @@ protocol ConsolePageModel: Sendable {
 struct ConsolePageUser: Sendable {
     var project: String
     var csrf: String
+}
 
+extension ConsolePageUser {
     init(_ user: ConsoleUser) {
-        project = user.caller.project.id
-        csrf = user.session.csrfToken
+        self.init(project: user.caller.project.id, csrf: user.session.csrfToken)
     }
 }
 
