@@ -1,11 +1,14 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOHTTP1
 import RelinkCore
 import RelinkStore
+import ServiceLifecycle
 import Testing
 
 @testable import RelinkServer
@@ -343,6 +346,37 @@ import Testing
         }
     }
 
+    @Test func consoleOnItsOwnPortIsNotOnTheMainOne() async throws {
+        let (ports, continuation) = AsyncStream<(String, Int)>.makeStream()
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: TestSupport.configuration, logLevel: .error, store: try SQLiteStore(),
+            onServerRunning: { continuation.yield(("main", $0)) })
+        configuration.console = .port(host: "127.0.0.1", port: 0)
+        configuration.onConsoleServerRunning = { continuation.yield(("console", $0)) }
+        let app = try buildApplication(configuration: configuration)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "test")))
+        let task = Task { try await group.run() }
+        var found: [String: Int] = [:]
+        for await (name, port) in ports {
+            found[name] = port
+            if found.count == 2 { break }
+        }
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        func status(_ port: Int?) async throws -> (UInt, String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(try #require(port))/console/sign-in")
+            request.headers.add(name: "Host", value: "go.pictlink.com")
+            let response = try await http.execute(request, timeout: .seconds(10))
+            return (response.status.code, String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        }
+        let console = try await status(found["console"])
+        let main = try await status(found["main"])
+        try await http.shutdown()
+        await group.triggerGracefulShutdown()
+        try await task.value
+        #expect(console.0 == 200 && console.1.contains("name=\"csrf\""))
+        #expect(main.0 == 404 && !main.1.contains("csrf"))
+    }
+
     @Test func consoleCanBeMovedToItsOwnPortOrTurnedOff() async throws {
         let (store, key) = try await TestSupport.storeWithKey()
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, relink: TestSupport.configuration, logLevel: .error, store: store)
@@ -353,6 +387,16 @@ import Testing
             #expect(response.status == .notFound && !response.text.contains("csrf"))
             _ = key
         }
+    }
+
+    /// Editing a link in the console never drops a parameter: the form has a field for each one a link keeps.
+    @Test func theLinkFormHasAFieldForEveryStoredParameter() {
+        let fields = Set(LinkFormFields.groups.flatMap(\.fields).map(\.parameter))
+        #expect(fields == Set(LinkParameter.allCases).subtracting([.d]))
+        var parameters = LinkParameters()
+        for parameter in LinkParameter.allCases where parameter != .d { parameters[parameter] = "v-\(parameter.name)" }
+        let values = Dictionary(uniqueKeysWithValues: LinkFormFields.page(parameters).flatMap(\.fields).map { ($0.name, $0.value) })
+        #expect(LinkFormFields.parameters(from: values) == parameters)
     }
 
     @Test func everyConsoleTagIsAProperty() throws {

@@ -33,6 +33,7 @@ enum LinkFormFields {
                 Field(parameter: .apn, label: "Package name", help: "The Android app that opens the link."),
                 Field(parameter: .afl, label: "Fallback link", help: "Where Android users without the app go instead of Google Play."),
                 Field(parameter: .amv, label: "Minimum version code", help: "The oldest version code that handles the link."),
+                Field(parameter: .al, label: "App link", help: "The link the Android app is given, when it is not the deep link."),
             ]
         ),
         (
@@ -61,6 +62,7 @@ enum LinkFormFields {
                 Field(parameter: .at, label: "Affiliate token", help: "at (App Store analytics)"),
                 Field(parameter: .ct, label: "Campaign token", help: "ct (App Store analytics)"),
                 Field(parameter: .pt, label: "Provider token", help: "pt (App Store analytics)"),
+                Field(parameter: .mt, label: "Media type", help: "mt (App Store analytics)"),
             ]
         ),
     ]
