@@ -44,10 +44,14 @@ import Testing
         String(setCookie.split(separator: ";")[0])
     }
 
-    static func signIn(_ key: String, client: some TestClientProtocol, headers extra: HTTPFields = [:]) async throws -> Browser {
+    static func signIn(
+        _ key: String, client: some TestClientProtocol, headers extra: HTTPFields = [:], secure: Bool = false
+    ) async throws
+        -> Browser
+    {
         let form = try await client.execute(uri: "/console/sign-in", method: .get, headers: extra)
         #expect(form.status == .ok)
-        let preSession = try #require(Self.cookie("relink_console_signin", in: form))
+        let preSession = try #require(Self.cookie((secure ? "__Host-" : "") + "relink_console_signin", in: form))
         let token = try #require(Self.csrf(in: form.text))
         var headers: HTTPFields = [.cookie: Self.value(of: preSession), .contentType: "application/x-www-form-urlencoded"]
         headers.append(contentsOf: extra)
@@ -55,8 +59,10 @@ import Testing
             uri: "/console/sign-in", method: .post, headers: headers,
             body: ByteBuffer(string: "csrf=\(token)&key=\(PercentEncoding.encodeComponent(key))"))
         #expect(response.status == .seeOther, "\(response.text)")
-        let session = try #require(Self.cookie("relink_console", in: response))
-        let page = try await client.execute(uri: "/console/links", method: .get, headers: [.cookie: Self.value(of: session)])
+        let session = try #require(Self.cookie((secure ? "__Host-" : "") + "relink_console", in: response))
+        var pageHeaders: HTTPFields = [.cookie: Self.value(of: session)]
+        pageHeaders.append(contentsOf: extra)
+        let page = try await client.execute(uri: "/console/links", method: .get, headers: pageHeaders)
         #expect(page.status == .ok)
         return Browser(cookie: Self.value(of: session), csrf: try #require(Self.csrf(in: page.text)))
     }
@@ -96,12 +102,18 @@ import Testing
             #expect(try await store.consoleSession(idHash: ConsoleSessionDriver.idHash("console." + id), now: Date()) != nil)
             #expect(try await store.consoleSession(idHash: id, now: Date()) == nil)
 
-            // Over https (as a trusted proxy says), the cookie is Secure.
-            let secure = try await Self.signIn(key, client: client, headers: [HTTPField.Name("X-Forwarded-Proto")!: "https"])
-            #expect(!secure.cookie.isEmpty)
-            let overTLS = try await client.execute(
-                uri: "/console/sign-in", method: .get, headers: [HTTPField.Name("X-Forwarded-Proto")!: "https"])
-            #expect(Self.cookie("relink_console_signin", in: overTLS)?.contains("Secure") == true)
+            // Over https (as a trusted proxy says), the cookies are Secure and __Host- (path /, no domain): no sibling
+            // subdomain or other port can plant one.
+            let https: HTTPFields = [HTTPField.Name("X-Forwarded-Proto")!: "https"]
+            let secure = try await Self.signIn(key, client: client, headers: https, secure: true)
+            #expect(secure.cookie.hasPrefix("__Host-relink_console="))
+            let overTLS = try await client.execute(uri: "/console/sign-in", method: .get, headers: https)
+            let signInCookie = try #require(Self.cookie("__Host-relink_console_signin", in: overTLS))
+            #expect(signInCookie.contains("Secure") && signInCookie.contains("Path=/;") && !signInCookie.contains("Domain"))
+            // The plain-http cookie is not a session over https.
+            var plainOverTLS = https
+            plainOverTLS[.cookie] = Self.value(of: session)
+            #expect(try await client.execute(uri: "/console/links", method: .get, headers: plainOverTLS).status == .seeOther)
 
             let browser = Browser(
                 cookie: Self.value(of: session),
@@ -148,11 +160,47 @@ import Testing
             let links = try await store.links(projectId: "pictlink", beforeId: nil, limit: 10)
             #expect(links.count == 1 && !links[0].disabled && links[0].parameters[.link] == "https://pictlink.com/a")
             #expect(try await client.execute(uri: "/console/links", method: .get, headers: browser.headers).status == .ok)
-            // The sign-in form's own token: a sign-in without it (login CSRF) is refused.
-            let forged = try await client.execute(
-                uri: "/console/sign-in", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                body: ByteBuffer(string: "csrf=x&key=\(key)"))
-            #expect(forged.status == .forbidden && Self.cookie("relink_console", in: forged) == nil)
+            // The sign-in form's own token: a sign-in without it (login CSRF), or with a cookie and field that merely
+            // agree but that this service never issued, or issued and tampered with, is refused.
+            let issued = try await client.execute(uri: "/console/sign-in", method: .get)
+            let token = try #require(Self.csrf(in: issued.text))
+            let tampered = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
+            for (cookie, field) in [(nil, "x"), ("x", "x"), (token, "other"), (tampered, tampered), ("1." + token, "1." + token)]
+                as [(String?, String)]
+            {
+                var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+                if let cookie { headers[.cookie] = "relink_console_signin=\(cookie)" }
+                let forged = try await client.execute(
+                    uri: "/console/sign-in", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(field)&key=\(key)"))
+                #expect(forged.status == .forbidden && Self.cookie("relink_console", in: forged) == nil, "\(cookie ?? "-") \(field)")
+            }
+            // An issued token posted from another origin is refused too.
+            let foreign = try await client.execute(
+                uri: "/console/sign-in", method: .post,
+                headers: [
+                    .contentType: "application/x-www-form-urlencoded", .cookie: "relink_console_signin=\(token)", .origin: "https://evil.example",
+                ], body: ByteBuffer(string: "csrf=\(token)&key=\(key)"))
+            #expect(foreign.status == .forbidden)
+            let (originHeaders, originBody) = browser.form(
+                [("domain", "https://go.pictlink.com"), ("link", "https://pictlink.com/x")], csrf: browser.csrf,
+                extra: [.origin: "https://evil.example"])
+            #expect(try await client.execute(uri: "/console/links", method: .post, headers: originHeaders, body: originBody).status == .forbidden)
+            // Bytes that are not UTF-8 are refused, not replaced.
+            var raw = ByteBuffer(string: "csrf=\(browser.csrf)&link=")
+            raw.writeBytes([0xFF, 0xFE])
+            let invalid = try await client.execute(
+                uri: "/console/links/validate", method: .post,
+                headers: [.cookie: browser.cookie, .contentType: "application/x-www-form-urlencoded"], body: raw)
+            #expect(invalid.status == .badRequest)
+            // Paths the console does not have are console 404s, with its headers, whatever the method.
+            for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .options] {
+                let missing = try await client.execute(uri: "/console/nope", method: method, headers: browser.headers)
+                #expect(
+                    missing.status == .notFound && missing.headers[.contentSecurityPolicy] != nil && missing.headers[.cacheControl] == "no-store",
+                    "\(method) \(missing.status) \(missing.headers)")
+            }
+            let put = try await client.execute(uri: "/console/links/\(code)", method: .put, headers: browser.headers)
+            #expect(put.status.code >= 400 && put.status.code < 500 && put.headers[.contentSecurityPolicy] != nil)
             // A form that is not a form.
             let json = try await client.execute(
                 uri: "/console/links", method: .post, headers: [.cookie: browser.cookie, .contentType: "application/json"],
@@ -252,6 +300,15 @@ import Testing
                 ).1)
             #expect(again.status == .conflict && again.text.contains("already used"))
 
+            // The live check knows codes as minting does: taken, reserved, malformed.
+            for (suffix, problem) in [("spring", "already used"), ("console", "reserved"), ("no spaces", "1 to 64 characters")] {
+                let (h, b) = browser.form(
+                    [("domain", "https://go.pictlink.com"), ("link", "https://pictlink.com/x"), ("customSuffix", suffix)], csrf: browser.csrf)
+                let answer = try await client.execute(uri: "/console/links/validate", method: .post, headers: h, body: b)
+                let errors = ((try JSONSerialization.jsonObject(with: answer.data) as? [String: Any])?["errors"] as? [String]) ?? []
+                #expect(errors.contains { $0.contains(problem) }, "\(suffix): \(errors)")
+            }
+
             let (editHeaders, editBody) = browser.form([("link", "https://pictlink.com/summer")], csrf: browser.csrf)
             let edited = try await client.execute(uri: "/console/links/spring", method: .post, headers: editHeaders, body: editBody)
             #expect(edited.status == .seeOther)
@@ -270,6 +327,37 @@ import Testing
             #expect(back.status == .found && back.location == "https://pictlink.com", "\(back.status) \(back.location ?? "")")
             let list = try await client.execute(uri: "/console/links?q=SUMMER", method: .get, headers: browser.headers)
             #expect(list.text.contains("/console/links/spring"))
+        }
+    }
+
+    /// Saving the edit form as it was loaded changes nothing, whatever the link holds: parameters the API set, spaces,
+    /// line breaks a text field cannot hold.
+    @Test func savingAnUntouchedEditFormChangesNothing() async throws {
+        let (store, key) = try await TestSupport.storeWithKey()
+        try await Self.consoleApp(store: store).test(.router) { client in
+            let long =
+                "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fmt&ibi=jp.furyu.pictlink.ios&mt=8&al=https%3A%2F%2Fpictlink.com%2Fapp"
+                + "&st=%20%20lead%20trail%20%20&at=a%0D%0Ab&sd=%22quoted%22%20%26%20%3Ctagged%3E%20caf%C3%A9&utm_campaign=spring"
+            let minted = try await TestSupport.mint(long, key: key, with: client)
+            let code = String(minted.shortLink.split(separator: "/").last!)
+            let before = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
+            let browser = try await Self.signIn(key, client: client)
+            let page = try await client.execute(uri: "/console/links/\(code)/edit", method: .get, headers: browser.headers)
+            // What a browser posts back: each text field's value, unescaped, without line breaks.
+            var fields: [(String, String)] = []
+            for match in page.text.matches(of: /<input type="text" id="f-[^"]+" name="([^"]+)" value="([^"]*)"/) {
+                let value = String(match.2).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+                    .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+                fields.append((String(match.1), value))
+            }
+            #expect(fields.count == LinkParameter.allCases.count - 1)
+            let (headers, body) = browser.form(fields, csrf: browser.csrf)
+            let saved = try await client.execute(uri: "/console/links/\(code)", method: .post, headers: headers, body: body)
+            #expect(saved.status == .seeOther, "\(saved.text)")
+            let after = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
+            #expect(after.parameters == before.parameters)
+            #expect(after.longLink == before.longLink)
         }
     }
 
@@ -338,11 +426,33 @@ import Testing
             #expect(svg.text == symbol.svg(size: 300, title: minted.shortLink))
             #expect(png.status == .ok && png.headers[.contentType] == "image/png")
             #expect(Array(png.body.readableBytesView.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            // The size asked for, exactly (the IHDR's width and height); a size too small for two pixels a module
+            // gives the smallest image that scans.
+            func dimensions(_ response: TestResponse) -> (Int, Int) {
+                let bytes = Array(response.body.readableBytesView)
+                func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+                return (word(16), word(20))
+            }
+            #expect(dimensions(png) == (300, 300))
+            let small = try await client.execute(uri: "/console/links/\(code)/qr.png?size=64", method: .get, headers: browser.headers)
+            let minimum = (try QRCode.encode(minted.shortLink, correction: .medium).width + 2 * QRCode.quietZone) * 2
+            #expect(dimensions(small) == (max(64, minimum), max(64, minimum)))
             #expect(page.text.contains("qr.svg?size=256"))
-            for query in ["size=10", "size=99999", "size=abc", "ecc=Z"] {
+            for query in ["size=10", "size=99999", "size=abc", "size=+100", "size=1e3", "ecc=Z"] {
                 let bad = try await client.execute(uri: "/console/links/\(code)/qr.svg?\(query)", method: .get, headers: browser.headers)
                 #expect(bad.status == .badRequest, "\(query)")
             }
+            // QR codes and stats are costly: a key gets a burst of them, then 429 with when to come back.
+            var limited: TestResponse?
+            for _ in 0..<40 {
+                let response = try await client.execute(uri: "/console/links/\(code)/qr.svg", method: .get, headers: browser.headers)
+                if response.status == .tooManyRequests {
+                    limited = response
+                    break
+                }
+            }
+            let refusal = try #require(limited)
+            #expect(refusal.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
         }
     }
 

@@ -29,6 +29,9 @@ struct ConsoleStoreConformanceTests {
             #expect(try await codes("   ").count == 3)
             #expect(try await codes(nil).count == 3)
             #expect(try await codes("nothing like it").isEmpty)
+            // A NUL would end SQLite's pattern early and match everything.
+            #expect(try await codes("\u{0}").isEmpty)
+            #expect(try await codes("sale\u{0}").isEmpty)
             // Paging goes on within the search; another project's links never show.
             #expect(try await store.links(projectId: "pictlink", matching: "pictlink", beforeId: percent.id, limit: 10).map(\.id) == [spring.id])
             #expect(try await store.links(projectId: "fieldnotes", matching: "sale", beforeId: nil, limit: 10).isEmpty)

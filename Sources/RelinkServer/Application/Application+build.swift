@@ -90,12 +90,13 @@ struct ApplicationParts {
             retryBase: configuration.webhookRetryBase, logger: logger)
         let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks)
         let mintLimiter = RateLimiter<Int64>()
+        let secrets = configuration.addressHashSecrets ?? .ephemeral()
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics,
             outages: outages)
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
-            hasher: AddressHasher(secrets: configuration.addressHashSecrets ?? .ephemeral()), metrics: metrics, logger: logger,
+            hasher: AddressHasher(secrets: secrets), metrics: metrics, logger: logger,
             webhooks: webhooks)
         metrics.onScrape { metrics in
             metrics.setQueueDepth(.clickEvents, recorder.depth)
@@ -105,7 +106,9 @@ struct ApplicationParts {
 
         // Outermost and alone: a request's id and count, and the API's JSON errors (also for unknown /v1 paths).
         router.add(
-            middleware: RequestObservingMiddleware(metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, outages: outages))
+            middleware: RequestObservingMiddleware(
+                metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, servesConsole: configuration.console.servesOnMainPort,
+                outages: outages))
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders)
             .addRoutes(to: router)
@@ -124,7 +127,8 @@ struct ApplicationParts {
         // The console: the API's services and mint limiter, with the signed-in key as the caller.
         let console = ConsoleController(
             service: service, recorder: recorder, authenticator: authenticator,
-            sessions: ConsoleSessions(store: store, configuration: relink), renderer: try ConsoleRenderer(), rateLimiter: mintLimiter,
+            sessions: ConsoleSessions(store: store, configuration: relink, secret: secrets.current), renderer: try ConsoleRenderer(),
+            rateLimiter: mintLimiter,
             forwardedHeaders: configuration.forwardedHeaders, outages: outages)
         if configuration.console.servesOnMainPort { console.addRoutes(to: router) }
         if configuration.console != .disabled, QRCode.Library.shared == nil {

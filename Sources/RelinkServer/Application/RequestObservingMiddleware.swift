@@ -40,6 +40,11 @@ struct RequestObservingMiddleware: RouterMiddleware {
             response = try answer.response(from: request, context: context)
         }
         response.headers[Self.requestIdHeader] = requestId
+        if kind == .console, response.headers[.contentSecurityPolicy] == nil {
+            // What no console route answered (a method it does not take): still never cached, sniffed or framed.
+            for field in ConsoleRenderer.securityHeaders where response.headers[field.name] == nil { response.headers.append(field) }
+            response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
+        }
         if let kind, let metrics {
             metrics.request(kind, platform: nil, outcome: .init(status: response.status.code), duration: .now - context.requestStart)
         }

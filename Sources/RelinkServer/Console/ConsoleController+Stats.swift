@@ -48,6 +48,7 @@ extension ConsoleController {
 
     func stats(_ request: Request, _ context: RelinkRequestContext, link: Bool) async throws -> Response {
         let user = try context.requireConsoleUser()
+        try limitHeavy(user)
         let (scope, record) = try await self.scope(request, context, user: user, link: link)
         let days = try range(request)
         // Counters still in memory count too, as on the API.
@@ -105,6 +106,7 @@ extension ConsoleController {
     /// confidence (`table=confidence`).
     func statsCSV(_ request: Request, _ context: RelinkRequestContext, link: Bool) async throws -> Response {
         let user = try context.requireConsoleUser()
+        try limitHeavy(user)
         let (scope, record) = try await self.scope(request, context, user: user, link: link)
         let days = try range(request)
         await recorder.flush()

@@ -18,13 +18,17 @@ struct ConsoleController: Sendable {
     let rateLimiter: RateLimiter<Int64>
     let forwardedHeaders: ForwardedHeaderPolicy
     var outages: StoreOutageLog?
+    /// Per key: QR codes and stats take far more work than a page, so one session cannot keep the cores busy.
+    let heavyLimiter = RateLimiter<Int64>(capacity: 10_000)
+    static let heavyLimit = RateLimit(requestsPerSecond: 5, burst: 30)
 
     /// The longest date range one stats page shows.
     static let maximumDays = 366
     static let pageSize = 50
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        let console = router.group("console").add(middleware: ConsoleMiddleware(sessions: sessions, renderer: renderer, outages: outages))
+        let console = router.group("console").add(
+            middleware: ConsoleMiddleware(sessions: sessions, renderer: renderer, forwardedHeaders: forwardedHeaders, outages: outages))
         console.get { _, _ in Self.redirect("/console/links") }
         console.get("sign-in") { request, context in try await signInForm(request, context) }
         console.post("sign-in") { request, context in try await signIn(request, context) }
@@ -45,6 +49,10 @@ struct ConsoleController: Sendable {
         console.get("links/:code/qr.png") { request, context in try await qrCode(request, context, png: true) }
         console.get("stats") { request, context in try await stats(request, context, link: false) }
         console.get("stats.csv") { request, context in try await statsCSV(request, context, link: false) }
+        // Anything else under /console is a console page too: a 404 with the console's headers, never a link.
+        for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch] {
+            console.on("**", method: method) { _, _ -> Response in throw ConsoleError.notFound("There is no such page in the console.") }
+        }
     }
 
     // MARK: Signing in and out
@@ -55,7 +63,7 @@ struct ConsoleController: Sendable {
         -> Response
     {
         if context.console != nil, error == nil { return Self.redirect("/console/links") }
-        let token = ConsoleSessions.randomToken()
+        let token = sessions.signInToken()
         return renderer.html(
             ConsoleSignInPage(csrf: token, error: error), status: status,
             headers: [.setCookie: ConsoleSessions.signInCookie(token, secure: isSecure(request, context)).description])
@@ -63,10 +71,13 @@ struct ConsoleController: Sendable {
 
     func signIn(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         let form = try await Self.form(request, context)
-        // A login form has no session yet: its token must match its own cookie (and the request come from here).
-        guard Self.sameOrigin(request),
-            ConsoleSessions.sameToken(form["csrf"], request.cookies[ConsoleSessions.signInCookieName]?.value.description ?? "")
-        else { throw ConsoleError.forgedRequest }
+        // A login form has no session yet: its token must be one this service issued, match its own cookie, and the
+        // request come from the console itself.
+        let secure = isSecure(request, context)
+        let cookie = request.cookies[ConsoleSessions.signInCookieName(secure: secure)]?.value.description ?? ""
+        guard sameOrigin(request, context), ConsoleSessions.sameToken(form["csrf"], cookie), sessions.isValidSignInToken(cookie) else {
+            throw ConsoleError.forgedRequest
+        }
         let key = (form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !key.isEmpty, key.utf8.count <= 200 else {
             return try await signInForm(request, context, error: "Enter an API key or a console token.", status: .badRequest)
@@ -77,14 +88,15 @@ struct ConsoleController: Sendable {
         } catch let error as APIError where error.status == .unauthorized || error.status == .forbidden {
             return try await signInForm(request, context, error: "That key is not valid here.", status: .unauthorized)
         }
-        let secure = isSecure(request, context)
-        let cookie = try await sessions.signIn(caller, secure: secure)
+        let session = try await sessions.signIn(caller, secure: secure)
         context.logger.info("console sign-in", metadata: ["project": "\(caller.project.id)", "key_id": "\(caller.key.id)"])
         var response = Self.redirect("/console/links")
-        response.headers[values: .setCookie].append(cookie.description)
+        response.headers[values: .setCookie].append(session.description)
         response.headers[values: .setCookie].append(
-            Cookie(name: ConsoleSessions.signInCookieName, value: "", maxAge: 0, path: ConsoleSessions.path, secure: secure, sameSite: .strict)
-                .description)
+            Cookie(
+                name: ConsoleSessions.signInCookieName(secure: secure), value: "", maxAge: 0, path: ConsoleSessions.cookiePath(secure: secure),
+                secure: secure, sameSite: .strict
+            ).description)
         return response
     }
 
@@ -190,6 +202,10 @@ struct ConsoleController: Sendable {
         do {
             var values = form
             values["domain"] = record.domain
+            // A text field cannot hold a line break: a stored value with one comes back without it, and is kept.
+            for (parameter, value) in record.parameters.entries where LinkFormFields.holdsUneditable(value) {
+                if values[parameter.name] == LinkFormFields.editable(value) { values[parameter.name] = value }
+            }
             let saved = try await service.update(
                 record, with: UpdateLinkRequest(longDynamicLink: try longLink(values, user: user)), caller: user.caller)
             return Self.redirect(href(saved, user: user) + (href(saved, user: user).contains("?") ? "&" : "?") + "saved=1")
@@ -214,6 +230,13 @@ struct ConsoleController: Sendable {
             result.longLink = longLink
             let target = try service.target(longDynamicLink: longLink, dynamicLinkInfo: nil, caller: user.caller)
             result.warnings = target.warnings.map { LinkCheck.Warning(code: $0.code.rawValue, message: $0.message) }
+            // The code, as minting will check it: its form, Relink's reserved paths, and the links that have it.
+            let custom = form["customSuffix"] ?? ""
+            if !custom.isEmpty {
+                if let problem = try await service.customSuffixProblem(custom, domain: target.prefix.description, project: target.project) {
+                    result.errors.append(problem)
+                }
+            }
         } catch let error as APIError where error.status.code < 500 {
             result.errors = [error.message]
         }
@@ -258,6 +281,7 @@ struct ConsoleController: Sendable {
 
     func qrCode(_ request: Request, _ context: RelinkRequestContext, png: Bool) async throws -> Response {
         let user = try context.requireConsoleUser()
+        try limitHeavy(user)
         let record = try await storedLink(request, context, user: user)
         let parameters = request.uri.queryParameters
         let size = try Self.integer(parameters.get("size"), name: "size", default: 512, in: 64...2048)
@@ -303,7 +327,7 @@ struct ConsoleController: Sendable {
     func userForm(_ request: Request, _ context: RelinkRequestContext) async throws -> (ConsoleUser, [String: String]) {
         let user = try context.requireConsoleUser()
         let form = try await Self.form(request, context)
-        guard Self.sameOrigin(request), ConsoleSessions.sameToken(form["csrf"], user.session.csrfToken) else {
+        guard sameOrigin(request, context), ConsoleSessions.sameToken(form["csrf"], user.session.csrfToken) else {
             context.logger.notice("console form refused: missing or wrong CSRF token", metadata: ["path": "\(request.uri.path)"])
             throw ConsoleError.forgedRequest
         }
@@ -316,8 +340,10 @@ struct ConsoleController: Sendable {
         guard type.hasPrefix("application/x-www-form-urlencoded") else {
             throw ConsoleError.badRequest("The console takes forms (application/x-www-form-urlencoded).")
         }
-        var body = try await request.body.collect(upTo: context.maxUploadSize)
-        let text = body.readString(length: body.readableBytes) ?? ""
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+            throw ConsoleError.badRequest("The form is not valid UTF-8.")
+        }
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true).prefix(200) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -329,10 +355,13 @@ struct ConsoleController: Sendable {
         return fields
     }
 
-    /// Browsers say where a form was posted from: another site's is refused even with a token.
-    static func sameOrigin(_ request: Request) -> Bool {
+    /// Browsers say where a form was posted from (`Sec-Fetch-Site`, `Origin`): another site's is refused even with a
+    /// token.
+    func sameOrigin(_ request: Request, _ context: RelinkRequestContext) -> Bool {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" { return false }
-        return true
+        guard let origin = request.headers[.origin] else { return true }
+        let here = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
+        return origin.lowercased() == "\(here.scheme)://\(here.host)".lowercased()
     }
 
     func isSecure(_ request: Request, _ context: RelinkRequestContext) -> Bool {
@@ -346,6 +375,9 @@ struct ConsoleController: Sendable {
             !code.contains("/"), !code.contains("?"), !code.contains("#")
         else { throw ConsoleError.notFound("No such link.") }
         let wanted = request.uri.queryParameters.get("domain")
+        if let wanted, !user.caller.project.domains.contains(where: { $0.description == wanted }) {
+            throw ConsoleError.notFound("\(wanted.prefix(200)) is not one of the project's domains.")
+        }
         for prefix in user.caller.project.domains where wanted == nil || wanted == prefix.description {
             do {
                 return try await service.storedLink(prefix.url(path: "/" + code), caller: user.caller)
@@ -424,9 +456,18 @@ struct ConsoleController: Sendable {
         return kept.isEmpty ? "link" : String(kept.prefix(64))
     }
 
+    /// Takes one of the key's tokens for a costly page (QR codes, stats), or answers 429.
+    func limitHeavy(_ user: ConsoleUser) throws {
+        if case .failure(let error) = heavyLimiter.acquire(
+            keyId: user.caller.key.id, limit: Self.heavyLimit, limiting: "QR codes and stats with this key")
+        {
+            throw error
+        }
+    }
+
     static func integer(_ text: String?, name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text, !text.isEmpty else { return value }
-        guard let number = Int(text), range.contains(number) else {
+        guard text.utf8.count <= 10, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(text), range.contains(number) else {
             throw ConsoleError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(20))'.")
         }
         return number

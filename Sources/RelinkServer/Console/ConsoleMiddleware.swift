@@ -12,12 +12,14 @@ struct ConsoleMiddleware: RouterMiddleware {
 
     let sessions: ConsoleSessions
     let renderer: ConsoleRenderer
+    let forwardedHeaders: ForwardedHeaderPolicy
     var outages: StoreOutageLog?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         do {
-            context.console = try await sessions.user(of: request)
+            let secure = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders).scheme == "https"
+            context.console = try await sessions.user(of: request, secure: secure)
             return try await next(request, context)
         } catch {
             return response(for: error, request: request, context: context)
@@ -45,9 +47,9 @@ struct ConsoleMiddleware: RouterMiddleware {
             }
         }
         if request.uri.path.hasSuffix("/validate") {
-            // The form checker reads JSON: the API's error body.
-            return (try? APIError(status: status, message: message).response(from: request, context: context))
-                ?? Response(status: status)
+            // The form checker reads JSON: the API's error body (with a limit's Retry-After).
+            let api = (error as? APIError) ?? APIError(status: status, message: message)
+            return (try? api.response(from: request, context: context)) ?? Response(status: status)
         }
         var response = renderer.html(
             ConsoleMessagePage(
@@ -55,7 +57,12 @@ struct ConsoleMiddleware: RouterMiddleware {
                 paragraphs: [message], back: user == nil ? "/console/sign-in" : "/console/links",
                 backLabel: user == nil ? "Sign in" : "Back to the links"),
             status: status)
-        if status == .serviceUnavailable || status == .tooManyRequests { response.headers[.retryAfter] = "1" }
+        // A limit says when to come back (its own Retry-After); an outage, in a second.
+        if let limited = (error as? APIError)?.headers[.retryAfter] {
+            response.headers[.retryAfter] = limited
+        } else if status == .serviceUnavailable || status == .tooManyRequests {
+            response.headers[.retryAfter] = "1"
+        }
         return response
     }
 

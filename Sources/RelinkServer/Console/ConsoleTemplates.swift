@@ -15,7 +15,7 @@ enum ConsoleTemplates {
         h1{font-size:1.4rem;margin:.25rem 0 .75rem}h2{font-size:1.1rem;margin:1rem 0 .5rem}a{color:var(--accent)}.muted{color:var(--muted);font-size:.9rem}\
         .bad{color:var(--bad)}.warn{color:var(--warn)}.ok{color:var(--android)}.notice{background:var(--card);border-left:4px solid var(--accent);padding:.5rem .75rem}\
         .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.9rem}td,th{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid var(--line)}\
-        td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.url{word-break:break-all}th,td.date{white-space:nowrap}caption{text-align:left;font-weight:600;padding:.25rem 0}\
+        td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.url{word-break:break-all}td,th,li,code,p{unicode-bidi:isolate}th,td.date{white-space:nowrap}caption{text-align:left;font-weight:600;padding:.25rem 0}\
         form.stack label{display:block;margin:.6rem 0 .2rem;font-weight:600;font-size:.9rem}input,select,button{font:inherit}\
         input[type=text],input[type=url],input[type=password],input[type=search],input[type=date],select{width:100%;padding:.5rem;border:1px solid var(--line);border-radius:.5rem;background:var(--bg);color:var(--fg)}\
         button,.button{display:inline-block;background:var(--accent);color:#fff;border:0;border-radius:.5rem;padding:.5rem 1rem;font-weight:600;text-decoration:none;cursor:pointer}\

@@ -67,17 +67,25 @@ enum LinkFormFields {
         ),
     ]
 
-    /// The parameters a form's values set (values of other names are ignored).
+    /// The parameters a form's values set, as typed (values of other names are ignored; an empty value is absent).
     static func parameters(from values: [String: String]) -> LinkParameters {
         var parameters = LinkParameters()
         for group in groups {
             for field in group.fields {
-                if let value = values[field.parameter.name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
-                    parameters[field.parameter] = value
-                }
+                if let value = values[field.parameter.name], !value.isEmpty { parameters[field.parameter] = value }
             }
         }
         return parameters
+    }
+
+    /// Whether `value` holds what a text field drops (line breaks and other control characters).
+    static func holdsUneditable(_ value: String) -> Bool {
+        value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
+    /// `value` as a text field gives it back: without its control characters.
+    static func editable(_ value: String) -> String {
+        String(String.UnicodeScalarView(value.unicodeScalars.filter { !($0.value < 0x20 || $0.value == 0x7F) }))
     }
 
     /// The form's groups filled with `parameters`.

@@ -8,20 +8,22 @@ import Darwin
 #endif
 
 extension QRCode {
-    /// The symbol as an 8-bit grayscale PNG about `size` pixels square (a whole number of pixels per module, at
-    /// least one), with its quiet zone, written by libpng (loaded at run time like libqrencode).
+    /// The symbol as an 8-bit grayscale PNG `size` pixels square, written by libpng (loaded at run time like
+    /// libqrencode): a whole number of pixels per module, at least two (fewer do not scan), centred in white beyond the
+    /// quiet zone; a size too small for that gives the smallest image that scans.
     func png(size: Int, library: PNGLibrary? = .shared) throws(EncodingError) -> [UInt8] {
         guard let library else {
             throw .libraryMissing("PNG needs libpng, which is not installed: apt-get install libpng16-16 (\(PNGLibrary.loadFailure))")
         }
         let side = width + 2 * Self.quietZone
-        let scale = max(1, size / side)
-        let pixels = side * scale
+        let scale = max(2, size / side)
+        let pixels = max(size, side * scale)
+        let margin = (pixels - side * scale) / 2
         var image = [UInt8](repeating: 255, count: pixels * pixels)
         for y in 0..<width {
             for x in 0..<width where isDark(x: x, y: y) {
                 for row in 0..<scale {
-                    let start = ((y + Self.quietZone) * scale + row) * pixels + (x + Self.quietZone) * scale
+                    let start = (margin + (y + Self.quietZone) * scale + row) * pixels + margin + (x + Self.quietZone) * scale
                     for column in start..<(start + scale) { image[column] = 0 }
                 }
             }

@@ -151,6 +151,20 @@ final class ShortLinkService: Sendable {
         }
     }
 
+    /// What minting would say of `suffix` as a custom code on `domain` (its form, reserved paths, a link that has it);
+    /// nil when it is free. For checking a form before it is sent.
+    func customSuffixProblem(_ suffix: String, domain: String, project: Project) async throws -> String? {
+        do {
+            try checkCustomSuffix(suffix, project: project)
+        } catch let error as APIError {
+            return error.message
+        }
+        if try await store.link(domain: domain, code: suffix) != nil {
+            return "The custom suffix '\(suffix)' is already used by another link on \(domain)."
+        }
+        return nil
+    }
+
     /// Codes that would never be reached: Relink's own paths, and single-segment routes of the project.
     func isReserved(_ code: String, project: Project) -> Bool {
         if Self.reservedCodes.contains(code) { return true }

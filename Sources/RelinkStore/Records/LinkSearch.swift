@@ -13,7 +13,8 @@ public enum LinkSearch {
         var pattern = "%"
         for scalar in trimmed.unicodeScalars.prefix(maximumLength) {
             if scalar == "%" || scalar == "_" || scalar == "\\" { pattern.unicodeScalars.append("\\") }
-            pattern.unicodeScalars.append(scalar)
+            // A NUL would end SQLite's pattern early (matching everything); control characters are never searched for.
+            pattern.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? "\u{FFFD}" : scalar)
         }
         return pattern + "%"
     }
