@@ -39,20 +39,22 @@ extension ConsoleController {
 
     static func dayString(_ day: Int) -> String { String(APITime.format(Date(timeIntervalSince1970: Double(day) * 86_400)).prefix(10)) }
 
-    /// The scope of a stats request: the path's link, or the signed-in project.
-    func scope(_ request: Request, _ context: RelinkRequestContext, user: ConsoleUser, link: Bool) async throws -> (StatsScope, ShortLinkRecord?) {
-        guard link else { return (.project(id: user.caller.project.id), nil) }
-        let record = try await storedLink(request, context, user: user)
-        return (.link(id: record.id), record)
+    /// What a stats request asks for: its user (within the costly pages' limit), the path's link or the signed-in
+    /// project, and the days; with the counters still in memory written first, as on the API.
+    func statsRequest(
+        _ request: Request, _ context: RelinkRequestContext, link: Bool
+    ) async throws -> (user: ConsoleUser, scope: StatsScope, record: ShortLinkRecord?, days: ClosedRange<Int>) {
+        let user = try context.requireConsoleUser()
+        try limitHeavy(user)
+        var record: ShortLinkRecord?
+        if link { record = try await storedLink(request, context, user: user) }
+        let days = try range(request)
+        await recorder.flush()
+        return (user, record.map { .link(id: $0.id) } ?? .project(id: user.caller.project.id), record, days)
     }
 
     func stats(_ request: Request, _ context: RelinkRequestContext, link: Bool) async throws -> Response {
-        let user = try context.requireConsoleUser()
-        try limitHeavy(user)
-        let (scope, record) = try await self.scope(request, context, user: user, link: link)
-        let days = try range(request)
-        // Counters still in memory count too, as on the API.
-        await recorder.flush()
+        let (user, scope, record, days) = try await statsRequest(request, context, link: link)
         let counts = try await service.store.dailyEventCounts(scope, fromDay: days.lowerBound, toDay: days.upperBound)
         let confidences = try await service.store.confidenceCounts(scope, fromDay: days.lowerBound, toDay: days.upperBound)
         let labels = days.map(Self.dayString)
@@ -105,11 +107,7 @@ extension ConsoleController {
     /// The same numbers as CSV: per day, platform and event (crawlers included, as CRAWLER), or per day and
     /// confidence (`table=confidence`).
     func statsCSV(_ request: Request, _ context: RelinkRequestContext, link: Bool) async throws -> Response {
-        let user = try context.requireConsoleUser()
-        try limitHeavy(user)
-        let (scope, record) = try await self.scope(request, context, user: user, link: link)
-        let days = try range(request)
-        await recorder.flush()
+        let (user, scope, record, days) = try await statsRequest(request, context, link: link)
         var csv: String
         let confidence = request.uri.queryParameters.get("table") == "confidence"
         if confidence {
