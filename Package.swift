@@ -141,6 +141,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // A test breaks the SQLite store underneath the click recorder.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Page models answer their tags by name (`MustacheParent`); a test compares them with reflection.
+                .product(name: "Mustache", package: "swift-mustache"),
                 // The page property test parses every rendered page with libxml2's HTML parser.
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The two-instance tests: real sockets to two servers on one PostgreSQL.

@@ -119,6 +119,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve no web console (/console is then a link path like any other).")
     var noConsole = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The most short links kept in memory for clicks; past it the oldest give way, and a click on one reads the database (default: $RELINK_LINK_CACHE, else 100000).",
+            valueName: "entries"))
+    var linkCache: Int?
+
     @OptionGroup var store: StoreOptions
 
     @Option(
@@ -198,6 +204,12 @@ struct ServeCommand: AsyncParsableCommand {
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
         server.console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
+        if let text = linkCache.map(String.init) ?? environment["RELINK_LINK_CACHE"], !text.isEmpty {
+            guard let entries = Int(text), (16...100_000_000).contains(entries) else {
+                throw CLIError.usage("--link-cache must be 16 to 100000000 entries, got '\(text)'")
+            }
+            server.linkCacheCapacity = entries
+        }
         if let file = geoip ?? environment["RELINK_GEOIP"], !file.isEmpty {
             do {
                 server.countryDatabase = try CountryDatabase(path: file)

@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import RelinkCore
 import Testing
 
@@ -66,6 +67,31 @@ import Testing
             (PageTemplates.message, MessagePage(title: "t", paragraphs: ["p"])),
             (PageTemplates.debug, debug),
         ]
+    }
+
+    /// The models that answer their tags by name (`MustacheParent`, for speed) give what reflection would: every
+    /// property under its own name, nothing for any other name.
+    @Test func namedChildrenAreTheProperties() throws {
+        let subjects: [Any] = try Self.samples().map(\.model) + [PageAssets()]
+        var checked = 0
+        for subject in subjects {
+            guard let parent = subject as? any MustacheParent else { continue }
+            for child in Mirror(reflecting: subject).children {
+                guard let label = child.label else { continue }
+                let named = parent.child(named: label).flatMap(Self.unwrapped)
+                #expect(String(describing: named) == String(describing: Self.unwrapped(child.value)), "\(type(of: subject)).\(label)")
+                checked += 1
+            }
+            #expect(parent.child(named: "noSuchTag") == nil)
+        }
+        #expect(checked >= 20)
+    }
+
+    /// `value` without its Optional wrapping; nil for an empty Optional.
+    static func unwrapped(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.flatMap { unwrapped($0.value) }
     }
 
     @Test func everyTagIsAProperty() throws {

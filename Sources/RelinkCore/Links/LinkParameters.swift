@@ -2,12 +2,17 @@
 ///
 /// An empty value means "absent", so `parameters[.apn] = ""` removes `apn`; a link never carries `apn=`.
 public struct LinkParameters: Hashable, Sendable {
-    /// One slot per `LinkParameter`, in `allCases` order: a click reads and writes these many times.
-    private var values: [String?]
-
-    public init() {
-        self.values = Array(repeating: nil, count: LinkParameter.allCases.count)
+    /// One set parameter: its position in `LinkParameter.allCases`, and its value.
+    private struct Slot: Hashable, Sendable {
+        let index: UInt8
+        var value: String
     }
+
+    /// The parameters that are set, in `allCases` order. A link sets a handful of the 27, and a million links may be
+    /// held in memory, so only those are stored; a read compares a few small integers.
+    private var slots: [Slot] = []
+
+    public init() {}
 
     /// The parameters in `values`; the others are absent.
     /// - Parameter values: a value per parameter.
@@ -17,25 +22,58 @@ public struct LinkParameters: Hashable, Sendable {
     }
 
     public subscript(_ parameter: LinkParameter) -> String? {
-        get { values[parameter.index] }
-        set { values[parameter.index] = newValue?.isEmpty == false ? newValue : nil }
+        get {
+            let index = UInt8(parameter.index)
+            for slot in slots {
+                if slot.index == index { return slot.value }
+                if slot.index > index { return nil }
+            }
+            return nil
+        }
+        set {
+            let index = UInt8(parameter.index)
+            let position = slots.firstIndex { $0.index >= index } ?? slots.endIndex
+            let present = position < slots.endIndex && slots[position].index == index
+            switch (newValue, present) {
+            case (let value?, true) where !value.isEmpty: slots[position].value = value
+            case (let value?, false) where !value.isEmpty: slots.insert(Slot(index: index, value: value), at: position)
+            case (_, true): slots.remove(at: position)
+            default: break
+            }
+        }
     }
 
-    public var isEmpty: Bool { values.allSatisfy { $0 == nil } }
-    public var count: Int { values.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    public var isEmpty: Bool { slots.isEmpty }
+    public var count: Int { slots.count }
 
     /// The parameters that are set, in builder order.
     public var entries: [(parameter: LinkParameter, value: String)] {
-        LinkParameter.allCases.compactMap { parameter in values[parameter.index].map { (parameter, $0) } }
+        slots.map { (LinkParameter.allCases[Int($0.index)], $0.value) }
     }
 
     /// These parameters, with each parameter that is absent here taken from `other`.
     /// - Parameter other: defaults.
     /// - Returns: the merged parameters.
     public func filling(from other: LinkParameters) -> LinkParameters {
-        var merged = self
-        for index in values.indices where merged.values[index] == nil {
-            merged.values[index] = other.values[index]
+        guard !other.slots.isEmpty else { return self }
+        var merged = LinkParameters()
+        merged.slots.reserveCapacity(slots.count + other.slots.count)
+        var mine = slots[...]
+        var theirs = other.slots[...]
+        while let first = mine.first ?? theirs.first {
+            if let own = mine.first, let default_ = theirs.first {
+                if own.index <= default_.index {
+                    merged.slots.append(own)
+                    mine = mine.dropFirst()
+                    if default_.index == own.index { theirs = theirs.dropFirst() }
+                } else {
+                    merged.slots.append(default_)
+                    theirs = theirs.dropFirst()
+                }
+            } else {
+                merged.slots.append(first)
+                if mine.first != nil { mine = mine.dropFirst() } else { theirs = theirs.dropFirst() }
+            }
         }
         return merged
     }

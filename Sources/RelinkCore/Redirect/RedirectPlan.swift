@@ -2,14 +2,16 @@
 public enum RedirectPlan: Sendable, Equatable {
     /// 302 to `url`, a page of the kind `destination`.
     case redirect(url: String, destination: RedirectDestination, reason: String)
+    // The page cases are boxed (`indirect`): a plan is then the size of a redirect, and each cached short link keeps
+    // a plan per platform.
     /// The iOS app preview page, whose Open button leads to `AppPreview.openURL`.
-    case appPreview(AppPreview)
+    indirect case appPreview(AppPreview)
     /// A 200 page of Open Graph and Twitter card tags for a link-preview crawler.
-    case socialPreview(SocialPreview)
+    indirect case socialPreview(SocialPreview)
     /// The `d=1` page: where each platform would go, and why.
-    case debug(DebugReport)
+    indirect case debug(DebugReport)
     /// 400: the link is invalid or sends clicks where the allowlist forbids.
-    case rejected(LinkRejection)
+    indirect case rejected(LinkRejection)
 
     /// The destination, when the plan is a redirect.
     public var redirectURL: String? {

@@ -69,7 +69,7 @@ struct ApplicationParts {
         let store = configuration.store
         let router = Router(context: RelinkRequestContext.self, options: [.autoGenerateHeadEndpoints])
         let pages = try PageRenderer()
-        let cache = LinkCache()
+        let cache = LinkCache(capacity: configuration.linkCacheCapacity)
         let metrics = RelinkMetrics()
         let outages = StoreOutageLog(logger: logger, metrics: metrics)
         let recorder = EventRecorder(

@@ -57,6 +57,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookLease: Duration = .seconds(60)
     /// The first retry's delay (then doubling, up to an hour, for a day).
     public var webhookRetryBase: Duration = .seconds(30)
+    /// The most short links kept in memory for clicks (`--link-cache`); past it, the oldest give way.
+    public var linkCacheCapacity = LinkCache.defaultCapacity
     /// Where the web console is served.
     public var console: ConsoleEndpoint = .mainPort
     /// Called with the console listener's port once it listens (`ConsoleEndpoint.port`).

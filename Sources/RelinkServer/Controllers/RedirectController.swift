@@ -102,15 +102,15 @@ struct RedirectController: Sendable {
     /// clicks this instance took meanwhile are never lost, plus the clicks taken since.
     func takeClick(_ shortLink: ResolvedShortLink, limit: Int64, taking: Bool) async throws -> Bool {
         let now = ContinuousClock.now
-        let fresh = shortLink.clicks.withLockedValue { state in state.at.map { now - $0 < .seconds(1) } ?? false }
+        let fresh = shortLink.withClicks { state in state.at.map { now - $0 < .seconds(1) } ?? false }
         if !fresh {
             let read = try await resolver.store.clickCount(linkId: shortLink.record.id) + recorder.unwrittenClicks(linkId: shortLink.record.id)
-            shortLink.clicks.withLockedValue { state in
+            shortLink.withClicks { state in
                 let known = state.at == nil ? read : max(read, state.read + state.since)
                 state = (known, now, 0)
             }
         }
-        return shortLink.clicks.withLockedValue { state in
+        return shortLink.withClicks { state in
             guard state.read + state.since < limit else { return false }
             if taking { state.since += 1 }
             return true

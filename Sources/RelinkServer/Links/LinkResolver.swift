@@ -73,15 +73,27 @@ final class LinkResolver: Sendable {
             return .found(Target(project: project, prefix: match.prefix, link: link))
         case .shortLink(let code, let debug):
             let domain = match.prefix.description
-            let entry = try await cache.entry(domain: domain, code: code.value) { try await store.link(domain: domain, code: code.value) }
-            guard let record = entry.link else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
+            let entry = try await cache.entry(
+                domain: domain, code: code.value, load: { try await store.link(domain: domain, code: code.value) },
+                resolve: { ResolvedShortLink(record: $0, project: project, prefix: match.prefix) })
+            guard let resolved = entry.resolved else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
+            let record = resolved.record
             guard record.isActive(at: now) else { return .inactive(record, debug: debug) }
-            let resolved = entry.resolved.get { ResolvedShortLink(record: record, project: project, prefix: match.prefix) }
             let link = debug ? debugLink(resolved.link, record: record, project: project, prefix: match.prefix) : resolved.link
             return .found(Target(project: project, prefix: match.prefix, link: link, shortLink: resolved))
         case .notFound:
             return .notFound(url: match.prefix.url(path: String(match.relativePath)))
         }
+    }
+
+    /// Puts a link this instance created or changed in the cache, as clicks will need it (or forgets it, when its
+    /// domain is no longer one of a project's).
+    func remember(_ record: ShortLinkRecord) {
+        guard let (project, prefix, _) = directory.shortLink(record.shortLink), prefix.description == record.domain else {
+            cache.invalidate(domain: record.domain, code: record.code)
+            return
+        }
+        cache.store(ResolvedShortLink(record: record, project: project, prefix: prefix))
     }
 
     /// A stored link as its debug page shows it (`d=1` on a click, the console's debug view).

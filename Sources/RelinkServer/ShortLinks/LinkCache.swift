@@ -3,90 +3,107 @@ import NIOConcurrencyHelpers
 import RelinkStore
 
 /// Short links by domain and code, in memory, so a click does not query the database: a hit costs one locked
-/// dictionary lookup. Edits made through this instance replace their entry at once; with a shared store
-/// (PostgreSQL), other instances' edits arrive through `apply(_:)` within milliseconds. As a backstop, entries are
-/// re-read after `maximumAge`, and unknown codes are remembered for `missingAge` only.
+/// dictionary lookup in one of 16 shards. Edits made through this instance replace their entry at once; with a shared
+/// store (PostgreSQL), other instances' edits arrive through `apply(_:)` within milliseconds. As a backstop, entries
+/// are re-read after `maximumAge`, and unknown codes are remembered for `missingAge` only.
+///
+/// At most `capacity` entries are held; past it, each new entry takes the place of its shard's oldest (first in,
+/// first out), so a million links clicked at random cost a steady, bounded memory and no pause to clear the cache.
 public final class LinkCache: Sendable {
     struct Key: Hashable {
         let domain: String
         let code: String
     }
 
-    struct Entry {
-        let link: ShortLinkRecord?
+    /// One cached answer: the link as clicks need it (made once, when it is loaded), or nil for a code no link has.
+    /// A class, so a dictionary slot holds a pointer, not a whole record.
+    final class Entry: Sendable {
+        let resolved: ResolvedShortLink?
         let loaded: ContinuousClock.Instant
-        /// What clicks derive from the link, made on first use.
-        let resolved: ResolvedBox
 
-        init(link: ShortLinkRecord?, loaded: ContinuousClock.Instant) {
-            self.link = link
+        var link: ShortLinkRecord? { resolved?.record }
+
+        init(resolved: ResolvedShortLink?, loaded: ContinuousClock.Instant) {
+            self.resolved = resolved
             self.loaded = loaded
-            self.resolved = ResolvedBox()
         }
     }
 
-    /// Holds the entry's `ResolvedShortLink` once a click has made it.
-    final class ResolvedBox: Sendable {
-        private let value = NIOLockedValueBox<ResolvedShortLink?>(nil)
+    /// A shard's entries, the order they came in (a ring, for eviction), and a count of invalidations: a load that
+    /// started before an invalidation may have read the old row, so its result is used once but not kept.
+    private struct Shard {
+        var entries: [Key: Entry] = [:]
+        var order: [Key?]
+        var next = 0
+        var generation: UInt64 = 0
 
-        func get(orMake make: () -> ResolvedShortLink) -> ResolvedShortLink {
-            value.withLockedValue { box in
-                if let resolved = box { return resolved }
-                let resolved = make()
-                box = resolved
-                return resolved
-            }
+        init(capacity: Int) {
+            order = Array(repeating: nil, count: capacity)
         }
     }
 
-    /// The entries, and a count of invalidations: a load that started before an invalidation may have read the
-    /// old row, so its result is used once but not kept.
-    private let entries = NIOLockedValueBox<(entries: [Key: Entry], generation: UInt64)>(([:], 0))
+    private let shards: [NIOLockedValueBox<Shard>]
     private let clock = ContinuousClock()
     let capacity: Int
     let maximumAge: Duration
     let missingAge: Duration
 
-    public init(capacity: Int = 100_000, maximumAge: Duration = .seconds(300), missingAge: Duration = .seconds(5)) {
-        self.capacity = capacity
+    static let shardCount = 16
+    /// The default capacity (`relink serve --link-cache`).
+    public static let defaultCapacity = 100_000
+
+    public init(capacity: Int = LinkCache.defaultCapacity, maximumAge: Duration = .seconds(300), missingAge: Duration = .seconds(5)) {
+        self.capacity = max(Self.shardCount, capacity)
         self.maximumAge = maximumAge
         self.missingAge = missingAge
+        let perShard = max(1, self.capacity / Self.shardCount)
+        shards = (0..<Self.shardCount).map { _ in NIOLockedValueBox(Shard(capacity: perShard)) }
     }
 
-    /// The link, from memory when fresh, else from `load` (whose answer, found or not, is remembered).
-    public func link(domain: String, code: String, load: () async throws -> ShortLinkRecord?) async throws -> ShortLinkRecord? {
-        try await entry(domain: domain, code: code, load: load).link
+    private func shard(_ key: Key) -> NIOLockedValueBox<Shard> {
+        shards[Int(UInt(bitPattern: key.hashValue) % UInt(Self.shardCount))]
     }
 
-    func entry(domain: String, code: String, load: () async throws -> ShortLinkRecord?) async throws -> Entry {
+    /// The link, from memory when fresh, else from `load` (whose answer, found or not, is remembered, a found link
+    /// as `resolve` makes it).
+    func entry(
+        domain: String, code: String, load: () async throws -> ShortLinkRecord?, resolve: (ShortLinkRecord) -> ResolvedShortLink
+    ) async throws -> Entry {
         let key = Key(domain: domain, code: code)
+        let shard = shard(key)
         let now = clock.now
-        let (cached, generation) = entries.withLockedValue { ($0.entries[key], $0.generation) }
-        if let cached, now - cached.loaded < (cached.link == nil ? missingAge : maximumAge) {
+        let (cached, generation) = shard.withLockedValue { ($0.entries[key], $0.generation) }
+        if let cached, now - cached.loaded < (cached.resolved == nil ? missingAge : maximumAge) {
             return cached
         }
-        let entry = Entry(link: try await load(), loaded: clock.now)
-        put(key, entry, ifGeneration: generation)
+        let entry = Entry(resolved: try await load().map(resolve), loaded: clock.now)
+        put(key, entry, in: shard, ifGeneration: generation)
         return entry
     }
 
     /// Replaces the entry for a link this instance created or changed.
-    public func store(_ link: ShortLinkRecord) {
-        put(Key(domain: link.domain, code: link.code), Entry(link: link, loaded: clock.now))
+    func store(_ resolved: ResolvedShortLink) {
+        let key = Key(domain: resolved.record.domain, code: resolved.record.code)
+        put(key, Entry(resolved: resolved, loaded: clock.now), in: shard(key))
     }
 
     /// Forgets a link, so the next click reads it again.
     public func invalidate(domain: String, code: String) {
-        entries.withLockedValue { state in
-            state.entries.removeValue(forKey: Key(domain: domain, code: code))
-            state.generation &+= 1
+        let key = Key(domain: domain, code: code)
+        shard(key).withLockedValue { shard in
+            shard.entries.removeValue(forKey: key)
+            shard.generation &+= 1
         }
     }
 
     public func removeAll() {
-        entries.withLockedValue { state in
-            state.entries.removeAll()
-            state.generation &+= 1
+        for shard in shards {
+            shard.withLockedValue { shard in
+                shard.entries.removeAll()
+                shard.order = Array(repeating: nil, count: shard.order.count)
+                shard.next = 0
+                shard.generation &+= 1
+            }
         }
     }
 
@@ -98,14 +115,20 @@ public final class LinkCache: Sendable {
         }
     }
 
-    var count: Int { entries.withLockedValue { $0.entries.count } }
+    var count: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.entries.count } } }
 
-    private func put(_ key: Key, _ entry: Entry, ifGeneration generation: UInt64? = nil) {
-        entries.withLockedValue { state in
-            if let generation, state.generation != generation { return }
-            // Past capacity, start over rather than track recency on every hit: the hot links return at once.
-            if state.entries.count >= capacity, state.entries[key] == nil { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[key] = entry
+    private func put(_ key: Key, _ entry: Entry, in shard: NIOLockedValueBox<Shard>, ifGeneration generation: UInt64? = nil) {
+        // The entry that gives way is released after the lock, not under it.
+        let evicted: Entry? = shard.withLockedValue { shard in
+            if let generation, shard.generation != generation { return nil }
+            if shard.entries.updateValue(entry, forKey: key) != nil { return nil }
+            // A new key: it takes the ring's next place, and the key there (if still held) leaves.
+            var evicted: Entry?
+            if let old = shard.order[shard.next], old != key { evicted = shard.entries.removeValue(forKey: old) }
+            shard.order[shard.next] = key
+            shard.next = (shard.next + 1) % shard.order.count
+            return evicted
         }
+        _ = evicted
     }
 }

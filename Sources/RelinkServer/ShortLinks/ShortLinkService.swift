@@ -44,7 +44,7 @@ final class ShortLinkService: Sendable {
             // The same link minted again, now asking for its page's card.
             record.fetchPreview = true
             record = try await store.updateLink(record)
-            cache.store(record)
+            resolver.remember(record)
         }
         if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
         return (record, warnings)
@@ -116,7 +116,7 @@ final class ShortLinkService: Sendable {
 
     private func inserted(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
         let record = try await store.insertLink(draft)
-        cache.store(record)
+        resolver.remember(record)
         await webhooks?.emit(.linkCreated, projectId: record.projectId, data: managed(record))
         return record
     }
@@ -288,7 +288,7 @@ final class ShortLinkService: Sendable {
             }
         }
         let saved = try await store.updateLink(link)
-        cache.store(saved)
+        resolver.remember(saved)
         await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
         // A new destination has a new page; a link newly asking for its card gets it.
         if let previews, previews.fetches(saved), destinationChanged || saved.preview == nil { previews.enqueue(saved) }
