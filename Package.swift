@@ -6,6 +6,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The server's and the store's: an async function that is not isolated runs on its caller's executor (SE-0461), so a
+/// click's chain of awaits (and a cache miss's read of SQLite) stays on its event loop instead of hopping executors at
+/// each call.
+let serverSwiftSettings = swiftSettings + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "relink",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -66,7 +71,7 @@ let package = Package(
                 // The store's lifetime is one of the application's services.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: serverSwiftSettings
         ),
         .target(
             name: "RelinkServer",
@@ -96,7 +101,7 @@ let package = Package(
                 "CMaxMindDB", "CQREncode", "CLibPNG",
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: serverSwiftSettings
         ),
         // Embedded in apps: depends on nothing but Core and Foundation.
         .target(name: "RelinkClient", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),

@@ -8,7 +8,9 @@ struct APIKeyMiddleware: RouterMiddleware {
 
     let authenticator: APIKeyAuthenticator
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var context = context
         context.caller = try await authenticator.authenticateIfPresent(request, context: context)
         var response = try await next(request, context)

@@ -20,7 +20,9 @@ struct RequestObservingMiddleware: RouterMiddleware {
     /// Where store failures are logged (once per interval) and counted.
     var outages: StoreOutageLog? = nil
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var context = context
         let requestId: String
         if let given = request.headers[Self.requestIdHeader], Self.isPlainToken(given) {

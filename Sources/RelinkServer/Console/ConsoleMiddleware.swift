@@ -15,7 +15,9 @@ struct ConsoleMiddleware: RouterMiddleware {
     let forwardedHeaders: ForwardedHeaderPolicy
     var outages: StoreOutageLog?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var context = context
         do {
             let secure = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders).scheme == "https"

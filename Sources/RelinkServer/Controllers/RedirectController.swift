@@ -210,7 +210,7 @@ struct RedirectController: Sendable {
             }
             if !isHead, !link.isDebug, !uncounted {
                 let decided = LinkResolver.Target(project: target.project, prefix: target.prefix, link: link, shortLink: target.shortLink)
-                (plan, clickID) = await keepForInstall(
+                (plan, clickID) = keepForInstall(
                     plan, target: decided, client: client, request: request, origin: origin, variant: decision.variant)
             }
         } else if isHead || link.isDebug {
@@ -220,7 +220,7 @@ struct RedirectController: Sendable {
                 target.shortLink?.plan(for: client, project: target.project)
                 ?? RedirectPlanner.plan(link, project: target.project, client: client)
             if !uncounted {
-                (plan, clickID) = await keepForInstall(plan, target: target, client: client, request: request, origin: origin)
+                (plan, clickID) = keepForInstall(plan, target: target, client: client, request: request, origin: origin)
             }
         }
         // A click on a short link is a human request; crawlers are counted apart, HEAD, the debug page and checks not
@@ -274,7 +274,7 @@ struct RedirectController: Sendable {
     func keepForInstall(
         _ plan: RedirectPlan, target: LinkResolver.Target, client: DetectedClient, request: Request, origin: RequestOrigin,
         variant: String? = nil
-    ) async -> (RedirectPlan, String?) {
+    ) -> (RedirectPlan, String?) {
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
         // Past its budget of long links, a client network's clicks still redirect, without being kept. (A request
@@ -287,7 +287,7 @@ struct RedirectController: Sendable {
         }
         let clickID = DeferredLinkService.newClickID()
         let claimURL: String? = target.project.deferred.clipboard ? DeferredLinkService.claimURL(for: link, clickID: clickID) : nil
-        let fingerprint = await deferred.fingerprint(
+        let fingerprint = deferred.fingerprint(
             client: client, clientAddress: origin.clientAddress, userAgent: request.headers[.userAgent] ?? "",
             acceptLanguage: request.headers[.acceptLanguage])
         deferred.capture(

@@ -50,7 +50,8 @@ final class DeferredLinkService: Sendable {
 
     // MARK: Capture
 
-    func fingerprint(client: DetectedClient, clientAddress: String?, userAgent: String, acceptLanguage: String?) async -> DeviceFingerprint {
+    /// Synchronous: a click computes it on its own thread, with no suspension (and so no executor hop) on the way.
+    func fingerprint(client: DetectedClient, clientAddress: String?, userAgent: String, acceptLanguage: String?) -> DeviceFingerprint {
         let client = PlatformDetector.addingDeviceDetails(to: client, userAgent: userAgent)
         let hashes = hasher.hashes(of: clientAddress)
         return DeviceFingerprint(
