@@ -94,6 +94,25 @@ import Testing
         return mirror.children.first.flatMap { unwrapped($0.value) }
     }
 
+    /// The preview page made from pieces is the template's, byte for byte, whatever its values hold (markup,
+    /// combining marks, the markers' own characters) and whichever optional parts are present.
+    @Test func compiledPreviewPageIsTheTemplates() throws {
+        let renderer = try PageRenderer()
+        let texts = [
+            "", "Spring", "<script>alert(1)</script>", "\"' & <>", "\u{1}3\u{2}", "e\u{301}\"", "\u{600}<b>", "日本語", "https://a.test/?a=1&b=2",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<400 {
+            func text() -> String { texts.randomElement(using: &generator)! + (round % 3 == 0 ? texts.randomElement(using: &generator)! : "") }
+            func optional() -> String? { Bool.random(using: &generator) ? nil : text() }
+            let page = AppPreviewPage(
+                appName: text(), title: text(), description: optional(), imageURL: optional(), openURL: text(), webURL: text(),
+                claimURL: optional(), clickID: optional(), beaconPath: text())
+            let template = renderer.library.render(page, withTemplate: PageRenderer.Page.appPreview.rawValue)
+            #expect(renderer.appPreview.render(page) == template)
+        }
+    }
+
     @Test func everyTagIsAProperty() throws {
         let samples = try Self.samples()
         #expect(Set(samples.map { type(of: $0.model).page }) == Set(PageRenderer.Page.allCases))

@@ -91,9 +91,11 @@ struct ApplicationParts {
         let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks)
         let mintLimiter = RateLimiter<Int64>()
         let secrets = configuration.addressHashSecrets ?? .ephemeral()
+        // Pending clicks are written ten times a second (or as often as events, when that is more): one write of a
+        // second's clicks takes a core long enough to hold back the clicks arriving meanwhile (their p99).
         let deferredRecorder = DeferredClickRecorder(
-            store: store, configuration: relink, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics,
-            outages: outages)
+            store: store, configuration: relink, interval: min(configuration.eventFlushInterval, .milliseconds(100)), logger: logger,
+            metrics: metrics, outages: outages)
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
             hasher: AddressHasher(secrets: secrets), metrics: metrics, logger: logger,

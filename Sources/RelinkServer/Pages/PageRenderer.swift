@@ -25,6 +25,8 @@ struct PageRenderer: Sendable {
 
     let library: MustacheLibrary
     let contentSecurityPolicy: String
+    /// The page of every iPhone click, made from pieces cut once from its template.
+    let appPreview: CompiledAppPreviewPage
 
     init() throws {
         HTMLEscaper.ContentType.registered
@@ -34,6 +36,7 @@ struct PageRenderer: Sendable {
             templates[page.rawValue] = try MustacheTemplate(string: HTMLEscaper.ContentType.pragma + page.source)
         }
         library = MustacheLibrary(templates: templates)
+        appPreview = CompiledAppPreviewPage(library: library)
         let styleHash = Data(SHA256.hash(data: Data(PageTemplates.style.utf8))).base64EncodedString()
         let scriptHash = Data(SHA256.hash(data: Data(PageTemplates.previewScript.utf8))).base64EncodedString()
         contentSecurityPolicy =
@@ -42,7 +45,7 @@ struct PageRenderer: Sendable {
 
     /// `model`'s page, with the security headers; `noIndex` asks search engines not to list it.
     func html<Model: PageModel>(_ model: Model, status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> Response {
-        let body = library.render(model, withTemplate: Model.page.rawValue) ?? ""
+        let body = (model as? AppPreviewPage).map(appPreview.render) ?? library.render(model, withTemplate: Model.page.rawValue) ?? ""
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .contentSecurityPolicy: contentSecurityPolicy,
