@@ -24,4 +24,35 @@ struct ClaimLinkTests {
     func aKeptLinkCarriesNoToken(_ link: String, _ expected: String) {
         #expect(ClaimLink.withoutToken(link) == expected)
     }
+
+    /// The byte-level check that spares the usual link the full rewrite agrees with the rewrite itself: a link is
+    /// changed exactly when it carries a token parameter, in any spelling of its name.
+    @Test func theFastCheckAgreesWithTheRewrite() {
+        let pieces = ["rc=1", "%72c=2", "r%63", "_icp=1", "%5Ficp", "utm_source=rc", "src=3", "rcx=4", "xrc=5", "", "=rc", "a=b=rc", "%zz=1", "é=rc"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let query = (0..<Int.random(in: 0...4, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined(separator: "&")
+            let fragment = Bool.random(using: &generator) ? "#rc=9" : ""
+            let link = "https://pictlink.com/p" + (query.isEmpty && Bool.random(using: &generator) ? "" : "?" + query) + fragment
+            let reference = Self.referenceWithoutToken(link)
+            #expect(ClaimLink.carriesToken(link) == (reference != link), "\(link)")
+            #expect(ClaimLink.withoutToken(link) == reference, "\(link)")
+        }
+    }
+
+    /// The rewrite as it was before the fast check, for comparison.
+    static func referenceWithoutToken(_ link: String) -> String {
+        guard let questionMark = link.firstIndex(of: "?") else { return link }
+        let queryStart = link.index(after: questionMark)
+        let queryEnd = link[queryStart...].firstIndex(of: "#") ?? link.endIndex
+        let pairs = link[queryStart..<queryEnd].split(separator: "&", omittingEmptySubsequences: false)
+        let kept = pairs.filter { pair in
+            let name = pair.prefix { $0 != "=" }
+            let decoded = PercentEncoding.decode(name) ?? String(name)
+            return decoded != ClaimLink.tokenName && decoded != ClaimLink.markerName
+        }
+        guard kept.count != pairs.count else { return link }
+        let prefix = kept.isEmpty ? link[..<questionMark] : link[...questionMark]
+        return String(prefix) + kept.joined(separator: "&") + link[queryEnd...]
+    }
 }
