@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every redirect kind and the scale test in one run, beside nginx's static 302 and `/healthz` (the framework's floor)
-# on the same machine, printed as one table: requests/s, p50, p99, ratio to nginx and to /healthz, the server's RSS
-# after the target.
+# Every redirect kind and the scale test in one run, beside nginx's static 302, a bare SwiftNIO server answering the
+# same 302 (Benchmarks/Floor) and `/healthz` (the framework's floor) on the same machine, printed as one table:
+# requests/s, p50, p99, ratio to nginx and to /healthz, the server's RSS after the target.
 #
 #   Benchmarks/run.sh                 # 10 s per target, 64 connections, 2 wrk threads, 1,000,000 links
 #   DURATION=5 LINKS=100000 Benchmarks/run.sh
@@ -14,6 +14,7 @@ source "$(dirname "$0")/lib.sh"
 
 RELINK_PORT=18490
 NGINX_PORT=18491
+FLOOR_PORT=18492
 LINKS=${LINKS:-1000000}
 ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
 IPHONE="Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
@@ -22,6 +23,8 @@ LONG_LINK="/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.andr
 DB="$WORK/bench.sqlite"
 
 build_release
+echo "building the bare SwiftNIO server (Benchmarks/Floor) ..." >&2
+(cd "$ROOT/Benchmarks/Floor" && swift build -c release 2>&1 | grep -E "error" || true)
 need sqlite3 sqlite3
 "$RELINK" keys list --db "$DB" > /dev/null 2>&1 || true
 echo "filling $LINKS links ..." >&2
@@ -30,6 +33,9 @@ python3 "$ROOT/Benchmarks/fill-links.py" "$DB" "$LINKS" "$WORK/codes.txt"
 sqlite3 "$DB" "INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, created_at, updated_at) VALUES ('pictlink', 'https://go.pictlink.com', 'bench1', 'https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fspring', '{\"apn\":\"jp.furyu.pictlink.android\",\"ibi\":\"jp.furyu.pictlink.ios\",\"isi\":\"000000001\",\"link\":\"https://pictlink.com/spring\",\"utm_source\":\"bench\"}', 'CUSTOM', 0, 0)"
 
 start_nginx "$NGINX_PORT"
+"$ROOT/Benchmarks/Floor/.build/release/Floor" "$FLOOR_PORT" > /dev/null &
+PIDS+=($!)
+wait_for "http://127.0.0.1:$FLOOR_PORT/"
 "$RELINK" serve --config "$ROOT/routes.json" --db "$DB" --port "$RELINK_PORT" --log-level warning --secret-file "$WORK/secret" \
     ${LINK_CACHE:+--link-cache "$LINK_CACHE"} &
 RELINK_PID=$!
@@ -44,6 +50,8 @@ target() { measure "$@"; rss "$1"; }
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
 target "nginx static 302" "http://127.0.0.1:$NGINX_PORT/p/42" "User-Agent: $ANDROID"
 target "/healthz (framework floor)" "http://127.0.0.1:$RELINK_PORT/healthz"
+# Below the framework: SwiftNIO's HTTP/1 pipeline and a handler answering the same 302, no routing or middleware.
+measure "bare SwiftNIO 302" "http://127.0.0.1:$FLOOR_PORT/p/42" "User-Agent: $ANDROID"
 target "long link, Android" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" "Host: go.pictlink.com" "User-Agent: $ANDROID"
 target "route, desktop" "http://127.0.0.1:$RELINK_PORT/p/42" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
 target "short link, desktop (+events)" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
@@ -66,7 +74,7 @@ floor = float(rows[1][1])
 print(f"\n{'target':<36} {'requests/s':>11} {'p50':>9} {'p99':>9} {'non-3xx':>8} {'/nginx':>7} {'/healthz':>9} {'RSS MB':>7}")
 for name, rps, p50, p99, errors in rows:
     rps = float(rps)
-    memory = rss.get(name, "") if name != "nginx static 302" else ""
+    memory = rss.get(name, "")
     print(f"{name:<36} {rps:>11.0f} {ms(p50):>7.2f}ms {ms(p99):>7.2f}ms {int(errors or 0):>8} {rps / nginx:>7.2f} {rps / floor:>9.2f} {memory:>7}")
 scale = [r for r in rows if r[0].startswith("scale:")]
 if len(scale) == 2:
