@@ -74,7 +74,8 @@ floor = float(rows[1][1])
 print(f"\n{'target':<36} {'requests/s':>11} {'p50':>9} {'p99':>9} {'non-3xx':>8} {'/nginx':>7} {'/healthz':>9} {'RSS MB':>7}")
 for name, rps, p50, p99, errors in rows:
     rps = float(rps)
-    memory = rss.get(name, "")
+    # The RSS column is Relink's: not shown for the other servers' rows.
+    memory = rss.get(name, "") if name != "nginx static 302" else ""
     print(f"{name:<36} {rps:>11.0f} {ms(p50):>7.2f}ms {ms(p99):>7.2f}ms {int(errors or 0):>8} {rps / nginx:>7.2f} {rps / floor:>9.2f} {memory:>7}")
 scale = [r for r in rows if r[0].startswith("scale:")]
 if len(scale) == 2:
