@@ -27,7 +27,7 @@ struct MultiInstanceTests {
         let group: ServiceGroup
         let task: Task<Void, any Error>
 
-        static func start(schema: String) async throws -> Instance {
+        static func start(schema: String, secrets: AddressHashSecrets? = nil) async throws -> Instance {
             var logger = Logger(label: "relink.test")
             logger.logLevel = .error
             let store = try await PostgresStore.connect(try MultiInstanceTests.url(schema: schema), logger: logger)
@@ -35,7 +35,8 @@ struct MultiInstanceTests {
             let app = try buildApplication(
                 configuration: ServerConfiguration(
                     host: "127.0.0.1", port: 0, relink: TestSupport.configuration, forwardedHeaders: .defaultTrusting, logLevel: .error,
-                    store: store, eventFlushInterval: .milliseconds(100), onServerRunning: { continuation.yield($0) }))
+                    store: store, eventFlushInterval: .milliseconds(100), addressHashSecrets: secrets,
+                    onServerRunning: { continuation.yield($0) }))
             let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
             let task = Task { try await group.run() }
             var iterator = ports.makeAsyncIterator()
@@ -67,10 +68,13 @@ struct MultiInstanceTests {
     }
 
     /// Starts A and B on a fresh schema, runs `body`, then stops what is still running and drops the schema.
-    static func withTwoInstances(_ body: (Instance, Instance, String, HTTPClient) async throws -> Void) async throws {
+    /// - Parameter secrets: the deployment's shared secret, when the test needs both instances to have the same.
+    static func withTwoInstances(
+        secrets: AddressHashSecrets? = nil, _ body: (Instance, Instance, String, HTTPClient) async throws -> Void
+    ) async throws {
         let schema = "t_multi_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let a = try await Instance.start(schema: String(schema))
-        let b = try await Instance.start(schema: String(schema))
+        let a = try await Instance.start(schema: String(schema), secrets: secrets)
+        let b = try await Instance.start(schema: String(schema), secrets: secrets)
         let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: a.store)
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool = .init(idleTimeout: .seconds(5), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
@@ -119,6 +123,43 @@ struct MultiInstanceTests {
     /// Notifications travel in milliseconds; this is the pause a test gives them before "the next click".
     static func settle() async throws {
         try await Task.sleep(for: .milliseconds(300))
+    }
+
+    /// A console user is signed in on every instance: the sign-in form of A is accepted by B (its token signed with a
+    /// key derived from the shared secret), the session B keeps is A's, and signing out on A ends it on B.
+    @Test func consoleSessionsHoldAcrossInstances() async throws {
+        try await Self.withTwoInstances(secrets: AddressHashSecrets(current: AddressHashSecrets.newSecret())) { a, b, key, http in
+            func send(
+                _ url: String, method: HTTPMethod = .GET, cookie: String? = nil, form: String? = nil
+            ) async throws -> (
+                status: Int, headers: HTTPHeaders, body: String
+            ) {
+                var request = HTTPClientRequest(url: url)
+                request.method = method
+                if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+                if let form {
+                    request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                    request.body = .bytes(ByteBuffer(string: form))
+                }
+                let response = try await http.execute(request, timeout: .seconds(30))
+                return (Int(response.status.code), response.headers, String(buffer: try await response.body.collect(upTo: 1 << 20)))
+            }
+            func cookie(_ name: String, _ headers: HTTPHeaders) -> String? {
+                headers["Set-Cookie"].first { $0.hasPrefix(name + "=") }.map { String($0.split(separator: ";")[0]) }
+            }
+            let form = try await send(a.url("/console/sign-in"))
+            let signInCookie = try #require(cookie("relink_console_signin", form.headers))
+            let token = try #require(form.body.firstMatch(of: /name="csrf" value="([^"]+)"/).map { String($0.1) })
+            let signedIn = try await send(b.url("/console/sign-in"), method: .POST, cookie: signInCookie, form: "csrf=\(token)&key=\(key)")
+            #expect(signedIn.status == 303)
+            let session = try #require(cookie("relink_console", signedIn.headers))
+            let onA = try await send(a.url("/console/links"), cookie: session)
+            #expect(onA.status == 200)
+            let csrf = try #require(onA.body.firstMatch(of: /name="csrf" value="([^"]+)"/).map { String($0.1) })
+            #expect(try await send(a.url("/console/sign-out"), method: .POST, cookie: session, form: "csrf=\(csrf)").status == 303)
+            let onB = try await send(b.url("/console/links"), cookie: session)
+            #expect(onB.status == 303 && onB.headers["Location"].first == "/console/sign-in")
+        }
     }
 
     @Test func mintOnAResolveOnBAndEditsOnAReachB() async throws {
