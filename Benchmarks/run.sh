@@ -6,6 +6,7 @@
 #   Benchmarks/run.sh                 # 10 s per target, 64 connections, 2 wrk threads, 1,000,000 links
 #   DURATION=5 LINKS=100000 Benchmarks/run.sh
 #   LINK_CACHE=100000 Benchmarks/run.sh   # the server's --link-cache (entries)
+#   ROUNDS=3 DURATION=5 Benchmarks/run.sh # every target 3 times, in turn; the table shows medians (and the range)
 #
 # The scale targets fill the SQLite store in bulk (Benchmarks/fill-links.py: LINKS short links plus the one the
 # click targets use), then click codes at random from the first 1,000 and from all of them
@@ -47,37 +48,54 @@ rss() { echo "$1|$(( $(ps -o rss= -p "$RELINK_PID") / 1024 ))" >> "$WORK/rss"; }
 # target NAME URL [wrk arguments]: measures it and notes the server's RSS after it.
 target() { measure "$@"; rss "$1"; }
 
-echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores) ..." >&2
-target "nginx static 302" "http://127.0.0.1:$NGINX_PORT/p/42" "User-Agent: $ANDROID"
-target "/healthz (framework floor)" "http://127.0.0.1:$RELINK_PORT/healthz"
-# Below the framework: SwiftNIO's HTTP/1 pipeline and a handler answering the same 302, no routing or middleware.
-measure "bare SwiftNIO 302" "http://127.0.0.1:$FLOOR_PORT/p/42" "User-Agent: $ANDROID"
-target "long link, Android" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" "Host: go.pictlink.com" "User-Agent: $ANDROID"
-target "route, desktop" "http://127.0.0.1:$RELINK_PORT/p/42" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
-target "short link, desktop (+events)" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
-target "short link, iPhone preview page" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $IPHONE"
-target "short link, Android (+deferred)" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $ANDROID"
-CODES="$WORK/codes.txt" N=1000 target "scale: 1,000 links at random" "http://127.0.0.1:$RELINK_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
-CODES="$WORK/codes.txt" N=0 target "scale: $LINKS links at random" "http://127.0.0.1:$RELINK_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
+ROUNDS=${ROUNDS:-1}
+echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores, $ROUNDS rounds) ..." >&2
+# The targets in turn, round after round, so that the machine's moods fall on all of them alike.
+for _ in $(seq 1 "$ROUNDS"); do
+    target "nginx static 302" "http://127.0.0.1:$NGINX_PORT/p/42" "User-Agent: $ANDROID"
+    target "/healthz (framework floor)" "http://127.0.0.1:$RELINK_PORT/healthz"
+    # Below the framework: SwiftNIO's HTTP/1 pipeline and a handler answering the same 302, no routing or middleware.
+    measure "bare SwiftNIO 302" "http://127.0.0.1:$FLOOR_PORT/p/42" "User-Agent: $ANDROID"
+    target "long link, Android" "http://127.0.0.1:$RELINK_PORT$LONG_LINK" "Host: go.pictlink.com" "User-Agent: $ANDROID"
+    target "route, desktop" "http://127.0.0.1:$RELINK_PORT/p/42" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
+    target "short link, desktop (+events)" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $DESKTOP"
+    target "short link, iPhone preview page" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $IPHONE"
+    target "short link, Android (+deferred)" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $ANDROID"
+    CODES="$WORK/codes.txt" N=1000 target "scale: 1,000 links at random" "http://127.0.0.1:$RELINK_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
+    CODES="$WORK/codes.txt" N=0 target "scale: $LINKS links at random" "http://127.0.0.1:$RELINK_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
+done
 
 python3 - "$WORK/results" "$WORK/rss" <<'PY'
-import sys
-rows = [line.rstrip("\n").split("|") for line in open(sys.argv[1])]
-rss = dict(line.rstrip("\n").split("|") for line in open(sys.argv[2]))
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, rps, p50, p99, errors = line.rstrip("\n").split("|")
+    runs.setdefault(name, []).append((float(rps), p50, p99, int(errors or 0)))
+rss = {}
+for line in open(sys.argv[2]):
+    name, megabytes = line.rstrip("\n").split("|")
+    rss[name] = megabytes  # the last round's
 def ms(text):
     for unit, scale in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
         if text.endswith(unit):
             return float(text[: -len(unit)]) * scale
     return float(text)
-nginx = float(rows[0][1])
-floor = float(rows[1][1])
-print(f"\n{'target':<36} {'requests/s':>11} {'p50':>9} {'p99':>9} {'non-3xx':>8} {'/nginx':>7} {'/healthz':>9} {'RSS MB':>7}")
-for name, rps, p50, p99, errors in rows:
-    rps = float(rps)
+median = {name: statistics.median(r[0] for r in rows) for name, rows in runs.items()}
+nginx = median["nginx static 302"]
+floor = median["/healthz (framework floor)"]
+rounds = max(len(rows) for rows in runs.values())
+print(f"\n{'target':<36} {'requests/s':>11} {'range':>13} {'p50':>9} {'p99':>9} {'non-3xx':>8} {'/nginx':>7} {'/healthz':>9} {'RSS MB':>7}")
+for name, rows in runs.items():
+    rps = median[name]
+    spread = f"{min(r[0] for r in rows) / 1000:.1f}-{max(r[0] for r in rows) / 1000:.1f}k" if len(rows) > 1 else ""
+    p50 = statistics.median(ms(r[1]) for r in rows)
+    p99 = statistics.median(ms(r[2]) for r in rows)
     # The RSS column is Relink's: not shown for the other servers' rows.
     memory = rss.get(name, "") if name != "nginx static 302" else ""
-    print(f"{name:<36} {rps:>11.0f} {ms(p50):>7.2f}ms {ms(p99):>7.2f}ms {int(errors or 0):>8} {rps / nginx:>7.2f} {rps / floor:>9.2f} {memory:>7}")
-scale = [r for r in rows if r[0].startswith("scale:")]
+    print(f"{name:<36} {rps:>11.0f} {spread:>13} {p50:>7.2f}ms {p99:>7.2f}ms {sum(r[3] for r in rows):>8} {rps / nginx:>7.2f} {rps / floor:>9.2f} {memory:>7}")
+scale = [name for name in runs if name.startswith("scale:")]
 if len(scale) == 2:
-    print(f"scale ratio (1,000 links / all links): {float(scale[0][1]) / float(scale[1][1]):.2f}")
+    print(f"scale ratio (1,000 links / all links): {median[scale[0]] / median[scale[1]]:.2f}")
+if rounds > 1:
+    print(f"(medians of {rounds} rounds; RSS after the last)")
 PY
