@@ -6,7 +6,7 @@
 #   Benchmarks/run.sh                 # 10 s per target, 64 connections, 2 wrk threads, 1,000,000 links
 #   DURATION=5 LINKS=100000 Benchmarks/run.sh
 #   LINK_CACHE=100000 Benchmarks/run.sh   # the server's --link-cache (entries)
-#   ROUNDS=3 DURATION=5 Benchmarks/run.sh # every target 3 times, in turn; the table shows medians (and the range)
+#   ROUNDS=3 DURATION=6 Benchmarks/run.sh # every target 3 times, in turn; the table shows medians (and the range)
 #
 # The scale targets fill the SQLite store in bulk (Benchmarks/fill-links.py: LINKS short links plus the one the
 # click targets use), then click codes at random from the first 1,000 and from all of them
@@ -74,7 +74,7 @@ for line in open(sys.argv[1]):
 rss = {}
 for line in open(sys.argv[2]):
     name, megabytes = line.rstrip("\n").split("|")
-    rss[name] = megabytes  # the last round's
+    rss.setdefault(name, megabytes)  # the first round's: later rounds start with the million links already cached
 def ms(text):
     for unit, scale in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
         if text.endswith(unit):
@@ -97,5 +97,5 @@ scale = [name for name in runs if name.startswith("scale:")]
 if len(scale) == 2:
     print(f"scale ratio (1,000 links / all links): {median[scale[0]] / median[scale[1]]:.2f}")
 if rounds > 1:
-    print(f"(medians of {rounds} rounds; RSS after the last)")
+    print(f"(medians of {rounds} rounds; RSS after the first)")
 PY
