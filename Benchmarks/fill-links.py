@@ -12,7 +12,6 @@ import sqlite3
 import string
 import sys
 import time
-import urllib.parse
 
 database, count, codes_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 random.seed(7)
@@ -23,6 +22,14 @@ connection.execute("PRAGMA journal_mode=WAL")
 connection.execute("PRAGMA synchronous=OFF")
 seen = set()
 now = time.time()
+
+
+ORDER = ["link", "apn", "afl", "amv", "al", "ibi", "ifl", "ius", "ipfl", "ipbi", "isi", "imv", "efr", "ofl", "st", "sd",
+         "si", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "at", "ct", "mt", "pt", "d"]
+
+
+def canonical(value):
+    return "".join(chr(b) if chr(b).isascii() and chr(b).isalnum() else f"%{b:02X}" for b in value.encode())
 
 
 def rows():
@@ -43,7 +50,9 @@ def rows():
                 "utm_campaign": "spring",
                 "utm_source": "mail",
             }
-            query = "&".join(f"{k}={urllib.parse.quote(v, safe='')}" for k, v in parameters.items())
+            # The long link as Relink stores it (canonical): parameters in LinkParameter's order, every byte but
+            # ASCII letters and digits percent-encoded.
+            query = "&".join(f"{k}={canonical(parameters[k])}" for k in ORDER if k in parameters)
             yield ("pictlink", domain, code, f"{domain}/?{query}", json.dumps(parameters, sort_keys=True, separators=(",", ":")),
                    "SHORT", now, now)
 

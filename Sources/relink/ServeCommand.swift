@@ -121,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The most short links kept in memory for clicks; past it the oldest give way, and a click on one reads the database (default: $RELINK_LINK_CACHE, else 100000).",
+            "The most short links kept in memory for clicks, a few hundred bytes each (the \(LinkCache.defaultHotCapacity) last clicked also kept resolved); past it the oldest give way, and a click on one reads the database (default: $RELINK_LINK_CACHE, else \(LinkCache.defaultCapacity)).",
             valueName: "entries"))
     var linkCache: Int?
 

@@ -31,4 +31,13 @@ struct SQLiteStoreTests {
         try await store.writer.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('99-from-the-future')") }
         #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
     }
+    /// A row whose stored parameters are not link parameters (edited by hand, or by a newer release): an error the
+    /// server answers 503 for, never a crash or a link with parameters missing.
+    @Test(arguments: [#"{"link":1}"#, #"{"nope":"x"}"#, #"{"link":null}"#, #"{"link":["a"]}"#, "not json", "[]", #""link""#, "1", ""])
+    func aCorruptParametersColumnIsAnError(_ parameters: String) async throws {
+        let store = try SQLiteStore()
+        _ = try await store.insertLink(StoreConformanceTests.draft("bad"))
+        try await store.writer.write { db in try db.execute(sql: "UPDATE links SET parameters = ?", arguments: [parameters]) }
+        await #expect(throws: (any Error).self) { try await store.link(domain: "https://go.pictlink.com", code: "bad") }
+    }
 }

@@ -556,6 +556,32 @@ struct StoreConformanceTests {
         }
         await test.close()
     }
+
+    /// Every parameter set, with values that break naive decoders: a link read by code (SQLite decodes the stored
+    /// JSON itself there) equals the one inserted and the one listed.
+    @Test(arguments: StoreKind.available) func linksKeepEveryParameterExactly(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let hostile = [
+                "\"quoted\" \\ back\\slash", "日本語 😀👍🏽 e\u{301}", "tab\tnew\nline\r\u{1}\u{1F}", "<script>&amp;</script>", "{\"json\":[1]}",
+                String(repeating: "é", count: 3_000),
+            ]
+            var parameters = LinkParameters()
+            for (position, parameter) in LinkParameter.allCases.enumerated() {
+                parameters[parameter] = hostile[position % hostile.count] + "\(position)"
+            }
+            var draft = Self.draft("every")
+            draft.parameters = parameters
+            let inserted = try await store.insertLink(draft)
+            var none = Self.draft("none")
+            none.parameters = LinkParameters()
+            let empty = try await store.insertLink(none)
+            let read = try #require(try await store.link(domain: "https://go.pictlink.com", code: "every"))
+            #expect(read == inserted)
+            #expect(read.parameters == parameters)
+            #expect(try await store.links(projectId: "pictlink", beforeId: nil, limit: 10).contains(read))
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "none") == empty)
+        }
+    }
 }
 
 extension Sequence {

@@ -73,10 +73,10 @@ final class LinkResolver: Sendable {
             return .found(Target(project: project, prefix: match.prefix, link: link))
         case .shortLink(let code, let debug):
             let domain = match.prefix.description
-            let entry = try await cache.entry(
-                domain: domain, code: code.value, load: { try await store.link(domain: domain, code: code.value) },
-                resolve: { ResolvedShortLink(record: $0, project: project, prefix: match.prefix) })
-            guard let resolved = entry.resolved else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
+            let resolved = try await cache.link(
+                domain: domain, code: code.value, project: project, prefix: match.prefix,
+                load: { try await store.link(domain: domain, code: code.value) })
+            guard let resolved else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
             let record = resolved.record
             guard record.isActive(at: now) else { return .inactive(record, debug: debug) }
             let link = debug ? debugLink(resolved.link, record: record, project: project, prefix: match.prefix) : resolved.link
@@ -93,7 +93,7 @@ final class LinkResolver: Sendable {
             cache.invalidate(domain: record.domain, code: record.code)
             return
         }
-        cache.store(ResolvedShortLink(record: record, project: project, prefix: prefix))
+        cache.store(record, project: project, prefix: prefix)
     }
 
     /// A stored link as its debug page shows it (`d=1` on a click, the console's debug view).

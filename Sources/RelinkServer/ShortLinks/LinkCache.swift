@@ -1,109 +1,180 @@
 import Foundation
 import NIOConcurrencyHelpers
+import RelinkCore
 import RelinkStore
 
-/// Short links by domain and code, in memory, so a click does not query the database: a hit costs one locked
-/// dictionary lookup in one of 16 shards. Edits made through this instance replace their entry at once; with a shared
-/// store (PostgreSQL), other instances' edits arrive through `apply(_:)` within milliseconds. As a backstop, entries
-/// are re-read after `maximumAge`, and unknown codes are remembered for `missingAge` only.
+/// Short links by domain and code, in memory, so a click does not query the database. Edits made through this
+/// instance replace their entry at once; with a shared store (PostgreSQL), other instances' edits arrive through
+/// `apply(_:)` within milliseconds. As a backstop, entries are re-read after `maximumAge`, and unknown codes are
+/// remembered for `missingAge` only.
 ///
-/// At most `capacity` entries are held; past it, each new entry takes the place of its shard's oldest (first in,
-/// first out), so a million links clicked at random cost a steady, bounded memory and no pause to clear the cache.
+/// Two levels, in 16 shards, each a locked dictionary: up to `capacity` links kept compact (`CompactShortLink`, a few
+/// hundred bytes, one allocation), and of those, up to `hotCapacity` clicked again since they were read also kept
+/// resolved as clicks need them (`ResolvedShortLink`, its plans made; a hit there costs one lookup). A click on a
+/// compact link resolves it from memory, without the store, and makes it hot. Past either capacity, a new entry
+/// takes the place of its shard's oldest (first in, first out), so a million links clicked at random cost a steady,
+/// bounded memory and no pause to clear the cache.
 public final class LinkCache: Sendable {
     struct Key: Hashable {
         let domain: String
         let code: String
     }
 
-    /// One cached answer: the link as clicks need it (made once, when it is loaded), or nil for a code no link has.
-    /// A class, so a dictionary slot holds a pointer, not a whole record.
-    final class Entry: Sendable {
-        let resolved: ResolvedShortLink?
-        let loaded: ContinuousClock.Instant
-
-        var link: ShortLinkRecord? { resolved?.record }
-
-        init(resolved: ResolvedShortLink?, loaded: ContinuousClock.Instant) {
-            self.resolved = resolved
-            self.loaded = loaded
-        }
+    /// One cached answer: the link (nil for a code no link has), when it was read, and, while it is hot, the link
+    /// resolved. Sendable: a `CompactShortLink` is never changed once made (the standard library does not let a
+    /// `ManagedBuffer` say so itself).
+    private struct Slot: @unchecked Sendable {
+        var link: CompactShortLink?
+        var loaded: ContinuousClock.Instant
+        var resolved: ResolvedShortLink?
     }
 
-    /// A shard's entries, the order they came in (a ring, for eviction), and a count of invalidations: a load that
-    /// started before an invalidation may have read the old row, so its result is used once but not kept.
-    private struct Shard {
-        var entries: [Key: Entry] = [:]
+    /// A shard's slots, the order they came in (a ring, for eviction), the order they became hot (a ring, for
+    /// cooling), and a count of invalidations: a load that started before an invalidation may have read the old row,
+    /// so its result is used once but not kept.
+    private struct Shard: Sendable {
+        var slots: [Key: Slot] = [:]
         var order: [Key?]
         var next = 0
+        var hot: [Key?]
+        var nextHot = 0
         var generation: UInt64 = 0
 
-        init(capacity: Int) {
+        init(capacity: Int, hotCapacity: Int) {
+            slots.reserveCapacity(capacity)
             order = Array(repeating: nil, count: capacity)
+            hot = Array(repeating: nil, count: hotCapacity)
+        }
+
+        /// Puts `slot` in; returns what gave way, to be released after the lock.
+        mutating func put(_ key: Key, _ slot: Slot) -> [Slot] {
+            var released: [Slot] = []
+            let previous = slots.updateValue(slot, forKey: key)
+            if let previous {
+                released.append(previous)
+            } else {
+                // A new key: it takes the ring's next place, and the key there (if still held) leaves.
+                if let old = order[next], old != key, let evicted = slots.removeValue(forKey: old) { released.append(evicted) }
+                order[next] = key
+                next = (next + 1) % order.count
+            }
+            if slot.resolved != nil, previous?.resolved == nil { released += makeHot(key) }
+            return released
+        }
+
+        /// Notes `key` as hot; the key that was hot longest cools (keeps its compact link, drops the resolved one).
+        mutating func makeHot(_ key: Key) -> [Slot] {
+            var released: [Slot] = []
+            if let old = hot[nextHot], old != key, var cooled = slots[old], cooled.resolved != nil {
+                released.append(cooled)
+                cooled.resolved = nil
+                slots[old] = cooled
+            }
+            hot[nextHot] = key
+            nextHot = (nextHot + 1) % hot.count
+            return released
         }
     }
 
     private let shards: [NIOLockedValueBox<Shard>]
     private let clock = ContinuousClock()
     let capacity: Int
+    let hotCapacity: Int
     let maximumAge: Duration
     let missingAge: Duration
 
     static let shardCount = 16
-    /// The default capacity (`relink serve --link-cache`).
-    public static let defaultCapacity = 100_000
+    /// The default capacity (`relink serve --link-cache`): about 100,000, as 16 shards of 6,144, which fills each
+    /// shard's hash table to three quarters (6,250 would need twice the table).
+    public static let defaultCapacity = 98_304
+    /// At most this many links are kept resolved (about 2 KB each, with their plans); the rest compact. Links a
+    /// project edits or creates through this instance are hot at once.
+    public static let defaultHotCapacity = 4_096
 
-    public init(capacity: Int = LinkCache.defaultCapacity, maximumAge: Duration = .seconds(300), missingAge: Duration = .seconds(5)) {
+    public init(
+        capacity: Int = LinkCache.defaultCapacity, hotCapacity: Int = LinkCache.defaultHotCapacity, maximumAge: Duration = .seconds(300),
+        missingAge: Duration = .seconds(5)
+    ) {
         self.capacity = max(Self.shardCount, capacity)
+        self.hotCapacity = max(Self.shardCount, min(self.capacity, hotCapacity))
         self.maximumAge = maximumAge
         self.missingAge = missingAge
         let perShard = max(1, self.capacity / Self.shardCount)
-        shards = (0..<Self.shardCount).map { _ in NIOLockedValueBox(Shard(capacity: perShard)) }
+        let hotPerShard = max(1, self.hotCapacity / Self.shardCount)
+        shards = (0..<Self.shardCount).map { _ in NIOLockedValueBox(Shard(capacity: perShard, hotCapacity: hotPerShard)) }
     }
 
     private func shard(_ key: Key) -> NIOLockedValueBox<Shard> {
         shards[Int(UInt(bitPattern: key.hashValue) % UInt(Self.shardCount))]
     }
 
-    /// The link, from memory when fresh, else from `load` (whose answer, found or not, is remembered, a found link
-    /// as `resolve` makes it).
-    func entry(
-        domain: String, code: String, load: () async throws -> ShortLinkRecord?, resolve: (ShortLinkRecord) -> ResolvedShortLink
-    ) async throws -> Entry {
+    /// The link resolved, from memory when fresh, else from `load` (whose answer, found or not, is remembered); nil
+    /// for a code no link has.
+    func link(
+        domain: String, code: String, project: Project, prefix: DomainURIPrefix, load: () async throws -> ShortLinkRecord?
+    ) async throws -> ResolvedShortLink? {
         let key = Key(domain: domain, code: code)
         let shard = shard(key)
         let now = clock.now
-        let (cached, generation) = shard.withLockedValue { ($0.entries[key], $0.generation) }
-        if let cached, now - cached.loaded < (cached.resolved == nil ? missingAge : maximumAge) {
-            return cached
+        let (cached, generation) = shard.withLockedValue { ($0.slots[key], $0.generation) }
+        if let cached, now - cached.loaded < (cached.link == nil ? missingAge : maximumAge) {
+            if let resolved = cached.resolved { return resolved }
+            guard let compact = cached.link else { return nil }
+            // A compact link: resolved again from memory, and hot from now on (unless it changed meanwhile).
+            let resolved = ResolvedShortLink(record: compact.record(prefix: prefix), project: project, prefix: prefix)
+            let released = shard.withLockedValue { shard -> [Slot] in
+                guard shard.generation == generation, var slot = shard.slots[key], slot.link === compact, slot.resolved == nil else { return [] }
+                slot.resolved = resolved
+                shard.slots[key] = slot
+                return shard.makeHot(key)
+            }
+            _ = released
+            return resolved
         }
-        let entry = Entry(resolved: try await load().map(resolve), loaded: clock.now)
-        put(key, entry, in: shard, ifGeneration: generation)
-        return entry
+        guard let record = try await load() else {
+            put(key, Slot(link: nil, loaded: clock.now), in: shard, ifGeneration: generation)
+            return nil
+        }
+        // Kept compact only: the link resolved for this click is released with it, so a link clicked once (a
+        // personalised mailing's) leaves a few hundred bytes behind; a second click makes it hot.
+        put(
+            key, Slot(link: CompactShortLink.make(record: record, project: project, prefix: prefix), loaded: clock.now), in: shard,
+            ifGeneration: generation)
+        return ResolvedShortLink(record: record, project: project, prefix: prefix)
     }
 
     /// Replaces the entry for a link this instance created or changed.
-    func store(_ resolved: ResolvedShortLink) {
-        let key = Key(domain: resolved.record.domain, code: resolved.record.code)
-        put(key, Entry(resolved: resolved, loaded: clock.now), in: shard(key))
+    func store(_ record: ShortLinkRecord, project: Project, prefix: DomainURIPrefix) {
+        let key = Key(domain: record.domain, code: record.code)
+        let slot = Slot(
+            link: CompactShortLink.make(record: record, project: project, prefix: prefix), loaded: clock.now,
+            resolved: ResolvedShortLink(record: record, project: project, prefix: prefix))
+        put(key, slot, in: shard(key))
     }
 
     /// Forgets a link, so the next click reads it again.
     public func invalidate(domain: String, code: String) {
         let key = Key(domain: domain, code: code)
-        shard(key).withLockedValue { shard in
-            shard.entries.removeValue(forKey: key)
+        let released = shard(key).withLockedValue { shard in
             shard.generation &+= 1
+            return shard.slots.removeValue(forKey: key)
         }
+        _ = released
     }
 
     public func removeAll() {
         for shard in shards {
-            shard.withLockedValue { shard in
-                shard.entries.removeAll()
+            let released = shard.withLockedValue { shard in
+                let slots = shard.slots
+                shard.slots = [:]
                 shard.order = Array(repeating: nil, count: shard.order.count)
+                shard.hot = Array(repeating: nil, count: shard.hot.count)
                 shard.next = 0
+                shard.nextHot = 0
                 shard.generation &+= 1
+                return slots
             }
+            _ = released
         }
     }
 
@@ -115,20 +186,15 @@ public final class LinkCache: Sendable {
         }
     }
 
-    var count: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.entries.count } } }
+    var count: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.slots.count } } }
+    var hotCount: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.slots.values.count { $0.resolved != nil } } } }
 
-    private func put(_ key: Key, _ entry: Entry, in shard: NIOLockedValueBox<Shard>, ifGeneration generation: UInt64? = nil) {
-        // The entry that gives way is released after the lock, not under it.
-        let evicted: Entry? = shard.withLockedValue { shard in
-            if let generation, shard.generation != generation { return nil }
-            if shard.entries.updateValue(entry, forKey: key) != nil { return nil }
-            // A new key: it takes the ring's next place, and the key there (if still held) leaves.
-            var evicted: Entry?
-            if let old = shard.order[shard.next], old != key { evicted = shard.entries.removeValue(forKey: old) }
-            shard.order[shard.next] = key
-            shard.next = (shard.next + 1) % shard.order.count
-            return evicted
+    private func put(_ key: Key, _ slot: Slot, in shard: NIOLockedValueBox<Shard>, ifGeneration generation: UInt64? = nil) {
+        // What gives way is released after the lock, not under it.
+        let released = shard.withLockedValue { shard -> [Slot] in
+            if let generation, shard.generation != generation { return [] }
+            return shard.put(key, slot)
         }
-        _ = evicted
+        _ = released
     }
 }

@@ -7,10 +7,14 @@ extension ShortLinkRecord {
         "id, project_id, domain, code, long_link, parameters, suffix_option, idempotency_key, disabled, expires_at, created_at, updated_at, archived, name, fetch_preview, preview, rules, max_clicks, expired_link"
 
     init(row: some StoreRow) throws {
+        try self.init(row: row, parameters: try StoreCoding.decode(try row.text("parameters")))
+    }
+
+    /// A record from its row and its parameters, decoded by the caller (the SQLite store has SQLite decode them).
+    init(row: some StoreRow, parameters: LinkParameters) throws {
         self.init(
             id: try row.integer("id"), projectId: try row.text("project_id"), domain: try row.text("domain"),
-            code: try row.text("code"), longLink: try row.text("long_link"),
-            parameters: try StoreCoding.decode(try row.text("parameters")),
+            code: try row.text("code"), longLink: try row.text("long_link"), parameters: parameters,
             suffixOption: SuffixOption(rawValue: try row.text("suffix_option")) ?? .unguessable,
             idempotencyKey: try row.optionalText("idempotency_key"), disabled: try row.bool("disabled"),
             expiresAt: try row.optionalDate("expires_at"), createdAt: try row.date("created_at"),

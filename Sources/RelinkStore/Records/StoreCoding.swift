@@ -14,8 +14,11 @@ enum StoreCoding {
         String(decoding: try parametersEncoder.encode(parameters), as: UTF8.self)
     }
 
+    /// One decoder for every read (it keeps no state between calls), instead of one made per link.
+    static let parametersDecoder = JSONDecoder()
+
     static func decode(_ text: String) throws -> LinkParameters {
-        try JSONDecoder().decode(LinkParameters.self, from: Data(text.utf8))
+        try parametersDecoder.decode(LinkParameters.self, from: Data(text.utf8))
     }
 
     /// A stored page preview: JSON, its date as seconds since 1970 (so a record equals its reread).
