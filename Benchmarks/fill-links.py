@@ -5,6 +5,7 @@ Writes the codes, one a line, to CODES_FILE (for the wrk script). The database m
 opens it creates the schema).
 
 Usage: fill-links.py DATABASE COUNT CODES_FILE
+       fill-links.py ROWS.csv COUNT CODES_FILE    # for PostgreSQL: the rows as CSV, to load with COPY
 """
 import json
 import random
@@ -17,9 +18,6 @@ database, count, codes_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 random.seed(7)
 alphabet = string.ascii_letters + string.digits
 domain = "https://go.pictlink.com"
-connection = sqlite3.connect(database)
-connection.execute("PRAGMA journal_mode=WAL")
-connection.execute("PRAGMA synchronous=OFF")
 seen = set()
 now = time.time()
 
@@ -57,6 +55,17 @@ def rows():
                    "SHORT", now, now)
 
 
+if database.endswith(".csv"):
+    # For PostgreSQL: rows to load with COPY (the columns below, in order).
+    import csv
+    with open(database, "w", newline="") as out:
+        csv.writer(out).writerows(rows())
+    print(f"wrote {count} links to {database}", file=sys.stderr)
+    sys.exit(0)
+
+connection = sqlite3.connect(database)
+connection.execute("PRAGMA journal_mode=WAL")
+connection.execute("PRAGMA synchronous=OFF")
 connection.executemany(
     "INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, created_at, updated_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows())

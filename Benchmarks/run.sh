@@ -7,6 +7,7 @@
 #   DURATION=5 LINKS=100000 Benchmarks/run.sh
 #   LINK_CACHE=100000 Benchmarks/run.sh   # the server's --link-cache (entries)
 #   ROUNDS=3 DURATION=6 Benchmarks/run.sh # every target 3 times, in turn; the table shows medians (and the range)
+#   POSTGRES=0 Benchmarks/run.sh          # without the scale test on PostgreSQL (installed and started otherwise)
 #
 # The scale targets fill the SQLite store in bulk (Benchmarks/fill-links.py: LINKS short links plus the one the
 # click targets use), then click codes at random from the first 1,000 and from all of them
@@ -16,6 +17,8 @@ source "$(dirname "$0")/lib.sh"
 RELINK_PORT=18490
 NGINX_PORT=18491
 FLOOR_PORT=18492
+PG_PORT=18493
+RELINK_PG_PORT=18494
 LINKS=${LINKS:-1000000}
 ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
 IPHONE="Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1"
@@ -44,9 +47,31 @@ PIDS+=("$RELINK_PID")
 wait_for "http://127.0.0.1:$RELINK_PORT/healthz"
 curl -s -o /dev/null -w '%{http_code}' -H "Host: go.pictlink.com" -A "$ANDROID" "http://127.0.0.1:$RELINK_PORT/bench1" | grep -q 302
 
-rss() { echo "$1|$(( $(ps -o rss= -p "$RELINK_PID") / 1024 ))" >> "$WORK/rss"; }
+# The same scale test on PostgreSQL (POSTGRES=0 skips it): a throwaway cluster with PostgreSQL's durable defaults,
+# the links loaded with COPY, a second Relink instance on it.
+if [ "${POSTGRES:-1}" = 1 ]; then
+    source "$ROOT/.ci/postgres.sh"
+    POSTGRES_SERVER_OPTIONS="" postgres_start "$PG_PORT"
+    trap 'cleanup; postgres_stop' EXIT
+    "$RELINK" keys list --database "$RELINK_TEST_DATABASE_URL" > /dev/null
+    echo "loading $LINKS links into PostgreSQL ..." >&2
+    python3 "$ROOT/Benchmarks/fill-links.py" "$WORK/links.csv" "$LINKS" "$WORK/pg-codes.txt"
+    chmod a+r "$WORK" "$WORK/links.csv"
+    "$PG_BIN/psql" -q -h 127.0.0.1 -p "$PG_PORT" -U relink relink \
+        -c "\copy links (project_id, domain, code, long_link, parameters, suffix_option, created_at, updated_at) FROM '$WORK/links.csv' CSV" \
+        -c "ANALYZE links" > /dev/null
+    "$RELINK" serve --config "$ROOT/routes.json" --database "$RELINK_TEST_DATABASE_URL" --port "$RELINK_PG_PORT" --log-level warning \
+        --secret-file "$WORK/secret" ${LINK_CACHE:+--link-cache "$LINK_CACHE"} &
+    RELINK_PG_PID=$!
+    PIDS+=("$RELINK_PG_PID")
+    wait_for "http://127.0.0.1:$RELINK_PG_PORT/healthz"
+fi
+
+rss() { echo "$1|$(( $(ps -o rss= -p "${2:-$RELINK_PID}") / 1024 ))" >> "$WORK/rss"; }
 # target NAME URL [wrk arguments]: measures it and notes the server's RSS after it.
 target() { measure "$@"; rss "$1"; }
+# pg_target NAME URL [wrk arguments]: the same against the instance on PostgreSQL.
+pg_target() { measure "$@"; rss "$1" "$RELINK_PG_PID"; }
 
 ROUNDS=${ROUNDS:-1}
 echo "measuring (${DURATION}s each, $CONNECTIONS connections, $THREADS wrk threads, $(nproc) cores, $ROUNDS rounds) ..." >&2
@@ -63,6 +88,10 @@ for _ in $(seq 1 "$ROUNDS"); do
     target "short link, Android (+deferred)" "http://127.0.0.1:$RELINK_PORT/bench1" "Host: go.pictlink.com" "User-Agent: $ANDROID"
     CODES="$WORK/codes.txt" N=1000 target "scale: 1,000 links at random" "http://127.0.0.1:$RELINK_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
     CODES="$WORK/codes.txt" N=0 target "scale: $LINKS links at random" "http://127.0.0.1:$RELINK_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
+    if [ "${POSTGRES:-1}" = 1 ]; then
+        CODES="$WORK/pg-codes.txt" N=1000 pg_target "PostgreSQL: 1,000 links at random" "http://127.0.0.1:$RELINK_PG_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
+        CODES="$WORK/pg-codes.txt" N=0 pg_target "PostgreSQL: $LINKS links at random" "http://127.0.0.1:$RELINK_PG_PORT/" "--script=$ROOT/Benchmarks/random-codes.lua"
+    fi
 done
 
 python3 - "$WORK/results" "$WORK/rss" <<'PY'
@@ -93,9 +122,10 @@ for name, rows in runs.items():
     # The RSS column is Relink's: not shown for the other servers' rows.
     memory = rss.get(name, "") if name != "nginx static 302" else ""
     print(f"{name:<36} {rps:>11.0f} {spread:>13} {p50:>7.2f}ms {p99:>7.2f}ms {sum(r[3] for r in rows):>8} {rps / nginx:>7.2f} {rps / floor:>9.2f} {memory:>7}")
-scale = [name for name in runs if name.startswith("scale:")]
-if len(scale) == 2:
-    print(f"scale ratio (1,000 links / all links): {median[scale[0]] / median[scale[1]]:.2f}")
+for store, prefix in (("SQLite", "scale:"), ("PostgreSQL", "PostgreSQL:")):
+    scale = [name for name in runs if name.startswith(prefix)]
+    if len(scale) == 2:
+        print(f"scale ratio, {store} (1,000 links / all links): {median[scale[0]] / median[scale[1]]:.2f}")
 if rounds > 1:
     print(f"(medians of {rounds} rounds; RSS after the first)")
 PY
