@@ -33,11 +33,22 @@ struct SQLiteStoreTests {
     }
     /// A row whose stored parameters are not link parameters (edited by hand, or by a newer release): an error the
     /// server answers 503 for, never a crash or a link with parameters missing.
-    @Test(arguments: [#"{"link":1}"#, #"{"nope":"x"}"#, #"{"link":null}"#, #"{"link":["a"]}"#, "not json", "[]", #""link""#, "1", ""])
+    @Test(arguments: [#"{"link":1}"#, #"{"nope":"x"}"#, #"{"link":null}"#, #"{"link":["a"]}"#, "not json", #"{"link":"#, "[]", #""link""#, "1", ""])
     func aCorruptParametersColumnIsAnError(_ parameters: String) async throws {
         let store = try SQLiteStore()
         _ = try await store.insertLink(StoreConformanceTests.draft("bad"))
         try await store.writer.write { db in try db.execute(sql: "UPDATE links SET parameters = ?", arguments: [parameters]) }
-        await #expect(throws: (any Error).self) { try await store.link(domain: "https://go.pictlink.com", code: "bad") }
+        await #expect(throws: StoreError.self) { try await store.link(domain: "https://go.pictlink.com", code: "bad") }
+    }
+    /// Values as JSON stored them: an empty one is an absent parameter (as `LinkParameters` has it), a NUL stays.
+    @Test func storedValuesAreReadWhole() async throws {
+        let store = try SQLiteStore()
+        _ = try await store.insertLink(StoreConformanceTests.draft("raw"))
+        try await store.writer.write { db in
+            try db.execute(sql: "UPDATE links SET parameters = ?", arguments: [#"{"link":"https://pictlink.com/a\u0000b","apn":"","st":"é"}"#])
+        }
+        let link = try #require(try await store.link(domain: "https://go.pictlink.com", code: "raw"))
+        #expect(link.parameters == LinkParameters([.link: "https://pictlink.com/a\u{0}b", .st: "é"]))
+        #expect(link.parameters == (try await store.links(projectId: "pictlink", beforeId: nil, limit: 1)).first?.parameters)
     }
 }

@@ -562,7 +562,8 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available) func linksKeepEveryParameterExactly(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let hostile = [
-                "\"quoted\" \\ back\\slash", "日本語 😀👍🏽 e\u{301}", "tab\tnew\nline\r\u{1}\u{1F}", "<script>&amp;</script>", "{\"json\":[1]}",
+                "\"quoted\" \\ back\\slash", "日本語 😀👍🏽 e\u{301}", "tab\tnew\nline\r\u{1}\u{1F}", "NUL\u{0}inside\u{0}", "<script>&amp;</script>",
+                "{\"json\":[1]}",
                 String(repeating: "é", count: 3_000),
             ]
             var parameters = LinkParameters()

@@ -150,6 +150,9 @@ extension SQLiteStore {
         // takes microseconds, less than handing the read to GRDB's reader queues and back (see docs/performance.md).
         do {
             return try linkNow(domain: domain, code: code)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR && (error.message ?? "").contains("JSON") {
+            // SQLite's json_each refusing the stored parameters: the row is damaged, a store problem (503).
+            throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not JSON")
         } catch let error as DatabaseError {
             throw Self.unavailable(error)
         }
@@ -164,6 +167,12 @@ extension SQLiteStore {
             guard let first = try rows.next() else { return nil }
             guard first[Self.parametersContainer] == "object" else {
                 throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
+            }
+            if first[Self.parametersEscapeNUL] != 0 {
+                // SQLite's JSON text ends at an escaped NUL (and GRDB reads text up to one): Foundation decodes these.
+                var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions))
+                record.domain = domain
+                return record
             }
             // The link's columns come with its first parameter (read before the cursor moves on: the row is the
             // statement's); every further row is one more parameter.
@@ -189,7 +198,8 @@ extension SQLiteStore {
     /// JSONDecoder cost more than finding the row. A link without parameters is one row, its `name` NULL.
     private static let linkWithParameters = """
         SELECT \(linkColumnPositions.sorted { $0.value < $1.value }.map { "links.\($0.key)" }.joined(separator: ", ")),
-        parameter.key AS name, parameter.value AS value, parameter.type AS type, json_type(links.parameters) AS container
+        parameter.key AS name, parameter.value AS value, parameter.type AS type, json_type(links.parameters) AS container,
+        instr(links.parameters, '\\u0000') AS escapedNUL
         FROM links LEFT JOIN json_each(links.parameters) AS parameter
         WHERE links.domain = ? AND links.code = ?
         """
@@ -198,6 +208,7 @@ extension SQLiteStore {
     private static let parameterValue = parameterName + 1
     private static let parameterType = parameterName + 2
     private static let parametersContainer = parameterName + 3
+    private static let parametersEscapeNUL = parameterName + 4
 
     public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {
         try await read { db in
