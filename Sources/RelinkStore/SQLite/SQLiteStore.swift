@@ -11,6 +11,8 @@ import SQLite3
 /// The embedded store: one SQLite file in WAL mode (concurrent readers, one writer), migrated when opened.
 public final class SQLiteStore: RelinkStore, Sendable {
     let writer: any DatabaseWriter
+    /// For a file: a connection per event loop for link lookups (nil in memory, where the writer is the only one).
+    private let threadReaders: ThreadReaders?
     public let description: String
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
@@ -30,11 +32,13 @@ public final class SQLiteStore: RelinkStore, Sendable {
         writer = try DatabasePool(path: path, configuration: configuration)
         description = "SQLite at \(path)"
         try Self.migrate(writer)
+        threadReaders = ThreadReaders(path: path, configuration: configuration)
     }
 
     /// A private in-memory database, for tests and throwaway runs.
     public init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue()
+        threadReaders = nil
         description = "SQLite in memory"
         try Self.migrate(writer)
     }
@@ -158,40 +162,45 @@ extension SQLiteStore {
         }
     }
 
-    /// GRDB's synchronous read (a non-async function picks it), without a transaction around it (one SELECT is its
-    /// own), with the statement prepared once per connection. The record shares the caller's domain string, so a
-    /// million cached links do not each hold a copy.
+    /// A synchronous read on the calling thread's own connection (else GRDB's pool), without a transaction around it
+    /// (one SELECT is its own), with the statement prepared once per connection. The record shares the caller's
+    /// domain string, so a million cached links do not each hold a copy.
     private func linkNow(domain: String, code: String) throws -> ShortLinkRecord? {
-        try writer.unsafeRead { db in
-            let rows = try Row.fetchCursor(try db.cachedStatement(sql: Self.linkWithParameters), arguments: [domain, code])
-            guard let first = try rows.next() else { return nil }
-            guard first[Self.parametersContainer] == "object" else {
-                throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
-            }
-            if first[Self.parametersEscapeNUL] != 0 {
-                // SQLite's JSON text ends at an escaped NUL (and GRDB reads text up to one): Foundation decodes these.
-                var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions))
-                record.domain = domain
-                return record
-            }
-            // The link's columns come with its first parameter (read before the cursor moves on: the row is the
-            // statement's); every further row is one more parameter.
-            var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions), parameters: LinkParameters())
+        if let reader = threadReaders?.reader() {
+            return try reader.inDatabase { db in try link(in: db, domain: domain, code: code) }
+        }
+        return try writer.unsafeRead { db in try link(in: db, domain: domain, code: code) }
+    }
+
+    private func link(in db: Database, domain: String, code: String) throws -> ShortLinkRecord? {
+        let rows = try Row.fetchCursor(try db.cachedStatement(sql: Self.linkWithParameters), arguments: [domain, code])
+        guard let first = try rows.next() else { return nil }
+        guard first[Self.parametersContainer] == "object" else {
+            throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
+        }
+        if first[Self.parametersEscapeNUL] != 0 {
+            // SQLite's JSON text ends at an escaped NUL (and GRDB reads text up to one): Foundation decodes these.
+            var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions))
             record.domain = domain
-            var row: Row? = first
-            while let current = row {
-                if let name = current[Self.parameterName] as String? {
-                    guard let parameter = LinkParameter(name: name), current[Self.parameterType] == "text",
-                        let value = current[Self.parameterValue] as String?
-                    else {
-                        throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
-                    }
-                    record.parameters[parameter] = value
-                }
-                row = try rows.next()
-            }
             return record
         }
+        // The link's columns come with its first parameter (read before the cursor moves on: the row is the
+        // statement's); every further row is one more parameter.
+        var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions), parameters: LinkParameters())
+        record.domain = domain
+        var row: Row? = first
+        while let current = row {
+            if let name = current[Self.parameterName] as String? {
+                guard let parameter = LinkParameter(name: name), current[Self.parameterType] == "text",
+                    let value = current[Self.parameterValue] as String?
+                else {
+                    throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
+                }
+                record.parameters[parameter] = value
+            }
+            row = try rows.next()
+        }
+        return record
     }
 
     /// A link and its parameters, one row per parameter, the JSON decoded by SQLite: on a miss, Foundation's
@@ -345,8 +354,10 @@ extension SQLiteStore {
 extension SQLiteStore {
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
-        let (totals, variants, confidences) = EventCounterKey.split(counts)
         try await write { db in
+            // Split and sorted on the writer's thread: the caller's is an event loop (Swift's executor here), and a
+            // second's counters spread over a million links take milliseconds to sort.
+            let (totals, variants, confidences) = EventCounterKey.split(counts)
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (?, ?, ?, ?, ?)

@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+
+/// Read-only connections to the database file, one for each thread that looks links up (the event loops), used
+/// without a pool: GRDB's reader pool hands its connections out through dispatch queues, and clicking a million
+/// links at random the event loops blocked there about a thousand times a second each (p99 40 ms). A thread's own
+/// connection is never contended. At most `maximum` are opened; other threads use the pool.
+final class ThreadReaders: @unchecked Sendable {
+    // @unchecked: `readers` is guarded by `lock`; a thread's slot is only touched by that thread.
+
+    /// A thread's entry: weak, so the connections close with the store (which holds them), not with the thread.
+    private final class Slot {
+        weak var reader: DatabaseQueue?
+    }
+
+    static let maximum = 32
+
+    private let path: String
+    private let configuration: Configuration
+    private let key = "relink.sqlite-reader.\(UUID().uuidString)"
+    private let lock = NSLock()
+    private var readers: [DatabaseQueue] = []
+
+    init(path: String, configuration: Configuration) {
+        self.path = path
+        var configuration = configuration
+        configuration.readonly = true
+        configuration.label = (configuration.label ?? "relink") + ".thread-reader"
+        self.configuration = configuration
+    }
+
+    /// The calling thread's connection, opened on first use; nil past `maximum` threads or when it cannot be opened.
+    func reader() -> DatabaseQueue? {
+        let slots = Thread.current.threadDictionary
+        if let slot = slots[key] as? Slot, let reader = slot.reader { return reader }
+        guard lock.withLock({ readers.count < Self.maximum }), let reader = try? DatabaseQueue(path: path, configuration: configuration)
+        else { return nil }
+        lock.withLock { readers.append(reader) }
+        let slot = Slot()
+        slot.reader = reader
+        slots[key] = slot
+        return reader
+    }
+}
