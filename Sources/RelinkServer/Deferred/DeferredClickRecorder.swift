@@ -37,14 +37,16 @@ public final class DeferredClickRecorder: Service, Sendable {
             bytes += Self.size(click)
         }
 
-        mutating func removeAll() -> [PendingClick] {
-            defer {
-                writing = clicks.count
-                clicks.removeAll(keepingCapacity: true)
-                positions.removeAll(keepingCapacity: true)
-                bytes = 0
-            }
-            return clicks
+        /// Takes every click, and the index of them, to be released after the lock (freeing a batch's click ids
+        /// under it held back the clicks arriving meanwhile).
+        mutating func removeAll() -> (clicks: [PendingClick], positions: [String: Int]) {
+            let taken = (clicks, positions)
+            writing = clicks.count
+            clicks = []
+            clicks.reserveCapacity(taken.0.count)
+            positions = Dictionary(minimumCapacity: taken.1.count)
+            bytes = 0
+            return taken
         }
 
         /// Puts back a batch that could not be written, before what arrived since, keeping what fits in `capacity`
@@ -135,7 +137,7 @@ public final class DeferredClickRecorder: Service, Sendable {
 
     /// Writes what is buffered now.
     public func flush() async {
-        let clicks = buffer.withLockedValue { $0.removeAll() }
+        let clicks = buffer.withLockedValue { $0.removeAll() }.clicks
         guard !clicks.isEmpty else { return }
         let start = ContinuousClock.now
         do {
