@@ -13,8 +13,6 @@ RELINK_PORT=18480
 NGINX_PORT=18481
 BASELINE_PORT=18482
 ROUNDS=${ROUNDS:-1}
-ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
-LONG_LINK="/?link=https%3A%2F%2Fpictlink.com%2FmyPage&apn=jp.furyu.pictlink.android&ibi=jp.furyu.pictlink.ios&ius=pictlink&isi=000000001&utm_source=bench"
 
 build_release
 start_nginx "$NGINX_PORT"

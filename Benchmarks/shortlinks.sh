@@ -10,8 +10,6 @@ source "$(dirname "$0")/lib.sh"
 
 RELINK_PORT=18482
 NGINX_PORT=18483
-ANDROID="Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36"
-DESKTOP="Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
 DB="$WORK/bench.sqlite"
 
 build_release
