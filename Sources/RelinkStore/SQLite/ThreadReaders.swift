@@ -8,7 +8,9 @@ import GRDB
 final class ThreadReaders: @unchecked Sendable {
     // @unchecked: `readers` is guarded by `lock`; a thread's slot is only touched by that thread.
 
-    /// A thread's entry: weak, so the connections close with the store (which holds them), not with the thread.
+    /// A thread's entry: weak, so the connections close with the store (which holds them), not with the thread; nil
+    /// for a thread that uses the pool (past `maximum`, or its connection could not be opened), so it does not try
+    /// again on every lookup.
     private final class Slot {
         weak var reader: DatabaseQueue?
     }
@@ -20,6 +22,7 @@ final class ThreadReaders: @unchecked Sendable {
     private let key = "relink.sqlite-reader.\(UUID().uuidString)"
     private let lock = NSLock()
     private var readers: [DatabaseQueue] = []
+    private var reserved = 0
 
     init(path: String, configuration: Configuration) {
         self.path = path
@@ -32,13 +35,20 @@ final class ThreadReaders: @unchecked Sendable {
     /// The calling thread's connection, opened on first use; nil past `maximum` threads or when it cannot be opened.
     func reader() -> DatabaseQueue? {
         let slots = Thread.current.threadDictionary
-        if let slot = slots[key] as? Slot, let reader = slot.reader { return reader }
-        guard lock.withLock({ readers.count < Self.maximum }), let reader = try? DatabaseQueue(path: path, configuration: configuration)
-        else { return nil }
-        lock.withLock { readers.append(reader) }
+        if let slot = slots[key] as? Slot { return slot.reader }
         let slot = Slot()
-        slot.reader = reader
         slots[key] = slot
+        // A place is taken before opening, so that threads opening at once cannot pass `maximum`.
+        guard
+            lock.withLock({ () -> Bool in
+                guard reserved < Self.maximum else { return false }
+                reserved += 1
+                return true
+            })
+        else { return nil }
+        guard let reader = try? DatabaseQueue(path: path, configuration: configuration) else { return nil }
+        lock.withLock { readers.append(reader) }
+        slot.reader = reader
         return reader
     }
 }
