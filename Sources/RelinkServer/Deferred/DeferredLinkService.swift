@@ -37,10 +37,11 @@ final class DeferredLinkService: Sendable {
         self.logger = logger
     }
 
-    /// 128 random bits as 22 base-62 characters, so click ids cannot be guessed or enumerated.
-    static func newClickID() -> String {
+    /// 22 base-62 characters: the second, then 95 random bits, so click ids cannot be guessed or enumerated, and
+    /// the store's index of them grows at its end (see `ShortCodeGenerator.timeOrdered`).
+    static func newClickID(at date: Date = Date()) -> String {
         var generator = SystemRandomNumberGenerator()
-        return ShortCodeGenerator.random128(using: &generator)
+        return ShortCodeGenerator.timeOrdered(secondsSince1970: Int(date.timeIntervalSince1970), using: &generator)
     }
 
     /// `…?rc=<click id>&_icp=1`: the link the preview page copies for the app to claim (FDL's marker last).
