@@ -583,6 +583,31 @@ struct StoreConformanceTests {
             #expect(try await store.link(domain: "https://go.pictlink.com", code: "none") == empty)
         }
     }
+
+    /// Many lookups at once (PostgreSQL sends them many to a query): each answer is the one a lookup alone gets, for
+    /// codes that differ only in case or in how a character is spelt, unknown codes and domains, and a NUL.
+    @Test(arguments: StoreKind.available) func linksLookedUpAtOnceAnswerEachAsAlone(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let domain = "https://go.pictlink.com"
+            // Kept by their bytes: Swift's `==` would make the two spellings of "café" one key.
+            var records: [(code: String, record: ShortLinkRecord)] = []
+            for code in ["ab", "AB", "aB", "caf\u{E9}", "cafe\u{301}", "x-_1"] + (0..<40).map({ "code\($0)" }) {
+                records.append((code, try await store.insertLink(Self.draft(code, link: "https://pictlink.com/\(records.count)"))))
+            }
+            let asked = records.map(\.code) + ["Ab", "ba", "cafe", "caf\u{C9}", "code40", "nul\u{0}", "\u{0}"]
+            let lookups = (0..<400).map { index in (index % 7 == 0 ? domain + "/" : domain, asked[index % asked.count]) }
+            let answers = try await withThrowingTaskGroup(of: (Int, ShortLinkRecord?).self) { group in
+                for (index, (domain, code)) in lookups.enumerated() {
+                    group.addTask { (index, try await store.link(domain: domain, code: code)) }
+                }
+                return try await group.reduce(into: [Int: ShortLinkRecord?]()) { $0[$1.0] = $1.1 }
+            }
+            for (index, (lookupDomain, code)) in lookups.enumerated() {
+                let expected = lookupDomain == domain ? records.first(where: { Array($0.code.utf8) == Array(code.utf8) })?.record : nil
+                #expect(answers[index] == .some(expected), "\(lookupDomain) \(code.debugDescription)")
+            }
+        }
+    }
 }
 
 extension Sequence {

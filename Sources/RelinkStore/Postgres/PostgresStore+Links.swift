@@ -68,8 +68,27 @@ extension PostgresStore {
     }
 
     public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
-        try await rows("SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE domain = \(domain) AND code = \(code)")
-            .first.map(ShortLinkRecord.init(row:))
+        // PostgreSQL's text holds no NUL, so no link has one (and a NUL would fail the batch it was sent in).
+        guard !domain.utf8.contains(0), !code.utf8.contains(0) else { return nil }
+        return try await lookups.link(domain: domain, code: code) { keys in try await self.links(keys) }
+    }
+
+    /// The links of `keys`, in one query.
+    func links(_ keys: [LinkLookupBatcher.Key]) async throws -> LinkLookupBatcher.Answers {
+        let domains = keys.map(\.domain)
+        let codes = keys.map(\.code)
+        let rows = try await rows(
+            """
+            SELECT \(unescaped: ShortLinkRecord.columns) FROM links
+            WHERE (domain, code) IN (SELECT * FROM unnest(\(domains)::text[], \(codes)::text[]))
+            """)
+        var answers = LinkLookupBatcher.Answers(minimumCapacity: rows.count)
+        for row in rows {
+            let key = LinkLookupBatcher.Key(domain: try row.text("domain"), code: try row.text("code"))
+            // A row that cannot be read fails the lookups of its own link only.
+            do { answers[key] = .success(try ShortLinkRecord(row: row)) } catch { answers[key] = .failure(error) }
+        }
+        return answers
     }
 
     public func link(idempotencyKey: String) async throws -> ShortLinkRecord? {

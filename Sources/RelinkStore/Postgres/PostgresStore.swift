@@ -14,6 +14,8 @@ public final class PostgresStore: RelinkStore, Sendable {
     let url: DatabaseURL
     /// The NOTIFY channel for link changes: one per schema, so separate deployments in one database stay apart.
     let channel: String
+    /// Link lookups by domain and code, many to a query while the pool is busy (see `LinkLookupBatcher`).
+    let lookups: LinkLookupBatcher
     private let runTask: Task<Void, Never>
     public let description: String
 
@@ -36,6 +38,8 @@ public final class PostgresStore: RelinkStore, Sendable {
         self.logger = logger
         self.url = url
         self.channel = "relink_links" + (url.schema.map { "_\($0)" } ?? "")
+        // A few queries at once, leaving most of the pool to writes and the API.
+        self.lookups = LinkLookupBatcher(maximumQueries: max(1, min(2, url.maximumConnections / 4)))
         self.description = "PostgreSQL at \(url)"
         // The pool works only while `run()` does; it ends with `close()`.
         self.runTask = Task { await client.run() }
