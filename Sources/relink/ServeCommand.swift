@@ -6,6 +6,10 @@ import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkServer
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -141,6 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        Self.holdMallocMmapThreshold(environment)
         let configPath = config ?? environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
         let relink = try ConfigurationFile.load(configPath)
         let portText = port.map(String.init) ?? environment["RELINK_PORT"] ?? "8080"
@@ -318,5 +323,23 @@ extension ServeCommand {
             return !done
         }
         if first { LoggingSystem.bootstrap(factory) }
+    }
+
+    /// glibc's malloc serves a block over 128 KB from its own mapping, returned on free, but raises that threshold
+    /// (up to 32 MB) each time such a block is freed. A server's once-a-second batches (a second's event counters,
+    /// clicks and their statement arguments, a few MB at a million links) then come from the heap, between the link
+    /// cache's long-lived entries, and the holes they leave are never given back: clicking a million links at
+    /// random, 35 to 60 MB of RSS were free heap. A fixed threshold (which also stops the raising) keeps large
+    /// blocks in their mappings: RSS 155-178 MB fell to 126-127 MB, requests/s unchanged. An operator's own
+    /// `GLIBC_TUNABLES` setting of the threshold wins.
+    static func holdMallocMmapThreshold(_ environment: [String: String]) {
+        #if canImport(Glibc)
+        // `mallopt` is declared in <malloc.h>, which Swift's Glibc module leaves out; M_MMAP_THRESHOLD is -3.
+        guard !(environment["GLIBC_TUNABLES"] ?? "").contains("mmap_threshold"),
+            let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt")
+        else { return }
+        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+        _ = mallopt(-3, 256 * 1024)
+        #endif
     }
 }
