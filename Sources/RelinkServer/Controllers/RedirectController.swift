@@ -286,7 +286,9 @@ struct RedirectController: Sendable {
             return (plan, nil)
         }
         let clickID = DeferredLinkService.newClickID()
-        let claimURL: String? = target.project.deferred.clipboard ? DeferredLinkService.claimURL(for: link, clickID: clickID) : nil
+        // Only a preview page copies the claim link: a redirect to the store does not build it.
+        var claimURL: String?
+        if case .appPreview = plan, target.project.deferred.clipboard { claimURL = DeferredLinkService.claimURL(for: link, clickID: clickID) }
         let fingerprint = deferred.fingerprint(
             client: client, clientAddress: origin.clientAddress, userAgent: request.headers[.userAgent] ?? "",
             acceptLanguage: request.headers[.acceptLanguage])
