@@ -30,7 +30,7 @@ public struct WebhookDelivery: Sendable, Equatable {
         case failed = "FAILED"
     }
 
-    /// 128 random bits, base 62: sent as `Relink-Delivery` so receivers can drop a repeat.
+    /// The second it was made and 95 random bits, base 62: sent as `Relink-Delivery` so receivers can drop a repeat.
     public var id: String
     public var webhookId: Int64
     public var event: String
