@@ -68,7 +68,7 @@ struct LinkLookupBatcherTests {
     }
 
     @Test func lookupsWaitingForABusyQueryGoTogetherInTheNextEachKeyOnce() async throws {
-        let batcher = LinkLookupBatcher(maximumQueries: 1, maximumBatch: 50)
+        let batcher = LinkLookupBatcher(maximumQueries: 1, maximumBatch: 50, wait: .seconds(60))
         let fetch = HeldFetch { key in key.code.hasPrefix("known") ? .success(Self.record(key.code)) : nil }
         let codes = ["known-first"] + (0..<200).map { $0 % 3 == 0 ? "unknown\($0 % 10)" : "known\($0 % 80)" }
         let answers = try await withThrowingTaskGroup(of: (String, ShortLinkRecord?).self) { group in
@@ -107,7 +107,7 @@ struct LinkLookupBatcherTests {
         #expect(composed != decomposed)
         #expect(Key(domain: "ab", code: "c") != Key(domain: "a", code: "bc"))
         #expect(Set([composed, decomposed, composed]).count == 2)
-        let batcher = LinkLookupBatcher(maximumQueries: 1)
+        let batcher = LinkLookupBatcher(maximumQueries: 1, wait: .seconds(60))
         let fetch = HeldFetch { key in key.code.utf8.elementsEqual("caf\u{E9}".utf8) ? .success(Self.record(key.code)) : .success(nil) }
         async let held = batcher.link(domain: "d", code: "held") { try await fetch.fetch($0) }
         await Self.eventually { fetch.asked.count == 1 }
@@ -127,7 +127,7 @@ struct LinkLookupBatcherTests {
     }
 
     @Test func aRowThatCannotBeReadFailsItsOwnLookupsAndAFailedQueryOnlyItsOwn() async throws {
-        let batcher = LinkLookupBatcher(maximumQueries: 1, maximumBatch: 3)
+        let batcher = LinkLookupBatcher(maximumQueries: 1, maximumBatch: 3, wait: .seconds(60))
         let fetch = HeldFetch(
             answer: { key in key.code == "bad" ? .failure(Broken(what: "row")) : .success(Self.record(key.code, domain: key.domain)) },
             failing: { keys in keys.contains { $0.code == "down" } ? Broken(what: "query") : nil })
@@ -166,7 +166,7 @@ struct LinkLookupBatcherTests {
     }
 
     @Test func pastItsCapALookupIsRefusedAsUnavailableAtOnce() async throws {
-        let batcher = LinkLookupBatcher(maximumQueries: 1, maximumWaiting: 5)
+        let batcher = LinkLookupBatcher(maximumQueries: 1, maximumWaiting: 5, wait: .seconds(60))
         let fetch = HeldFetch { _ in .success(nil) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<6 {
@@ -184,5 +184,34 @@ struct LinkLookupBatcherTests {
         }
         #expect(batcher.waitingLookups == 0)
         #expect(try await batcher.link(domain: "d", code: "after") { try await fetch.fetch($0) } == nil)
+    }
+
+    /// A database that stops answering: the lookup in the query and the ones waiting behind it each fail at their own
+    /// deadline, not one query timeout after another; the answer that comes late is dropped.
+    @Test func everyLookupFailsAtItsOwnDeadlineWhenTheDatabaseDoesNotAnswer() async throws {
+        let batcher = LinkLookupBatcher(maximumQueries: 1, wait: .milliseconds(200))
+        let fetch = HeldFetch { key in .success(Self.record(key.code, domain: key.domain)) }
+        let codes = ["held"] + (0..<50).map { "waiting\($0)" }
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for (index, code) in codes.enumerated() {
+                group.addTask {
+                    do {
+                        _ = try await batcher.link(domain: "d", code: code) { try await fetch.fetch($0) }
+                        return false
+                    } catch {
+                        return error is StoreError
+                    }
+                }
+                if index == 0 { await Self.eventually { fetch.asked.count == 1 } }
+            }
+            // The first query never answers while they wait.
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(failures == codes.count)
+        #expect(batcher.waitingLookups == 0)
+        // The late answer goes nowhere; keys nobody waits for are not asked for; lookups work again.
+        fetch.release()
+        #expect(try await batcher.link(domain: "d", code: "after") { try await fetch.fetch($0) } == Self.record("after", domain: "d"))
+        #expect(fetch.asked.dropFirst().allSatisfy { $0.map(\.code) == ["after"] })
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import PostgresNIO
 
 /// Looks short links up by domain and code, many to a query. Clicks spread over a million links miss the link cache
 /// one after another; each miss a query of its own kept the process waiting on round trips through the pool (a
@@ -7,9 +9,10 @@ import Foundation
 /// free goes at once, so a quiet server answers as fast as before.
 ///
 /// The answers are the same as one query each: the rows of exactly the keys asked for (compared byte by byte), a
-/// row that cannot be read failing only its own lookups, and a query that fails or times out (the store's `wait`)
-/// failing the lookups it carried. At most `maximumWaiting` lookups wait; past that a lookup fails as unavailable
-/// instead of queueing without bound.
+/// row that cannot be read failing only its own lookups, and a query that fails failing the lookups it carried. Each
+/// lookup has its own deadline, `wait` after it was asked, whether it is still waiting or in a query that does not
+/// answer: a database that stops answering costs every click `wait` (then 503), however many wait behind it. At most
+/// `maximumWaiting` lookups wait; past that a lookup fails as unavailable at once instead of queueing without bound.
 final class LinkLookupBatcher: @unchecked Sendable {
     // @unchecked: `waiting`, `order` and `running` are guarded by `lock`.
 
@@ -35,7 +38,42 @@ final class LinkLookupBatcher: @unchecked Sendable {
         }
     }
 
-    typealias Waiter = CheckedContinuation<ShortLinkRecord?, any Error>
+    /// One lookup's continuation, resumed once: by its query's answer or by its deadline, whichever comes first.
+    final class Waiter: @unchecked Sendable {
+        // @unchecked: `continuation` and `cancelDeadline` are guarded by `lock`.
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<ShortLinkRecord?, any Error>?
+        private var cancelDeadline: (@Sendable () -> Void)?
+
+        init(_ continuation: CheckedContinuation<ShortLinkRecord?, any Error>) {
+            self.continuation = continuation
+        }
+
+        /// Keeps the deadline's cancellation (or cancels it at once when the lookup is answered already).
+        func setDeadline(_ cancel: @escaping @Sendable () -> Void) {
+            let answered = lock.withLock {
+                if continuation == nil { return true }
+                cancelDeadline = cancel
+                return false
+            }
+            if answered { cancel() }
+        }
+
+        func resume(with result: Result<ShortLinkRecord?, any Error>) {
+            let (continuation, cancel) = lock.withLock {
+                defer {
+                    self.continuation = nil
+                    self.cancelDeadline = nil
+                }
+                return (self.continuation, self.cancelDeadline)
+            }
+            cancel?()
+            continuation?.resume(with: result)
+        }
+    }
+
+    /// Runs `body` after `delay`; returns what cancels it.
+    typealias Schedule = @Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void
     /// One query's answer: each key's record, nil when there is none, or the error that stopped its row.
     typealias Answers = [Key: Result<ShortLinkRecord?, any Error>]
 
@@ -44,6 +82,8 @@ final class LinkLookupBatcher: @unchecked Sendable {
     let maximumQueries: Int
     let maximumBatch: Int
     let maximumWaiting: Int
+    let wait: Duration
+    private let schedule: Schedule
     private let lock = NSLock()
     private var waiting: [Key: [Waiter]] = [:]
     private var waitingCount = 0
@@ -52,10 +92,28 @@ final class LinkLookupBatcher: @unchecked Sendable {
     private var head = 0
     private var running = 0
 
-    init(maximumQueries: Int = 4, maximumBatch: Int = 256, maximumWaiting: Int = 20_000) {
+    /// - Parameters:
+    ///   - wait: how long a lookup may take, waiting and in its query, before it fails as unavailable.
+    ///   - schedule: runs the deadlines (an event loop's timers by default).
+    init(
+        maximumQueries: Int = 4, maximumBatch: Int = 256, maximumWaiting: Int = 20_000, wait: Duration = .seconds(1),
+        schedule: @escaping Schedule = LinkLookupBatcher.eventLoopTimer
+    ) {
         self.maximumQueries = max(1, maximumQueries)
         self.maximumBatch = max(1, maximumBatch)
         self.maximumWaiting = max(1, maximumWaiting)
+        self.wait = wait
+        self.schedule = schedule
+    }
+
+    /// A timer on one of postgres-nio's event loops (the calling thread's, when it is one): cheaper than a task
+    /// sleeping out every lookup's wait.
+    static let eventLoopTimer: Schedule = { delay, body in
+        let (seconds, attoseconds) = delay.components
+        let scheduled = PostgresClient.defaultEventLoopGroup.any().scheduleTask(
+            in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        ) { body() }
+        return { scheduled.cancel() }
     }
 
     /// The link of `domain` and `code`, or nil when there is none.
@@ -63,9 +121,11 @@ final class LinkLookupBatcher: @unchecked Sendable {
     ///   the batches this lookup starts (every caller passes the same).
     func link(domain: String, code: String, fetch: @escaping Fetch) async throws -> ShortLinkRecord? {
         let key = Key(domain: domain, code: code)
-        return try await withCheckedThrowingContinuation { (waiter: Waiter) in
+        return try await withCheckedThrowingContinuation { continuation in
+            let waiter = Waiter(continuation)
             let decision = lock.withLock { () -> (start: Bool, refused: Bool) in
-                guard waitingCount < maximumWaiting else { return (false, true) }
+                // Expired keys stay queued until a batch skips them: twice the cap bounds those too.
+                guard waitingCount < maximumWaiting, order.count - head < 2 * maximumWaiting else { return (false, true) }
                 waitingCount += 1
                 if waiting[key]?.append(waiter) == nil {
                     waiting[key] = [waiter]
@@ -76,11 +136,25 @@ final class LinkLookupBatcher: @unchecked Sendable {
                 return (true, false)
             }
             if decision.refused {
-                waiter.resume(throwing: StoreError.unavailable("too many link lookups are waiting for the database (\(maximumWaiting))"))
-            } else if decision.start {
-                Task { await self.drain(fetch) }
+                waiter.resume(with: .failure(StoreError.unavailable("too many link lookups are waiting for the database (\(maximumWaiting))")))
+                return
             }
+            waiter.setDeadline(schedule(wait) { [weak self] in self?.expire(waiter, key: key) })
+            if decision.start { Task { await self.drain(fetch) } }
         }
+    }
+
+    /// Fails a lookup whose deadline has come: out of the queue if it still waits there, and its query's answer, if
+    /// it comes later, is dropped.
+    private func expire(_ waiter: Waiter, key: Key) {
+        lock.withLock {
+            guard var waiters = waiting[key], let index = waiters.firstIndex(where: { $0 === waiter }) else { return }
+            waiters.remove(at: index)
+            waitingCount -= 1
+            // The key stays in `order`; `next` skips keys nobody waits for any more.
+            waiting[key] = waiters.isEmpty ? nil : waiters
+        }
+        waiter.resume(with: .failure(StoreError.unavailable("the database did not answer a link lookup within \(wait)")))
     }
 
     /// Lookups waiting now (for tests and metrics).
@@ -89,6 +163,7 @@ final class LinkLookupBatcher: @unchecked Sendable {
     /// Queries batches until nothing waits.
     private func drain(_ fetch: Fetch) async {
         while let batch = next() {
+            guard !batch.isEmpty else { continue }
             let keys = batch.map(\.key)
             do {
                 let answers = try await fetch(keys)
@@ -98,7 +173,7 @@ final class LinkLookupBatcher: @unchecked Sendable {
                 }
             } catch {
                 for (_, waiters) in batch {
-                    for waiter in waiters { waiter.resume(throwing: error) }
+                    for waiter in waiters { waiter.resume(with: .failure(error)) }
                 }
             }
         }
@@ -118,7 +193,8 @@ final class LinkLookupBatcher: @unchecked Sendable {
             var batch: [(key: Key, waiters: [Waiter])] = []
             batch.reserveCapacity(end - head)
             for key in order[head..<end] {
-                let waiters = waiting.removeValue(forKey: key) ?? []
+                // A key whose lookups all expired is not asked for.
+                guard let waiters = waiting.removeValue(forKey: key) else { continue }
                 waitingCount -= waiters.count
                 batch.append((key, waiters))
             }

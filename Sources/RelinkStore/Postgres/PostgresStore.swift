@@ -39,7 +39,7 @@ public final class PostgresStore: RelinkStore, Sendable {
         self.url = url
         self.channel = "relink_links" + (url.schema.map { "_\($0)" } ?? "")
         // A few queries at once, leaving most of the pool to writes and the API.
-        self.lookups = LinkLookupBatcher(maximumQueries: max(1, min(4, url.maximumConnections / 4)))
+        self.lookups = LinkLookupBatcher(maximumQueries: max(1, min(4, url.maximumConnections / 4)), wait: url.requestWait)
         self.description = "PostgreSQL at \(url)"
         // The pool works only while `run()` does; it ends with `close()`.
         self.runTask = Task { await client.run() }
