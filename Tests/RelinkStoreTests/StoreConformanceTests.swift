@@ -153,6 +153,33 @@ struct StoreConformanceTests {
         }
     }
 
+    /// A batch larger than one statement takes (PostgreSQL writes counters 2,000 rows a statement): every row counted
+    /// once, the totals and the variants alike.
+    @Test(arguments: StoreKind.available) func aLargeCounterBatchCountsEveryRowOnce(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let links = [try await store.insertLink(Self.draft("big1")), try await store.insertLink(Self.draft("big2"))]
+            let today = EventCounterKey.day(of: Date())
+            var batch: [EventCounterKey: Int64] = [:]
+            for link in links {
+                for day in (today - 2_499)...today {
+                    batch[EventCounterKey(linkId: link.id, day: day, platform: .ios, event: .click)] = Int64(1 + day % 3)
+                    batch[EventCounterKey(linkId: link.id, day: day, platform: .android, event: .redirect, variant: day % 2 == 0 ? "a" : "b")] = 2
+                }
+            }
+            try await store.addEventCounts(batch)
+            try await store.addEventCounts(batch)
+            let expectedClicks = 2 * ((today - 2_499)...today).reduce(Int64(0)) { $0 + Int64(1 + $1 % 3) }
+            for link in links {
+                let counts = try await store.eventCounts(linkId: link.id, fromDay: today - 2_499)
+                #expect(
+                    Set(counts) == [
+                        EventCount(platform: .ios, event: .click, count: expectedClicks),
+                        EventCount(platform: .android, event: .redirect, count: 10_000),
+                    ])
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.available) func variantCountersAddUpBesideTheTotals(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let link = try await store.insertLink(Self.draft("v1"))

@@ -18,7 +18,20 @@ enum StoreCoding {
     static let parametersDecoder = JSONDecoder()
 
     static func decode(_ text: String) throws -> LinkParameters {
-        try parametersDecoder.decode(LinkParameters.self, from: Data(text.utf8))
+        try stored("parameters") { try parametersDecoder.decode(LinkParameters.self, from: Data(text.utf8)) }
+    }
+
+    /// A stored column's JSON decoded, or `StoreError.unavailable` (503): a row the database holds but Relink cannot
+    /// read (edited by hand, damaged) is the store's problem, never a malformed request's (a decoding error would
+    /// answer the API with 400).
+    static func stored<T>(_ column: String, _ decode: () throws -> T) throws -> T {
+        do {
+            return try decode()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.unavailable("a link's stored \(column) are not valid JSON")
+        }
     }
 
     /// A stored page preview: JSON, its date as seconds since 1970 (so a record equals its reread).
@@ -32,7 +45,7 @@ enum StoreCoding {
     static func decode(preview text: String) throws -> PagePreview {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        return try decoder.decode(PagePreview.self, from: Data(text.utf8))
+        return try stored("preview") { try decoder.decode(PagePreview.self, from: Data(text.utf8)) }
     }
 
     /// A link's rules: JSON, keys sorted.
@@ -44,7 +57,7 @@ enum StoreCoding {
     }
 
     static func decode(rules text: String) throws -> LinkRules {
-        try JSONDecoder().decode(LinkRules.self, from: Data(text.utf8))
+        try stored("rules") { try JSONDecoder().decode(LinkRules.self, from: Data(text.utf8)) }
     }
 
     /// A date as the database gives it back (seconds since 1970 as a double), so a record equals its reread.
