@@ -39,9 +39,9 @@ final class DeferredLinkService: Sendable {
 
     /// 22 base-62 characters: the second, then 95 random bits, so click ids cannot be guessed or enumerated, and
     /// the store's index of them grows at its end (see `ShortCodeGenerator.timeOrdered`).
-    static func newClickID(at date: Date = Date()) -> String {
+    static func newClickID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return ShortCodeGenerator.timeOrdered(secondsSince1970: Int(date.timeIntervalSince1970), using: &generator)
+        return ShortCodeGenerator.timeOrdered(secondsSince1970: Int(Date().timeIntervalSince1970), using: &generator)
     }
 
     /// `…?rc=<click id>&_icp=1`: the link the preview page copies for the app to claim (FDL's marker last).

@@ -85,9 +85,8 @@ public final class LinkCache: Sendable {
 
     static let shardCount = 16
     /// The default capacity (`relink serve --link-cache`): 65,536, as 16 shards of 4,096. With a million links
-    /// clicked at random the cache is full, and the process's memory is what it holds (about 500 bytes a link with
-    /// its share of the tables): this many keeps it under 150 MB on either store, where 98,304 took PostgreSQL's to
-    /// 155 MB; every link clicked in a burst stays cached up to this many.
+    /// clicked at random the cache is full (about 500 bytes a link with its share of the tables, 33 MB): SQLite's
+    /// process then stays at about 110 MB; 98,304 took PostgreSQL's past 150 MB in run.sh's rounds.
     public static let defaultCapacity = 65_536
     /// At most this many links are kept resolved (about 2 KB each, with their plans); the rest compact. Links a
     /// project edits or creates through this instance are hot at once.

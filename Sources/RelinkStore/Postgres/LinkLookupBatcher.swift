@@ -109,10 +109,7 @@ final class LinkLookupBatcher: @unchecked Sendable {
     /// A timer on one of postgres-nio's event loops (the calling thread's, when it is one): cheaper than a task
     /// sleeping out every lookup's wait.
     static let eventLoopTimer: Schedule = { delay, body in
-        let (seconds, attoseconds) = delay.components
-        let scheduled = PostgresClient.defaultEventLoopGroup.any().scheduleTask(
-            in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        ) { body() }
+        let scheduled = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: TimeAmount(delay)) { body() }
         return { scheduled.cancel() }
     }
 

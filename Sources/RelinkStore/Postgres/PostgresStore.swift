@@ -213,10 +213,7 @@ public final class PostgresStore: RelinkStore, Sendable {
                 // The timeout is an event loop's timer, cancelled when the answer comes: one task per query instead of
                 // three, and nothing of the query kept for the rest of the wait (a timer task sleeping it out held
                 // its query's result: clicking a million links at random grew the process by 90 MB in 10 s).
-                let (seconds, attoseconds) = wait.components
-                let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(
-                    in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-                ) {
+                let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: TimeAmount(wait)) {
                     if once.resume(with: .failure(timeout)) { work.cancel() }
                 }
                 work.start {

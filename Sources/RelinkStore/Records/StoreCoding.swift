@@ -30,7 +30,7 @@ enum StoreCoding {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.unavailable("a link's stored \(column) are not valid JSON")
+            throw StoreError.unavailable("a link's stored \(column) cannot be read (not JSON of the expected shape)")
         }
     }
 
