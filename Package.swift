@@ -56,6 +56,8 @@ let package = Package(
         // libqrencode's and libpng's types only: loaded at run time when the console draws a QR code, never linked.
         .systemLibrary(name: "CQREncode"),
         .systemLibrary(name: "CLibPNG"),
+        // sqlite3_config (variadic, so not callable from Swift) through an inline C function; the SQLite GRDB links.
+        .systemLibrary(name: "CSQLiteConfig"),
         .target(
             name: "RelinkStore",
             dependencies: [
@@ -63,6 +65,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for a write's own busy timeout.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteConfig",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),

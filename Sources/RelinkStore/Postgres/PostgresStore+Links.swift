@@ -227,14 +227,8 @@ extension PostgresStore {
         let (totals, variants, confidences) = EventCounterKey.split(counts)
         // Every instance upserts the same hot rows: a fixed order means two batches never wait on each other
         // in a cycle (deadlock).
-        let sorted = totals.sorted { a, b in
-            (a.key.linkId, a.key.day, a.key.platform.rawValue, a.key.event.rawValue)
-                < (b.key.linkId, b.key.day, b.key.platform.rawValue, b.key.event.rawValue)
-        }
-        let byVariant = variants.sorted { a, b in
-            (a.key.linkId, a.key.day, a.key.variant ?? "", a.key.platform.rawValue, a.key.event.rawValue)
-                < (b.key.linkId, b.key.day, b.key.variant ?? "", b.key.platform.rawValue, b.key.event.rawValue)
-        }
+        let sorted = totals.sorted { EventCounterKey.inKeyOrder($0.key, $1.key) }
+        let byVariant = variants.sorted { EventCounterKey.inKeyOrder($0.key, $1.key) }
         // In statements of at most `counterChunk` rows: postgres-nio keeps each connection's send buffer as large as
         // the largest message it ever sent, and a statement of a second's counters over a million links is a few MB
         // (chunked, a minute of them took about 10 MB off the process at a million links).

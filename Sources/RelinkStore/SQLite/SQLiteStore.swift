@@ -7,6 +7,9 @@ import GRDBSQLite
 #else
 import SQLite3
 #endif
+#if canImport(CSQLiteConfig)
+import CSQLiteConfig
+#endif
 
 /// The embedded store: one SQLite file in WAL mode (concurrent readers, one writer), migrated when opened.
 public final class SQLiteStore: RelinkStore, Sendable {
@@ -17,6 +20,7 @@ public final class SQLiteStore: RelinkStore, Sendable {
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     public init(path: String) throws {
+        Self.configureSQLite()
         // Created 0600: the database holds hashed addresses and link data, for this user only. SQLite gives its
         // -wal and -shm files the database file's mode.
         if !FileManager.default.fileExists(atPath: path) {
@@ -37,10 +41,27 @@ public final class SQLiteStore: RelinkStore, Sendable {
 
     /// A private in-memory database, for tests and throwaway runs.
     public init(inMemory: Void = ()) throws {
+        Self.configureSQLite()
         writer = try DatabaseQueue()
         threadReaders = nil
         description = "SQLite in memory"
         try Self.migrate(writer)
+    }
+
+    /// SQLite's process-wide settings, made once, before its first connection in the process (later it is too late,
+    /// and they are only left as they were).
+    private static let sqliteConfigured: Bool = {
+        #if canImport(CSQLiteConfig)
+        // Clicking a million links at random, the event loops' lookups and the writer waited for SQLite's one
+        // memory-statistics mutex thousands of times a second (`perf record -e sched:sched_switch`).
+        return relink_sqlite_disable_memory_statistics() == SQLITE_OK
+        #else
+        return false
+        #endif
+    }()
+
+    private static func configureSQLite() {
+        _ = sqliteConfigured
     }
 
     static func migrate(_ writer: any DatabaseWriter) throws {
@@ -365,10 +386,7 @@ extension SQLiteStore {
                     """)
             // In the primary key's order: a batch of counters spread over many links then visits each B-tree page
             // once, instead of reading a page back from disk for nearly every row (a million links clicked at random).
-            let inKeyOrder = totals.sorted { a, b in
-                (a.key.linkId, a.key.day, a.key.platform.rawValue, a.key.event.rawValue)
-                    < (b.key.linkId, b.key.day, b.key.platform.rawValue, b.key.event.rawValue)
-            }
+            let inKeyOrder = totals.sorted { EventCounterKey.inKeyOrder($0.key, $1.key) }
             for (key, count) in inKeyOrder {
                 try statement.execute(arguments: [key.linkId, key.day, key.platform.rawValue, key.event.rawValue, count])
             }
