@@ -1,6 +1,8 @@
+import Atomics
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import RelinkCore
 import RelinkStore
 import ServiceLifecycle
@@ -9,23 +11,38 @@ import ServiceLifecycle
 /// waits for the disk); a service writes the counters in one transaction every `interval`, and once more on
 /// graceful shutdown, after the HTTP server has stopped, so nothing recorded is lost.
 ///
-/// The buffer holds one counter per distinct (link, day, platform, event) touched since the last write, not one
-/// entry per click, and at most `capacity` counters: while the store cannot take them, events of counters not
+/// The buffer holds one counter per distinct (link, day, platform, event) touched since the last write (per stripe,
+/// below), not one entry per click, and at most `capacity` counters: while the store cannot take them, events of counters not
 /// yet in the buffer are dropped and counted (the redirect never waits). A failed write keeps its counts for the
 /// next attempt, within the same cap.
 public final class EventRecorder: Service, Sendable {
-    private struct Buffer {
+    /// A part of the buffer. Each thread records into its own (by the order threads first recorded, modulo
+    /// `stripeCount`), so that the event loops do not queue for one lock on every click: with one, the two event loops
+    /// of a 2-core machine waited for each other about a hundred times a second, each wait stalling every connection
+    /// of that loop. A counter may so be held by more than one stripe; a flush adds them up.
+    private struct Stripe {
         var counts: [EventCounterKey: Int64] = [:]
         /// The batch being written: not in `counts` any more, not in the store yet.
         var writing: [EventCounterKey: Int64] = [:]
-        /// Recorded events, and events the store has accepted, since start: for tests, benchmarks and logs.
+        /// Events recorded by this stripe's threads, and of those dropped because the buffer was full, since start.
         var recorded: Int64 = 0
-        var written: Int64 = 0
-        /// Events dropped because the buffer was full, since start.
         var dropped: Int64 = 0
     }
 
-    private let buffer = NIOLockedValueBox(Buffer())
+    private static let stripeCount = 8
+    /// The calling thread's stripe number, given on its first record (shared by every recorder: one thread key).
+    private static let threadStripe = ThreadSpecificVariable<StripeNumber>()
+    private static let nextStripe = ManagedAtomic<Int>(0)
+    private final class StripeNumber: Sendable {
+        let value: Int
+        init(_ value: Int) { self.value = value }
+    }
+
+    private let stripes: [NIOLockedValueBox<Stripe>]
+    /// Counters held in all stripes' `counts`: never more than `capacity`.
+    private let held = ManagedAtomic<Int>(0)
+    /// Events the store has accepted, since start: for tests, benchmarks and logs.
+    private let written = ManagedAtomic<Int64>(0)
     private let store: any EventRepository
     private let interval: Duration
     /// The most counters held in memory.
@@ -51,9 +68,52 @@ public final class EventRecorder: Service, Sendable {
         self.logger = logger
         self.metrics = metrics
         self.outages = outages
+        stripes = (0..<Self.stripeCount).map { _ in NIOLockedValueBox(Stripe()) }
     }
 
-    /// Counts `events` of one click, under one lock.
+    private var currentStripe: Int {
+        if let number = Self.threadStripe.currentValue { return number.value }
+        let number = Self.nextStripe.loadThenWrappingIncrement(ordering: .relaxed) % Self.stripeCount
+        Self.threadStripe.currentValue = StripeNumber(number)
+        return number
+    }
+
+    /// Takes a place for one more counter, if the buffer has one.
+    private func reservePlace() -> Bool {
+        if held.loadThenWrappingIncrement(ordering: .relaxed) < capacity { return true }
+        held.wrappingDecrement(ordering: .relaxed)
+        return false
+    }
+
+    /// Adds `count` to a counter `stripe` holds, else to a new one there if the buffer has room, else to one another
+    /// stripe holds; false when none does and the buffer is full.
+    private func add(_ key: EventCounterKey, _ count: Int64, preferring number: Int) -> Bool {
+        let added = stripes[number].withLockedValue { stripe in
+            if let index = stripe.counts.index(forKey: key) {
+                stripe.counts.values[index] += count
+                return true
+            }
+            guard reservePlace() else { return false }
+            stripe.counts[key] = count
+            return true
+        }
+        return added || addToHeld(key, count, besides: number)
+    }
+
+    /// Adds `count` to the counter for `key` if a stripe other than `number` holds it.
+    private func addToHeld(_ key: EventCounterKey, _ count: Int64, besides number: Int) -> Bool {
+        for other in stripes.indices where other != number {
+            let found = stripes[other].withLockedValue { stripe in
+                guard let index = stripe.counts.index(forKey: key) else { return false }
+                stripe.counts.values[index] += count
+                return true
+            }
+            if found { return true }
+        }
+        return false
+    }
+
+    /// Counts `events` of one click, under one lock (the calling thread's stripe's).
     /// - Parameter confidence: for an install, how surely it was matched to its click.
     public func record(
         linkId: Int64, platform: Platform, events: [LinkEvent], variant: String? = nil, confidence: AttributionConfidence? = nil,
@@ -61,25 +121,32 @@ public final class EventRecorder: Service, Sendable {
     ) {
         let day = EventCounterKey.day(of: date)
         let platform = StatsPlatform(platform)
-        let dropped = buffer.withLockedValue { buffer in
-            var dropped = 0
-            for event in events {
-                let key = EventCounterKey(
-                    linkId: linkId, day: day, platform: platform, event: event, variant: variant,
-                    confidence: event == .appInstall ? confidence : nil)
-                if let index = buffer.counts.index(forKey: key) {
-                    buffer.counts.values[index] += 1
-                } else if buffer.counts.count < capacity {
-                    buffer.counts[key] = 1
+        let number = currentStripe
+        let keys = events.map { event in
+            EventCounterKey(
+                linkId: linkId, day: day, platform: platform, event: event, variant: variant,
+                confidence: event == .appInstall ? confidence : nil)
+        }
+        let unplaced = stripes[number].withLockedValue { stripe -> [EventCounterKey] in
+            stripe.recorded += Int64(keys.count)
+            var unplaced: [EventCounterKey] = []
+            for key in keys {
+                if let index = stripe.counts.index(forKey: key) {
+                    stripe.counts.values[index] += 1
+                } else if reservePlace() {
+                    stripe.counts[key] = 1
                 } else {
-                    dropped += 1
+                    unplaced.append(key)
                 }
             }
-            buffer.recorded += Int64(events.count)
-            buffer.dropped += Int64(dropped)
-            return dropped
+            return unplaced
         }
-        if dropped > 0 { metrics?.queueDropped(.clickEvents, count: dropped) }
+        guard !unplaced.isEmpty else { return }
+        // The buffer is full: a counter another thread's stripe holds keeps counting; the rest are dropped.
+        let dropped = unplaced.count { !addToHeld($0, 1, besides: number) }
+        guard dropped > 0 else { return }
+        stripes[number].withLockedValue { $0.dropped += Int64(dropped) }
+        metrics?.queueDropped(.clickEvents, count: dropped)
     }
 
     public func record(linkId: Int64, platform: Platform, event: LinkEvent, at date: Date = Date()) {
@@ -89,59 +156,65 @@ public final class EventRecorder: Service, Sendable {
     /// Human clicks on `linkId` recorded here and not yet in the store (a click limit adds them to the store's
     /// count). Scans the buffer: only links with a limit ask.
     func unwrittenClicks(linkId: Int64) -> Int64 {
-        buffer.withLockedValue { buffer in
-            var total: Int64 = 0
-            for counts in [buffer.counts, buffer.writing] {
-                for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
+        var total: Int64 = 0
+        for stripe in stripes {
+            total += stripe.withLockedValue { stripe in
+                var total: Int64 = 0
+                for counts in [stripe.counts, stripe.writing] {
+                    for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
+                }
+                return total
             }
-            return total
         }
+        return total
     }
 
-    public var recordedCount: Int64 { buffer.withLockedValue { $0.recorded } }
-    public var writtenCount: Int64 { buffer.withLockedValue { $0.written } }
-    public var droppedCount: Int64 { buffer.withLockedValue { $0.dropped } }
+    /// Recorded events, events the store has accepted and events dropped because the buffer was full, since start.
+    public var recordedCount: Int64 { stripes.reduce(0) { $0 + $1.withLockedValue { $0.recorded } } }
+    public var writtenCount: Int64 { written.load(ordering: .relaxed) }
+    public var droppedCount: Int64 { stripes.reduce(0) { $0 + $1.withLockedValue { $0.dropped } } }
     /// Counters waiting to be written.
-    var depth: Int { buffer.withLockedValue { $0.counts.count } }
+    var depth: Int { held.load(ordering: .relaxed) }
 
     /// Writes what is pending now.
-    public func flush() async {
-        // Handed over without a copy, and a new table of the same size put in its place: clearing a table that
-        // `writing` still shares copied it under the lock, and clicks spread over a million links (36,000 counters
-        // a second) waited milliseconds for it once a second.
-        let batch = buffer.withLockedValue { buffer in
-            let batch = buffer.counts
-            buffer.counts = Dictionary(minimumCapacity: min(batch.count, capacity))
-            buffer.writing = batch
-            return batch
+    @concurrent public func flush() async {
+        // Each stripe handed over without a copy, and a new table of the same size put in its place: clearing a table
+        // that `writing` still shares copied it under the lock, and clicks spread over a million links (36,000
+        // counters a second) waited milliseconds for it once a second.
+        let taken = stripes.map { stripe in
+            let counts = stripe.withLockedValue { stripe in
+                let counts = stripe.counts
+                stripe.counts = Dictionary(minimumCapacity: min(counts.count, capacity))
+                stripe.writing = counts
+                return counts
+            }
+            held.wrappingDecrement(by: counts.count, ordering: .relaxed)
+            return counts
+        }
+        // One table to write: the stripes' added up (as is, when only one thread recorded).
+        let recording = taken.filter { !$0.isEmpty }
+        var batch = recording.first ?? [:]
+        if recording.count > 1 {
+            batch.reserveCapacity(recording.reduce(0) { $0 + $1.count })
+            for counts in recording.dropFirst() { batch.merge(counts, uniquingKeysWith: +) }
         }
         guard !batch.isEmpty else { return }
         let start = ContinuousClock.now
         do {
             try await store.addEventCounts(batch)
             metrics?.flushed(.clickEvents, duration: .now - start, failed: false)
-            let events = batch.values.reduce(0, +)
-            buffer.withLockedValue {
-                $0.written += events
-                $0.writing = [:]
-            }
+            written.wrappingIncrement(by: batch.values.reduce(0, +), ordering: .relaxed)
+            for stripe in stripes { stripe.withLockedValue { $0.writing = [:] } }
         } catch {
             metrics?.flushed(.clickEvents, duration: .now - start, failed: true)
             // Put the counts back, within the cap: the next flush retries them.
-            let dropped = buffer.withLockedValue { buffer in
-                buffer.writing = [:]
-                var dropped: Int64 = 0
-                for (key, count) in batch {
-                    if let index = buffer.counts.index(forKey: key) {
-                        buffer.counts.values[index] += count
-                    } else if buffer.counts.count < capacity {
-                        buffer.counts[key] = count
-                    } else {
-                        dropped += count
-                    }
-                }
-                buffer.dropped += dropped
-                return dropped
+            var dropped: Int64 = 0
+            for (number, counts) in taken.enumerated() {
+                stripes[number].withLockedValue { $0.writing = [:] }
+                var droppedHere: Int64 = 0
+                for (key, count) in counts where !add(key, count, preferring: number) { droppedHere += count }
+                if droppedHere > 0 { stripes[number].withLockedValue { $0.dropped += droppedHere } }
+                dropped += droppedHere
             }
             if dropped > 0 { metrics?.queueDropped(.clickEvents, count: Int(dropped)) }
             let message =
@@ -151,12 +224,15 @@ public final class EventRecorder: Service, Sendable {
     }
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            // Sleeps `interval`, or less when graceful shutdown begins.
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+        // Off the event loops (`BackgroundExecutor`): the flushes and what they free.
+        await withTaskExecutorPreference(BackgroundExecutor.shared) {
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                // Sleeps `interval`, or less when graceful shutdown begins.
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                await flush()
+            }
             await flush()
+            logger.info("events written: \(writtenCount) of \(recordedCount) recorded")
         }
-        await flush()
-        logger.info("events written: \(writtenCount) of \(recordedCount) recorded")
     }
 }
