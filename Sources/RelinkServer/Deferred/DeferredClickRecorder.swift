@@ -136,7 +136,7 @@ public final class DeferredClickRecorder: Service, Sendable {
     }
 
     /// Writes what is buffered now.
-    public func flush() async {
+    @concurrent public func flush() async {
         let clicks = buffer.withLockedValue { $0.removeAll() }.clicks
         guard !clicks.isEmpty else { return }
         let start = ContinuousClock.now
@@ -173,17 +173,20 @@ public final class DeferredClickRecorder: Service, Sendable {
     }
 
     public func run() async throws {
-        let clock = ContinuousClock()
-        var lastPurge = clock.now
-        await purge()
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
-            await flush()
-            if clock.now - lastPurge >= purgeInterval {
-                await purge()
-                lastPurge = clock.now
+        // Off the event loops (`BackgroundExecutor`): the flushes and what they free.
+        await withTaskExecutorPreference(BackgroundExecutor.shared) {
+            let clock = ContinuousClock()
+            var lastPurge = clock.now
+            await purge()
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                await flush()
+                if clock.now - lastPurge >= purgeInterval {
+                    await purge()
+                    lastPurge = clock.now
+                }
             }
+            await flush()
         }
-        await flush()
     }
 }
