@@ -58,4 +58,43 @@ import Testing
         #expect(recorder.droppedCount == 20)
         #expect(metrics.render().contains(#"relink_flush_failures_total{queue="click_events"} 1"#))
     }
+    /// Threads record into stripes of their own, under one cap: when it is full, a counter another thread's stripe
+    /// holds keeps counting, a new one is dropped; a flush writes the stripes added up, every event once.
+    @Test func eventCountersFromManyThreadsShareOneCap() async throws {
+        let store = try SQLiteStore()
+        let recorder = EventRecorder(store: store, interval: .seconds(60), capacity: 10, logger: Logger(label: "test"))
+        // Each new thread takes the next stripe: the first fills the cap, the others record after it.
+        onNewThread { for link in 1...10 { recorder.record(linkId: Int64(link), platform: .desktop, event: .click) } }
+        #expect(recorder.depth == 10)
+        onNewThread {
+            recorder.record(linkId: 3, platform: .desktop, event: .click)
+            recorder.record(linkId: 11, platform: .desktop, event: .click)
+            recorder.record(linkId: 3, platform: .desktop, events: [.click, .redirect])
+        }
+        #expect(recorder.depth == 10)
+        #expect(recorder.droppedCount == 2, "link 11's click and link 3's new redirect counter")
+        #expect(recorder.unwrittenClicks(linkId: 3) == 3)
+        #expect(recorder.recordedCount == 14)
+
+        // Eight threads at once on the same two links, with room: every event counted once, across the stripes.
+        let busy = EventRecorder(store: store, interval: .seconds(60), capacity: 1_000, logger: Logger(label: "test"))
+        let threads = (0..<8).map { _ in
+            Thread { for index in 0..<5_000 { busy.record(linkId: Int64(index % 2), platform: .android, event: .click) } }
+        }
+        threads.forEach { $0.start() }
+        while threads.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(busy.unwrittenClicks(linkId: 0) + busy.unwrittenClicks(linkId: 1) == 40_000)
+        #expect(busy.depth <= 16, "at most one counter per link and stripe")
+        #expect(busy.droppedCount == 0)
+    }
+
+    /// Runs `body` on a thread of its own and waits for it.
+    private func onNewThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            body()
+            done.signal()
+        }.start()
+        done.wait()
+    }
 }
