@@ -81,7 +81,7 @@ import Testing
         let threads = (0..<8).map { _ in
             Thread { for index in 0..<5_000 { busy.record(linkId: Int64(index % 2), platform: .android, event: .click) } }
         }
-        threads.forEach { $0.start() }
+        for thread in threads { thread.start() }
         while threads.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(busy.unwrittenClicks(linkId: 0) + busy.unwrittenClicks(linkId: 1) == 40_000)
         #expect(busy.depth <= 16, "at most one counter per link and stripe")
