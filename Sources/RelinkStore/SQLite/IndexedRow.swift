@@ -1,14 +1,21 @@
 import Foundation
 import GRDB
 
-/// A row of a statement whose columns are known in advance, read by position: GRDB's lookup by name lowercases the
-/// name and compares it with every column's, and its optional decoding goes through generic metadata, which made
-/// reading a link row cost more than finding it (a cache miss).
+#if canImport(GRDBSQLite)
+import GRDBSQLite
+#else
+import SQLite3
+#endif
+
+/// The current row of a statement stepped by hand, its columns known in advance and read by position, as GRDB reads
+/// them (text up to a NUL, SQLite's conversions between types). A cache miss read its link through GRDB's `Row`,
+/// which for each lookup lowercased every column's name into a table, and whose lookup by name lowercased and
+/// compared again: together about a tenth of a miss at a million links.
 struct IndexedRow: StoreRow {
     /// Column positions by name, made once per statement text (`IndexedRow.positions(of:)`).
     typealias Positions = [String: Int]
 
-    let row: Row
+    let statement: SQLiteStatement
     let positions: Positions
 
     /// The positions of a comma-separated column list, as `SELECT` names them.
@@ -17,28 +24,44 @@ struct IndexedRow: StoreRow {
         return Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
     }
 
-    private func position(_ column: String) throws -> Int {
+    private func position(_ column: String) throws -> Int32 {
         guard let position = positions[column] else { throw StoreError.unavailable("the query reads no column \(column)") }
+        return Int32(position)
+    }
+
+    private func present(_ column: String) throws -> Int32 {
+        let position = try position(column)
+        guard !isNull(position) else { throw StoreError.unavailable("the stored column \(column) is NULL") }
         return position
     }
 
-    func text(_ column: String) throws -> String { try row.decode(String.self, atIndex: position(column)) }
-    func integer(_ column: String) throws -> Int64 { try row.decode(Int64.self, atIndex: position(column)) }
-    func bool(_ column: String) throws -> Bool { try row.decode(Bool.self, atIndex: position(column)) }
-    func double(_ column: String) throws -> Double { try row.decode(Double.self, atIndex: position(column)) }
+    func isNull(_ position: Int32) -> Bool { sqlite3_column_type(statement, position) == SQLITE_NULL }
 
-    func optionalText(_ column: String) throws -> String? {
-        let position = try position(column)
-        return row.hasNull(atIndex: position) ? nil : try row.decode(String.self, atIndex: position)
+    /// The text at `position`, nil for NULL.
+    func text(at position: Int32) -> String? {
+        guard !isNull(position), let text = sqlite3_column_text(statement, position) else { return nil }
+        return String(cString: text)
     }
 
-    func optionalInteger(_ column: String) throws -> Int64? {
-        let position = try position(column)
-        return row.hasNull(atIndex: position) ? nil : try row.decode(Int64.self, atIndex: position)
+    /// The integer at `position`, nil for NULL.
+    func integer(at position: Int32) -> Int64? {
+        isNull(position) ? nil : sqlite3_column_int64(statement, position)
     }
+
+    func text(_ column: String) throws -> String {
+        let position = try present(column)
+        guard let text = sqlite3_column_text(statement, position) else { throw StoreError.unavailable("cannot read the stored column \(column)") }
+        return String(cString: text)
+    }
+
+    func integer(_ column: String) throws -> Int64 { sqlite3_column_int64(statement, try present(column)) }
+    func bool(_ column: String) throws -> Bool { sqlite3_column_int64(statement, try present(column)) != 0 }
+    func double(_ column: String) throws -> Double { sqlite3_column_double(statement, try present(column)) }
+    func optionalText(_ column: String) throws -> String? { text(at: try position(column)) }
+    func optionalInteger(_ column: String) throws -> Int64? { integer(at: try position(column)) }
 
     func optionalDouble(_ column: String) throws -> Double? {
         let position = try position(column)
-        return row.hasNull(atIndex: position) ? nil : try row.decode(Double.self, atIndex: position)
+        return isNull(position) ? nil : sqlite3_column_double(statement, position)
     }
 }

@@ -194,33 +194,46 @@ extension SQLiteStore {
     }
 
     private func link(in db: Database, domain: String, code: String) throws -> ShortLinkRecord? {
-        let rows = try Row.fetchCursor(try db.cachedStatement(sql: Self.linkWithParameters), arguments: [domain, code])
-        guard let first = try rows.next() else { return nil }
-        guard first[Self.parametersContainer] == "object" else {
+        let statement = try db.cachedStatement(sql: Self.linkWithParameters)
+        try statement.setArguments([domain, code])
+        // Stepped here, not through a GRDB cursor (see `IndexedRow`), and reset when done, which ends the read.
+        let sqliteStatement = statement.sqliteStatement
+        defer { sqlite3_reset(sqliteStatement) }
+        let row = IndexedRow(statement: sqliteStatement, positions: Self.linkColumnPositions)
+        func step() throws -> Bool {
+            switch sqlite3_step(sqliteStatement) {
+            case SQLITE_ROW: return true
+            case SQLITE_DONE: return false
+            case let result:
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql,
+                    arguments: [domain, code])
+            }
+        }
+        guard try step() else { return nil }
+        guard row.text(at: Self.parametersContainer) == "object" else {
             throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
         }
-        if first[Self.parametersEscapeNUL] != 0 {
-            // SQLite's JSON text ends at an escaped NUL (and GRDB reads text up to one): Foundation decodes these.
-            var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions))
+        if row.integer(at: Self.parametersEscapeNUL) != 0 {
+            // SQLite's JSON text ends at an escaped NUL (and text is read up to one): Foundation decodes these.
+            var record = try ShortLinkRecord(row: row)
             record.domain = domain
             return record
         }
-        // The link's columns come with its first parameter (read before the cursor moves on: the row is the
-        // statement's); every further row is one more parameter.
-        var record = try ShortLinkRecord(row: IndexedRow(row: first, positions: Self.linkColumnPositions), parameters: LinkParameters())
+        // The link's columns come with its first parameter (read before the statement steps on); every further row
+        // is one more parameter.
+        var record = try ShortLinkRecord(row: row, parameters: LinkParameters())
         record.domain = domain
-        var row: Row? = first
-        while let current = row {
-            if let name = current[Self.parameterName] as String? {
-                guard let parameter = LinkParameter(name: name), current[Self.parameterType] == "text",
-                    let value = current[Self.parameterValue] as String?
+        repeat {
+            if let name = row.text(at: Self.parameterName) {
+                guard let parameter = LinkParameter(name: name), row.text(at: Self.parameterType) == "text",
+                    let value = row.text(at: Self.parameterValue)
                 else {
                     throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
                 }
                 record.parameters[parameter] = value
             }
-            row = try rows.next()
-        }
+        } while try step()
         return record
     }
 
@@ -234,7 +247,7 @@ extension SQLiteStore {
         WHERE links.domain = ? AND links.code = ?
         """
     private static let linkColumnPositions = IndexedRow.positions(of: ShortLinkRecord.columns)
-    private static let parameterName = linkColumnPositions.count
+    private static let parameterName = Int32(linkColumnPositions.count)
     private static let parameterValue = parameterName + 1
     private static let parameterType = parameterName + 2
     private static let parametersContainer = parameterName + 3
