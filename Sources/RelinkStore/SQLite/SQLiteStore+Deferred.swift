@@ -220,15 +220,6 @@ extension SQLiteStore {
 
     public func insertPendingClicks(_ clicks: [PendingClick]) async throws {
         guard !clicks.isEmpty else { return }
-        let rows = clicks.map { click -> StatementArguments in
-            let f = click.fingerprint
-            let (link, digest) = ClickedLink.stored(click.requestedLink)
-            return [
-                click.id, click.projectId, click.platform.rawValue, click.linkId, click.appId, link, digest,
-                click.createdAt.timeIntervalSince1970, f.addressHash, f.networkHash, f.ipVersion?.rawValue, f.osVersion, f.device,
-                StoreCoding.encode(languages: f.languages), f.screen, f.timeZone, click.variant,
-            ]
-        }
         let links = ClickedLink.distinctLongLinks(of: clicks)
         let now = Date().timeIntervalSince1970
         try await write { db in
@@ -238,13 +229,36 @@ extension SQLiteStore {
                     ON CONFLICT (project_id, digest) DO UPDATE SET last_clicked_at = excluded.last_clicked_at
                     """)
             for (key, text) in links { try link.execute(arguments: [key.projectId, key.digest, text, now]) }
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest,
-                        created_at, address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone, variant)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for arguments in rows { try statement.execute(arguments: arguments) }
+            // Each row bound by hand (`SteppedStatement`), on the writer's thread.
+            var insert = SteppedStatement(
+                try db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO pending_clicks (id, project_id, platform, link_id, app_id, requested_link, link_digest,
+                            created_at, address_hash, network_hash, ip_version, os_version, device, languages, screen, time_zone, variant)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """))
+            for click in clicks {
+                let f = click.fingerprint
+                let (link, digest) = ClickedLink.stored(click.requestedLink)
+                insert.bind(click.id)
+                insert.bind(click.projectId)
+                insert.bind(click.platform.rawValue)
+                insert.bind(click.linkId)
+                insert.bind(click.appId)
+                insert.bind(link)
+                insert.bind(digest)
+                insert.bind(click.createdAt.timeIntervalSince1970)
+                insert.bind(f.addressHash)
+                insert.bind(f.networkHash)
+                insert.bind(f.ipVersion?.rawValue)
+                insert.bind(f.osVersion)
+                insert.bind(f.device)
+                insert.bind(StoreCoding.encode(languages: f.languages))
+                insert.bind(f.screen)
+                insert.bind(f.timeZone)
+                insert.bind(click.variant)
+                try insert.execute(in: db)
+            }
         }
     }
 
