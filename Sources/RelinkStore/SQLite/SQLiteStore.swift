@@ -389,19 +389,26 @@ extension SQLiteStore {
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
         try await write { db in
-            // Split and sorted on the writer's thread: the caller's is an event loop (Swift's executor here), and a
-            // second's counters spread over a million links take milliseconds to sort.
+            // Split and sorted on the writer's thread: a second's counters spread over a million links take
+            // milliseconds to sort.
             let (totals, variants, confidences) = EventCounterKey.split(counts)
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = count + excluded.count
-                    """)
+            // Bound by hand (`SteppedStatement`): a million links clicked at random make every counter a row.
+            var statement = SteppedStatement(
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (link_id, day, platform, event) DO UPDATE SET count = count + excluded.count
+                        """))
             // In the primary key's order: a batch of counters spread over many links then visits each B-tree page
             // once, instead of reading a page back from disk for nearly every row (a million links clicked at random).
             let inKeyOrder = totals.sorted { EventCounterKey.inKeyOrder($0.key, $1.key) }
             for (key, count) in inKeyOrder {
-                try statement.execute(arguments: [key.linkId, key.day, key.platform.rawValue, key.event.rawValue, count])
+                statement.bind(key.linkId)
+                statement.bind(key.day)
+                statement.bind(key.platform.rawValue)
+                statement.bind(key.event.rawValue)
+                statement.bind(count)
+                try statement.execute(in: db)
             }
             if !confidences.isEmpty {
                 let perConfidence = try db.cachedStatement(
