@@ -2,7 +2,6 @@ import Atomics
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-import NIOPosix
 import RelinkCore
 import RelinkStore
 import ServiceLifecycle
@@ -11,35 +10,28 @@ import ServiceLifecycle
 /// waits for the disk); a service writes the counters in one transaction every `interval`, and once more on
 /// graceful shutdown, after the HTTP server has stopped, so nothing recorded is lost.
 ///
-/// The buffer holds one counter per distinct (link, day, platform, event) touched since the last write (per stripe,
-/// below), not one entry per click, and at most `capacity` counters: while the store cannot take them, events of counters not
+/// The buffer holds one counter per distinct (link, day, platform, event) touched since the last write, not one
+/// entry per click, and at most `capacity` counters: while the store cannot take them, events of counters not
 /// yet in the buffer are dropped and counted (the redirect never waits). A failed write keeps its counts for the
 /// next attempt, within the same cap.
 public final class EventRecorder: Service, Sendable {
-    /// A part of the buffer. Each thread records into its own (by the order threads first recorded, modulo
-    /// `stripeCount`), so that the event loops do not queue for one lock on every click: with one, the two event loops
-    /// of a 2-core machine waited for each other about a hundred times a second, each wait stalling every connection
-    /// of that loop. A counter may so be held by more than one stripe; a flush adds them up.
+    /// A part of the buffer: a link's counters are all in one stripe (by its id), so that clicks on different links
+    /// do not queue for one lock (with one, the two event loops of a 2-core machine waited for each other about a
+    /// hundred times a second, each wait stalling every connection of that loop), and a counter is held once, so the
+    /// cap counts distinct counters.
     private struct Stripe {
         var counts: [EventCounterKey: Int64] = [:]
         /// The batch being written: not in `counts` any more, not in the store yet.
         var writing: [EventCounterKey: Int64] = [:]
-        /// Events recorded by this stripe's threads, and of those dropped because the buffer was full, since start.
+        /// Events recorded into this stripe, and of those dropped because the buffer was full, since start.
         var recorded: Int64 = 0
         var dropped: Int64 = 0
     }
 
     private static let stripeCount = 8
-    /// The calling thread's stripe number, given on its first record (shared by every recorder: one thread key).
-    private static let threadStripe = ThreadSpecificVariable<StripeNumber>()
-    private static let nextStripe = ManagedAtomic<Int>(0)
-    private final class StripeNumber: Sendable {
-        let value: Int
-        init(_ value: Int) { self.value = value }
-    }
 
     private let stripes: [NIOLockedValueBox<Stripe>]
-    /// Counters held in all stripes' `counts`: never more than `capacity`.
+    /// Counters held in all stripes' `counts` (each in one): never more than `capacity`.
     private let held = ManagedAtomic<Int>(0)
     /// Events the store has accepted, since start: for tests, benchmarks and logs.
     private let written = ManagedAtomic<Int64>(0)
@@ -71,11 +63,8 @@ public final class EventRecorder: Service, Sendable {
         stripes = (0..<Self.stripeCount).map { _ in NIOLockedValueBox(Stripe()) }
     }
 
-    private var currentStripe: Int {
-        if let number = Self.threadStripe.currentValue { return number.value }
-        let number = Self.nextStripe.loadThenWrappingIncrement(ordering: .relaxed) % Self.stripeCount
-        Self.threadStripe.currentValue = StripeNumber(number)
-        return number
+    private func stripe(of linkId: Int64) -> NIOLockedValueBox<Stripe> {
+        stripes[Int(UInt64(bitPattern: linkId) % UInt64(Self.stripeCount))]
     }
 
     /// Takes a place for one more counter, if the buffer has one.
@@ -85,10 +74,9 @@ public final class EventRecorder: Service, Sendable {
         return false
     }
 
-    /// Adds `count` to a counter `stripe` holds, else to a new one there if the buffer has room, else to one another
-    /// stripe holds; false when none does and the buffer is full.
-    private func add(_ key: EventCounterKey, _ count: Int64, preferring number: Int) -> Bool {
-        let added = stripes[number].withLockedValue { stripe in
+    /// Adds `count` to the counter for `key`, or to a new one if the buffer has room; false when it has none.
+    private func add(_ key: EventCounterKey, _ count: Int64) -> Bool {
+        stripe(of: key.linkId).withLockedValue { stripe in
             if let index = stripe.counts.index(forKey: key) {
                 stripe.counts.values[index] += count
                 return true
@@ -97,23 +85,9 @@ public final class EventRecorder: Service, Sendable {
             stripe.counts[key] = count
             return true
         }
-        return added || addToHeld(key, count, besides: number)
     }
 
-    /// Adds `count` to the counter for `key` if a stripe other than `number` holds it.
-    private func addToHeld(_ key: EventCounterKey, _ count: Int64, besides number: Int) -> Bool {
-        for other in stripes.indices where other != number {
-            let found = stripes[other].withLockedValue { stripe in
-                guard let index = stripe.counts.index(forKey: key) else { return false }
-                stripe.counts.values[index] += count
-                return true
-            }
-            if found { return true }
-        }
-        return false
-    }
-
-    /// Counts `events` of one click, under one lock (the calling thread's stripe's).
+    /// Counts `events` of one click, under one lock (its link's stripe's).
     /// - Parameter confidence: for an install, how surely it was matched to its click.
     public func record(
         linkId: Int64, platform: Platform, events: [LinkEvent], variant: String? = nil, confidence: AttributionConfidence? = nil,
@@ -121,32 +95,25 @@ public final class EventRecorder: Service, Sendable {
     ) {
         let day = EventCounterKey.day(of: date)
         let platform = StatsPlatform(platform)
-        let number = currentStripe
-        let keys = events.map { event in
-            EventCounterKey(
-                linkId: linkId, day: day, platform: platform, event: event, variant: variant,
-                confidence: event == .appInstall ? confidence : nil)
-        }
-        let unplaced = stripes[number].withLockedValue { stripe -> [EventCounterKey] in
-            stripe.recorded += Int64(keys.count)
-            var unplaced: [EventCounterKey] = []
-            for key in keys {
+        let dropped = stripe(of: linkId).withLockedValue { stripe in
+            var dropped = 0
+            for event in events {
+                let key = EventCounterKey(
+                    linkId: linkId, day: day, platform: platform, event: event, variant: variant,
+                    confidence: event == .appInstall ? confidence : nil)
                 if let index = stripe.counts.index(forKey: key) {
                     stripe.counts.values[index] += 1
                 } else if reservePlace() {
                     stripe.counts[key] = 1
                 } else {
-                    unplaced.append(key)
+                    dropped += 1
                 }
             }
-            return unplaced
+            stripe.recorded += Int64(events.count)
+            stripe.dropped += Int64(dropped)
+            return dropped
         }
-        guard !unplaced.isEmpty else { return }
-        // The buffer is full: a counter another thread's stripe holds keeps counting; the rest are dropped.
-        let dropped = unplaced.count { !addToHeld($0, 1, besides: number) }
-        guard dropped > 0 else { return }
-        stripes[number].withLockedValue { $0.dropped += Int64(dropped) }
-        metrics?.queueDropped(.clickEvents, count: dropped)
+        if dropped > 0 { metrics?.queueDropped(.clickEvents, count: dropped) }
     }
 
     public func record(linkId: Int64, platform: Platform, event: LinkEvent, at date: Date = Date()) {
@@ -156,17 +123,13 @@ public final class EventRecorder: Service, Sendable {
     /// Human clicks on `linkId` recorded here and not yet in the store (a click limit adds them to the store's
     /// count). Scans the buffer: only links with a limit ask.
     func unwrittenClicks(linkId: Int64) -> Int64 {
-        var total: Int64 = 0
-        for stripe in stripes {
-            total += stripe.withLockedValue { stripe in
-                var total: Int64 = 0
-                for counts in [stripe.counts, stripe.writing] {
-                    for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
-                }
-                return total
+        stripe(of: linkId).withLockedValue { stripe in
+            var total: Int64 = 0
+            for counts in [stripe.counts, stripe.writing] {
+                for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
             }
+            return total
         }
-        return total
     }
 
     /// Recorded events, events the store has accepted and events dropped because the buffer was full, since start.
@@ -191,7 +154,7 @@ public final class EventRecorder: Service, Sendable {
             held.wrappingDecrement(by: counts.count, ordering: .relaxed)
             return counts
         }
-        // One table to write: the stripes' added up (as is, when only one thread recorded).
+        // One table to write (the stripes hold different counters; as is, when only one stripe has any).
         let recording = taken.filter { !$0.isEmpty }
         var batch = recording.first ?? [:]
         if recording.count > 1 {
@@ -212,7 +175,7 @@ public final class EventRecorder: Service, Sendable {
             for (number, counts) in taken.enumerated() {
                 stripes[number].withLockedValue { $0.writing = [:] }
                 var droppedHere: Int64 = 0
-                for (key, count) in counts where !add(key, count, preferring: number) { droppedHere += count }
+                for (key, count) in counts where !add(key, count) { droppedHere += count }
                 if droppedHere > 0 { stripes[number].withLockedValue { $0.dropped += droppedHere } }
                 dropped += droppedHere
             }
