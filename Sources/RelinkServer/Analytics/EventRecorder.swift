@@ -74,19 +74,6 @@ public final class EventRecorder: Service, Sendable {
         return false
     }
 
-    /// Adds `count` to the counter for `key`, or to a new one if the buffer has room; false when it has none.
-    private func add(_ key: EventCounterKey, _ count: Int64) -> Bool {
-        stripe(of: key.linkId).withLockedValue { stripe in
-            if let index = stripe.counts.index(forKey: key) {
-                stripe.counts.values[index] += count
-                return true
-            }
-            guard reservePlace() else { return false }
-            stripe.counts[key] = count
-            return true
-        }
-    }
-
     /// Counts `events` of one click, under one lock (its link's stripe's).
     /// - Parameter confidence: for an install, how surely it was matched to its click.
     public func record(
@@ -171,13 +158,24 @@ public final class EventRecorder: Service, Sendable {
         } catch {
             metrics?.flushed(.clickEvents, duration: .now - start, failed: true)
             // Put the counts back, within the cap: the next flush retries them.
+            // Each stripe's under its lock at once, so that a click limit never sees them neither here nor there.
             var dropped: Int64 = 0
             for (number, counts) in taken.enumerated() {
-                stripes[number].withLockedValue { $0.writing = [:] }
-                var droppedHere: Int64 = 0
-                for (key, count) in counts where !add(key, count) { droppedHere += count }
-                if droppedHere > 0 { stripes[number].withLockedValue { $0.dropped += droppedHere } }
-                dropped += droppedHere
+                dropped += stripes[number].withLockedValue { stripe in
+                    stripe.writing = [:]
+                    var dropped: Int64 = 0
+                    for (key, count) in counts {
+                        if let index = stripe.counts.index(forKey: key) {
+                            stripe.counts.values[index] += count
+                        } else if reservePlace() {
+                            stripe.counts[key] = count
+                        } else {
+                            dropped += count
+                        }
+                    }
+                    stripe.dropped += dropped
+                    return dropped
+                }
             }
             if dropped > 0 { metrics?.queueDropped(.clickEvents, count: Int(dropped)) }
             let message =

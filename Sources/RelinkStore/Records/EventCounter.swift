@@ -30,7 +30,8 @@ public struct EventCounterKey: Hashable, Sendable {
     public static func inKeyOrder(_ a: Self, _ b: Self) -> Bool {
         if a.linkId != b.linkId { return a.linkId < b.linkId }
         if a.day != b.day { return a.day < b.day }
-        if a.variant != b.variant { return (a.variant ?? "") < (b.variant ?? "") }
+        let (variantA, variantB) = (a.variant ?? "", b.variant ?? "")
+        if variantA != variantB { return variantA < variantB }
         if a.platform != b.platform { return a.platform.rawValue < b.platform.rawValue }
         return a.event.rawValue < b.event.rawValue
     }

@@ -53,7 +53,7 @@ public final class SQLiteStore: RelinkStore, Sendable {
     private static let sqliteConfigured: Bool = {
         #if canImport(CSQLiteConfig)
         // Clicking a million links at random, the event loops' lookups and the writer waited for SQLite's one
-        // memory-statistics mutex thousands of times a second (`perf record -e sched:sched_switch`).
+        // memory-statistics mutex over a thousand times a second (`perf record -e sched:sched_switch`).
         return relink_sqlite_disable_memory_statistics() == SQLITE_OK
         #else
         return false
