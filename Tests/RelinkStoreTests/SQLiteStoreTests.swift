@@ -51,4 +51,17 @@ struct SQLiteStoreTests {
         #expect(link.parameters == LinkParameters([.link: "https://pictlink.com/a\u{0}b", .st: "é"]))
         #expect(link.parameters == (try await store.links(projectId: "pictlink", beforeId: nil, limit: 1)).first?.parameters)
     }
+    /// A key given twice (only a hand-edited row has one) reads as its first value, whether SQLite or Foundation
+    /// decodes the row (an escaped NUL anywhere sends it to Foundation), as on PostgreSQL.
+    @Test(arguments: [
+        #"{"link":"https://pictlink.com/a","link":"https://pictlink.com/b"}"#,
+        #"{"link":"https://pictlink.com/a","st":"\u0000","link":"https://pictlink.com/b"}"#,
+    ])
+    func aKeyGivenTwiceReadsAsItsFirstValue(_ parameters: String) async throws {
+        let store = try SQLiteStore()
+        _ = try await store.insertLink(StoreConformanceTests.draft("twice"))
+        try await store.writer.write { db in try db.execute(sql: "UPDATE links SET parameters = ?", arguments: [parameters]) }
+        let link = try #require(try await store.link(domain: "https://go.pictlink.com", code: "twice"))
+        #expect(link.parameters[.link] == "https://pictlink.com/a")
+    }
 }
