@@ -246,18 +246,20 @@ extension SQLiteStore {
     /// parameter row, over the whole text each time, and every row carried a copy of the text, so a hand-edited row
     /// of thousands of keys held its event loop for seconds (10,000 keys, 320 KB: 2.5 s; now 8 ms).
     private static let linkWithParameters = """
-        SELECT \(linkColumnPositions.sorted { $0.value < $1.value }.map { $0.key == "parameters" ? SQLiteStore.parametersForFoundation : "link.\($0.key)" }.joined(separator: ", ")),
+        SELECT \(linkColumns.map { $0 == "parameters" ? SQLiteStore.parametersForFoundation : "link.\($0)" }.joined(separator: ", ")),
         parameter.key AS name, parameter.value AS value, parameter.type AS type, link.container, link.escapedNUL
         FROM (
-            SELECT \(linkColumnPositions.sorted { $0.value < $1.value }.map { "links.\($0.key)" }.joined(separator: ", ")),
+            SELECT \(linkColumns.map { "links.\($0)" }.joined(separator: ", ")),
             json_type(links.parameters) AS container, instr(links.parameters, '\\u0000') AS escapedNUL
             FROM links WHERE links.domain = ? AND links.code = ? LIMIT 1
         ) AS link LEFT JOIN json_each(link.parameters) AS parameter
         """
-    /// The parameters' text only for a row Foundation decodes (an escaped NUL, or a `instr` that found no text):
+    /// The parameters' text only for a row Foundation decodes (an escaped NUL, or an `instr` that found no text):
     /// every result row would otherwise carry a copy of the whole text.
     private static let parametersForFoundation = "CASE WHEN link.escapedNUL IS NOT 0 THEN link.parameters END AS parameters"
     private static let linkColumnPositions = IndexedRow.positions(of: ShortLinkRecord.columns)
+    /// The record's columns in the order the lookup selects them (their positions).
+    private static let linkColumns = linkColumnPositions.sorted { $0.value < $1.value }.map(\.key)
     private static let parameterName = Int32(linkColumnPositions.count)
     private static let parameterValue = parameterName + 1
     private static let parameterType = parameterName + 2
