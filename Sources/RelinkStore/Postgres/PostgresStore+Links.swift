@@ -75,13 +75,19 @@ extension PostgresStore {
 
     /// The links of `keys`, in one query.
     func links(_ keys: [LinkLookupBatcher.Key]) async throws -> LinkLookupBatcher.Answers {
-        let domains = keys.map(\.domain)
-        let codes = keys.map(\.code)
-        let rows = try await rows(
-            """
-            SELECT \(unescaped: ShortLinkRecord.columns) FROM links
-            WHERE (domain, code) IN (SELECT * FROM unnest(\(domains)::text[], \(codes)::text[]))
-            """)
+        let statement = LinkLookupStatement(domains: keys.map(\.domain), codes: keys.map(\.code))
+        let rows = try await bounded(url.requestWait) {
+            do {
+                var rows: [PostgresRandomAccessRow] = []
+                rows.reserveCapacity(keys.count)
+                for try await row in try await self.client.execute(statement, logger: self.logger) {
+                    rows.append(PostgresRandomAccessRow(row))
+                }
+                return rows
+            } catch {
+                throw Self.unavailable(error)
+            }
+        }
         var answers = LinkLookupBatcher.Answers(minimumCapacity: rows.count)
         for row in rows {
             let key = LinkLookupBatcher.Key(domain: try row.text("domain"), code: try row.text("code"))
