@@ -27,6 +27,9 @@ struct LinkLookupBatcherTests {
 
         var asked: [[Key]] { lock.withLock { batches } }
 
+        /// Holds the queries that come from now on until the next `release`.
+        func hold() { lock.withLock { released = false } }
+
         func release() {
             let resumed = lock.withLock {
                 released = true
@@ -98,6 +101,61 @@ struct LinkLookupBatcherTests {
         let distinct = Set(codes.dropFirst()).count
         #expect(distinct == 90)
         #expect(waited.map(\.count) == [50, 40])
+        #expect(batcher.waitingLookups == 0)
+    }
+
+    /// Counts the sessions a batcher opens (a session is one leased connection on PostgreSQL).
+    final class Sessions: @unchecked Sendable {
+        private let lock = NSLock()
+        private var opened = 0
+        var count: Int { lock.withLock { opened } }
+
+        func session(_ fetch: HeldFetch) -> LinkLookupBatcher.Session {
+            { batches in
+                self.lock.withLock { self.opened += 1 }
+                return await batches { try await fetch.fetch($0) }
+            }
+        }
+    }
+
+    /// A drain's batches share one session while lookups keep coming; a query that fails ends its session (its
+    /// connection may be the trouble) and what waits goes in a new one; a quiet batcher opens one for the next lookup.
+    @Test func batchesShareASessionUntilAQueryFails() async throws {
+        let batcher = LinkLookupBatcher(maximumQueries: 4, wait: .seconds(60))
+        let fetch = HeldFetch(
+            answer: { key in .success(Self.record(key.code, domain: key.domain)) },
+            failing: { keys in keys.contains { $0.code == "fails" } ? StoreError.unavailable("the connection was lost") : nil })
+        let sessions = Sessions()
+        func lookUp(_ codes: [String]) async -> [String: Bool] {
+            let asked = fetch.asked.count
+            return await withTaskGroup(of: (String, Bool).self) { group in
+                for (index, code) in codes.enumerated() {
+                    group.addTask {
+                        let record = try? await batcher.link(domain: "d", code: code, session: sessions.session(fetch))
+                        return (code, record == Self.record(code, domain: "d"))
+                    }
+                    // The first lookup's query is out (and held) before the others come.
+                    if index == 0 { await Self.eventually { fetch.asked.count == asked + 1 } }
+                }
+                await Self.eventually { batcher.waitingLookups == codes.count - 1 }
+                fetch.release()
+                return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+        }
+        // Ten lookups while the first one's query is out: below the keys for another query, so one session.
+        let first = await lookUp(["first"] + (0..<10).map { "a\($0)" })
+        #expect(first.values.allSatisfy { $0 })
+        #expect(sessions.count == 1)
+        #expect(fetch.asked.map(\.count) == [1, 10])
+        // A quiet batcher: the next lookup opens a session of its own.
+        #expect(try await batcher.link(domain: "d", code: "quiet", session: sessions.session(fetch)) == Self.record("quiet", domain: "d"))
+        #expect(sessions.count == 2)
+        // The first query fails: its lookup fails, and the ones waiting go in a new session.
+        fetch.hold()
+        let second = await lookUp(["fails"] + (0..<10).map { "b\($0)" })
+        #expect(second["fails"] == false)
+        #expect(second.filter { $0.key != "fails" }.values.allSatisfy { $0 })
+        #expect(sessions.count == 4)
         #expect(batcher.waitingLookups == 0)
     }
 

@@ -79,6 +79,9 @@ final class LinkLookupBatcher: @unchecked Sendable {
     typealias Answers = [Key: Result<ShortLinkRecord?, any Error>]
 
     typealias Fetch = @Sendable ([Key]) async throws -> Answers
+    /// A drain's way to the database: calls `batches` once, with the fetch for all its batches (PostgreSQL's store
+    /// leases one connection for them), and returns what it returned.
+    typealias Session = @Sendable (_ batches: (Fetch) async -> Bool) async -> Bool
 
     let maximumQueries: Int
     let maximumBatch: Int
@@ -94,6 +97,8 @@ final class LinkLookupBatcher: @unchecked Sendable {
     private var order: [Key] = []
     private var head = 0
     private var running = 0
+    /// Lookups waiting when another query starts beside those running.
+    static let keysForAnotherQuery = 32
     /// The group new lookups join while it is younger than `deadlineGranularity`.
     private var deadlines: DeadlineGroup?
 
@@ -124,6 +129,12 @@ final class LinkLookupBatcher: @unchecked Sendable {
     /// - Parameter fetch: one query for the keys given (at most `maximumBatch`, distinct), answering each; used by
     ///   the batches this lookup starts (every caller passes the same).
     func link(domain: String, code: String, fetch: @escaping Fetch) async throws -> ShortLinkRecord? {
+        try await link(domain: domain, code: code) { batches in await batches(fetch) }
+    }
+
+    /// The link of `domain` and `code`, or nil when there is none.
+    /// - Parameter session: runs the batches this lookup starts (every caller passes the same).
+    func link(domain: String, code: String, session: @escaping Session) async throws -> ShortLinkRecord? {
         let key = Key(domain: domain, code: code)
         return try await withCheckedThrowingContinuation { continuation in
             let waiter = Waiter(continuation)
@@ -145,7 +156,11 @@ final class LinkLookupBatcher: @unchecked Sendable {
                     deadlines = group
                     newDeadlines = group
                 }
-                guard running < maximumQueries else { return (false, false, newDeadlines) }
+                // Another query only when one is not enough: the first keeps its session (and connection) as long
+                // as lookups come while it runs, where queries started for every few keys each ended after one batch.
+                guard running == 0 || (running < maximumQueries && waitingCount >= Self.keysForAnotherQuery) else {
+                    return (false, false, newDeadlines)
+                }
                 running += 1
                 return (true, false, newDeadlines)
             }
@@ -157,7 +172,7 @@ final class LinkLookupBatcher: @unchecked Sendable {
                 // The group's last lookup joins it up to `deadlineGranularity` after it opened: none fails early.
                 schedule(wait + deadlineGranularity) { [weak self] in self?.expire(group) }
             }
-            if decision.start { Task { await self.drain(fetch) } }
+            if decision.start { Task { await self.drain(session) } }
         }
     }
 
@@ -185,8 +200,15 @@ final class LinkLookupBatcher: @unchecked Sendable {
     /// Lookups waiting now (for tests and metrics).
     var waitingLookups: Int { lock.withLock { waitingCount } }
 
-    /// Queries batches until nothing waits.
-    private func drain(_ fetch: Fetch) async {
+    /// Queries batches until nothing waits, in sessions: a failed query ends its session (its connection may be the
+    /// trouble), and what still waits goes in a new one.
+    private func drain(_ session: Session) async {
+        while await !session({ fetch in await self.answerBatches(fetch) }) {}
+    }
+
+    /// Answers batches with `fetch` until nothing waits (true, one query fewer running) or a query fails while
+    /// lookups still wait (false, still running).
+    private func answerBatches(_ fetch: Fetch) async -> Bool {
         while let batch = next() {
             guard !batch.isEmpty else { continue }
             let keys = batch.map(\.key)
@@ -200,7 +222,20 @@ final class LinkLookupBatcher: @unchecked Sendable {
                 for (_, waiters) in batch {
                     for waiter in waiters { waiter.resume(with: .failure(error)) }
                 }
+                return finishIfNothingWaits()
             }
+        }
+        return true
+    }
+
+    /// Whether no lookup waits, and then one query fewer running (keys left in `order` all expired).
+    private func finishIfNothingWaits() -> Bool {
+        lock.withLock {
+            guard waitingCount == 0 else { return false }
+            running -= 1
+            order.removeAll(keepingCapacity: true)
+            head = 0
+            return true
         }
     }
 

@@ -70,17 +70,42 @@ extension PostgresStore {
     public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
         // PostgreSQL's text holds no NUL, so no link has one (and a NUL would fail the batch it was sent in).
         guard !domain.utf8.contains(0), !code.utf8.contains(0) else { return nil }
-        return try await lookups.link(domain: domain, code: code) { keys in try await self.links(keys) }
+        return try await lookups.link(domain: domain, code: code) { batches in await self.lookupSession(batches) }
     }
 
-    /// The links of `keys`, in one query.
-    func links(_ keys: [LinkLookupBatcher.Key]) async throws -> LinkLookupBatcher.Answers {
+    /// A lookup drain's batches on one leased connection. Leasing one for every batch (about nine keys at a million
+    /// links at random) made the pool schedule a keep-alive and an idle timer each time it got the connection back,
+    /// and cancel them at the next lease; each timer's task and dispatch timer lived on for the timer's full 30 or
+    /// 60 s: clicking a million links at random for a minute held 25 MB of them, and the dispatch timers' heap cost
+    /// more CPU than the lookups. A query that fails closes its connection when the store is unavailable (it may hang
+    /// on a dead connection), so the next session's lease gets another.
+    func lookupSession(_ batches: (LinkLookupBatcher.Fetch) async -> Bool) async -> Bool {
+        do {
+            return try await client.withConnection { connection in
+                await batches { keys in
+                    do {
+                        return try await self.links(keys, on: connection)
+                    } catch {
+                        if error is StoreError { connection.close().whenComplete { _ in } }
+                        throw error
+                    }
+                }
+            }
+        } catch {
+            // No connection: the batches fail with the reason.
+            let failure = Self.unavailable(error)
+            return await batches { _ in throw failure }
+        }
+    }
+
+    /// The links of `keys`, in one query on `connection`.
+    func links(_ keys: [LinkLookupBatcher.Key], on connection: PostgresConnection) async throws -> LinkLookupBatcher.Answers {
         let statement = LinkLookupStatement(domains: keys.map(\.domain), codes: keys.map(\.code))
         let rows = try await bounded(url.requestWait) {
             do {
                 var rows: [PostgresRandomAccessRow] = []
                 rows.reserveCapacity(keys.count)
-                for try await row in try await self.client.execute(statement, logger: self.logger) {
+                for try await row in try await connection.execute(statement, logger: self.logger) {
                     rows.append(PostgresRandomAccessRow(row))
                 }
                 return rows
