@@ -142,7 +142,7 @@ struct LinkLookupBatcherTests {
                 return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
             }
         }
-        // Ten lookups while the first one's query is out: below the keys for another query, so one session.
+        // Ten lookups while the first one's query is out: fewer than a batch, so no second query and one session.
         let first = await lookUp(["first"] + (0..<10).map { "a\($0)" })
         #expect(first.values.allSatisfy { $0 })
         #expect(sessions.count == 1)
