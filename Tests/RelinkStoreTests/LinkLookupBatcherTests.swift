@@ -121,7 +121,7 @@ struct LinkLookupBatcherTests {
     /// A drain's batches share one session while lookups keep coming; a query that fails ends its session (its
     /// connection may be the trouble) and what waits goes in a new one; a quiet batcher opens one for the next lookup.
     @Test func batchesShareASessionUntilAQueryFails() async throws {
-        let batcher = LinkLookupBatcher(maximumQueries: 4, wait: .seconds(60))
+        let batcher = LinkLookupBatcher(maximumQueries: 4, wait: .seconds(60), sessionLength: .seconds(60))
         let fetch = HeldFetch(
             answer: { key in .success(Self.record(key.code, domain: key.domain)) },
             failing: { keys in keys.contains { $0.code == "fails" } ? StoreError.unavailable("the connection was lost") : nil })
@@ -157,6 +157,33 @@ struct LinkLookupBatcherTests {
         #expect(second.filter { $0.key != "fails" }.values.allSatisfy { $0 })
         #expect(sessions.count == 4)
         #expect(batcher.waitingLookups == 0)
+        // Answered lookups leave their deadline groups at once, not when the groups' timers fire (60 s from now).
+        #expect(batcher.lookupsAwaitingDeadlines == 0)
+    }
+
+    /// A session that has lasted its length gives its connection back while lookups still wait (other work may be
+    /// waiting for the pool); the waiting lookups go in a new one.
+    @Test func aSessionEndsAfterItsLength() async throws {
+        let batcher = LinkLookupBatcher(maximumQueries: 1, wait: .seconds(60), sessionLength: .zero)
+        let fetch = HeldFetch(answer: { key in .success(Self.record(key.code, domain: key.domain)) })
+        let sessions = Sessions()
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<11 {
+                group.addTask {
+                    let code = "c\(index)"
+                    return try await batcher.link(domain: "d", code: code, session: sessions.session(fetch)) == Self.record(code, domain: "d")
+                }
+                if index == 0 { await Self.eventually { fetch.asked.count == 1 } }
+            }
+            await Self.eventually { batcher.waitingLookups == 10 }
+            #expect(batcher.lookupsAwaitingDeadlines == 11)
+            fetch.release()
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(answered == 11)
+        #expect(fetch.asked.map(\.count) == [1, 10])
+        #expect(sessions.count == 2)
+        #expect(batcher.lookupsAwaitingDeadlines == 0)
     }
 
     @Test func keysAreTheirBytes() async throws {

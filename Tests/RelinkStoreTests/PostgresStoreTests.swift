@@ -81,6 +81,29 @@ struct PostgresStoreTests {
         await test.close()
     }
 
+    /// The link lookup is a statement each connection prepares once. One that failed stays failed on its connection
+    /// (postgres-nio keeps the error), and one whose columns changed type fails with `cached plan must not change
+    /// result type`: a connection whose lookup failed is closed, so lookups recover once the database is right again.
+    @Test(.enabled(if: serverAvailable)) func lookupsRecoverFromAFailedOrOutdatedPreparedStatement() async throws {
+        let test = try await TestStore.make(.postgres)
+        let postgres = try #require(test.store as? PostgresStore)
+        _ = try await test.store.insertLink(StoreConformanceTests.draft("prepared"))
+        #expect(try await test.store.link(domain: "https://go.pictlink.com", code: "prepared")?.code == "prepared")
+
+        // The table's columns change type under the prepared statement.
+        try await postgres.rows("ALTER TABLE links ALTER COLUMN name TYPE varchar(200)")
+        for _ in 0..<3 { _ = try? await test.store.link(domain: "https://go.pictlink.com", code: "prepared") }
+        #expect(try await test.store.link(domain: "https://go.pictlink.com", code: "prepared")?.code == "prepared")
+
+        // The table is away while a connection prepares the statement, then back.
+        try await postgres.rows("ALTER TABLE links RENAME TO links_away")
+        await #expect(throws: StoreError.self) { try await test.store.link(domain: "https://go.pictlink.com", code: "prepared") }
+        try await postgres.rows("ALTER TABLE links_away RENAME TO links")
+        for _ in 0..<3 { _ = try? await test.store.link(domain: "https://go.pictlink.com", code: "prepared") }
+        #expect(try await test.store.link(domain: "https://go.pictlink.com", code: "prepared")?.code == "prepared")
+        await test.close()
+    }
+
     /// A link minted or changed through one pool reaches the other pool's listener.
     @Test(.enabled(if: serverAvailable)) func linkChangesReachOtherInstances() async throws {
         let test = try await TestStore.make(.postgres)

@@ -43,9 +43,11 @@ final class LinkLookupBatcher: @unchecked Sendable {
 
     /// One lookup's continuation, resumed once: by its query's answer or by its deadline, whichever comes first.
     final class Waiter: @unchecked Sendable {
-        // @unchecked: `continuation` is guarded by `lock`.
+        // @unchecked: `continuation` is guarded by `lock`, `deadlines` by the batcher's lock.
         private let lock = NSLock()
         private var continuation: CheckedContinuation<ShortLinkRecord?, any Error>?
+        /// The deadline group that holds this lookup until it is answered.
+        fileprivate var deadlines: DeadlineGroup?
 
         init(_ continuation: CheckedContinuation<ShortLinkRecord?, any Error>) {
             self.continuation = continuation
@@ -64,11 +66,13 @@ final class LinkLookupBatcher: @unchecked Sendable {
 
     /// The lookups asked within one `deadlineGranularity`, which share one timer: a timer of its own for every lookup
     /// (scheduled, then cancelled when the answer came) cost about 4 µs of an event loop a lookup, a tenth of what a
-    /// cache miss cost the process at a million links.
-    private final class DeadlineGroup: @unchecked Sendable {
+    /// cache miss cost the process at a million links. A lookup leaves its group when answered, so the groups hold
+    /// only lookups waiting or in a query, not every lookup of the last `wait` (with a wait of 60 s that grew the
+    /// process by 240 bytes a lookup).
+    fileprivate final class DeadlineGroup: @unchecked Sendable {
         // @unchecked: `lookups` is guarded by the batcher's `lock`.
         let opened: ContinuousClock.Instant
-        var lookups: [(waiter: Waiter, key: Key)] = []
+        var lookups: [ObjectIdentifier: (waiter: Waiter, key: Key)] = [:]
 
         init(opened: ContinuousClock.Instant) {
             self.opened = opened
@@ -91,6 +95,8 @@ final class LinkLookupBatcher: @unchecked Sendable {
     let wait: Duration
     /// How much later than `wait` a lookup may fail: lookups asked within it share a deadline timer.
     let deadlineGranularity: Duration
+    /// How long a session may carry batches before its connection goes back to the pool.
+    let sessionLength: Duration
     private let schedule: Schedule
     private let lock = NSLock()
     private var waiting: [Key: [Waiter]] = [:]
@@ -101,21 +107,25 @@ final class LinkLookupBatcher: @unchecked Sendable {
     private var running = 0
     /// The group new lookups join while it is younger than `deadlineGranularity`.
     private var deadlines: DeadlineGroup?
+    private var heldForDeadlines = 0
 
     /// - Parameters:
     ///   - wait: how long a lookup may take, waiting and in its query, before it fails as unavailable.
     ///   - deadlineGranularity: how much later than `wait` a lookup may fail (a hundredth of `wait` by default, at
     ///     most 10 ms).
+    ///   - sessionLength: how long a session may carry batches before its connection goes back to the pool.
     ///   - schedule: runs the deadlines (an event loop's timers by default).
     init(
         maximumQueries: Int = 4, maximumBatch: Int = 256, maximumWaiting: Int = 20_000, wait: Duration = .seconds(1),
-        deadlineGranularity: Duration? = nil, schedule: @escaping Schedule = LinkLookupBatcher.eventLoopTimer
+        deadlineGranularity: Duration? = nil, sessionLength: Duration = .milliseconds(50),
+        schedule: @escaping Schedule = LinkLookupBatcher.eventLoopTimer
     ) {
         self.maximumQueries = max(1, maximumQueries)
         self.maximumBatch = max(1, maximumBatch)
         self.maximumWaiting = max(1, maximumWaiting)
         self.wait = wait
         self.deadlineGranularity = max(.zero, deadlineGranularity ?? min(wait / 100, .milliseconds(10)))
+        self.sessionLength = sessionLength
         self.schedule = schedule
     }
 
@@ -148,14 +158,17 @@ final class LinkLookupBatcher: @unchecked Sendable {
                     order.append(key)
                 }
                 var newDeadlines: DeadlineGroup?
-                if let group = deadlines, now - group.opened < deadlineGranularity {
-                    group.lookups.append((waiter, key))
+                let group: DeadlineGroup
+                if let current = deadlines, now - current.opened < deadlineGranularity {
+                    group = current
                 } else {
-                    let group = DeadlineGroup(opened: now)
-                    group.lookups.append((waiter, key))
+                    group = DeadlineGroup(opened: now)
                     deadlines = group
                     newDeadlines = group
                 }
+                group.lookups[ObjectIdentifier(waiter)] = (waiter, key)
+                waiter.deadlines = group
+                heldForDeadlines += 1
                 // Another query only when more wait than one batch carries: the one running keeps its session (and
                 // connection) while lookups come, and its next batch carries them all. Queries started for every
                 // few keys each ended after one batch, and at a million links at random four at once cost more CPU
@@ -184,8 +197,10 @@ final class LinkLookupBatcher: @unchecked Sendable {
     private func expire(_ group: DeadlineGroup) {
         let lookups = lock.withLock {
             if deadlines === group { deadlines = nil }
-            defer { group.lookups = [] }
-            return group.lookups
+            defer { group.lookups = [:] }
+            for (waiter, _) in group.lookups.values { waiter.deadlines = nil }
+            heldForDeadlines -= group.lookups.count
+            return group.lookups.values
         }
         let failure = StoreError.unavailable("the database did not answer a link lookup within \(wait)")
         for (waiter, key) in lookups where !waiter.answered {
@@ -202,33 +217,60 @@ final class LinkLookupBatcher: @unchecked Sendable {
 
     /// Lookups waiting now (for tests and metrics).
     var waitingLookups: Int { lock.withLock { waitingCount } }
+    /// Lookups their deadline groups hold now: those waiting or in a query (for tests).
+    var lookupsAwaitingDeadlines: Int { lock.withLock { heldForDeadlines } }
 
     /// Queries batches until nothing waits, in sessions: a failed query ends its session (its connection may be the
-    /// trouble), and what still waits goes in a new one.
+    /// trouble), and so does one that has lasted `sessionLength` (its connection goes back to the pool, where other
+    /// work may wait for it: with a pool of two, one of them LISTENing, API requests waited behind a drain for over
+    /// a second); what still waits goes in a new one.
     private func drain(_ session: Session) async {
         while await !session({ fetch in await self.answerBatches(fetch) }) {}
     }
 
-    /// Answers batches with `fetch` until nothing waits (true, one query fewer running) or a query fails while
-    /// lookups still wait (false, still running).
+    /// Answers batches with `fetch` until nothing waits (true, one query fewer running), or a query fails or the
+    /// session has lasted `sessionLength` while lookups still wait (false, still running).
     private func answerBatches(_ fetch: Fetch) async -> Bool {
+        let started = ContinuousClock.now
         while let batch = next() {
             guard !batch.isEmpty else { continue }
             let keys = batch.map(\.key)
+            let result: Result<Answers, any Error>
             do {
-                let answers = try await fetch(keys)
+                result = .success(try await fetch(keys))
+            } catch {
+                result = .failure(error)
+            }
+            answered(batch)
+            switch result {
+            case .success(let answers):
                 for (key, waiters) in batch {
                     let answer = answers[key] ?? .success(nil)
                     for waiter in waiters { waiter.resume(with: answer) }
                 }
-            } catch {
+            case .failure(let error):
                 for (_, waiters) in batch {
                     for waiter in waiters { waiter.resume(with: .failure(error)) }
                 }
                 return finishIfNothingWaits()
             }
+            if ContinuousClock.now - started >= sessionLength { return finishIfNothingWaits() }
         }
         return true
+    }
+
+    /// Takes a batch's lookups out of their deadline groups.
+    private func answered(_ batch: [(key: Key, waiters: [Waiter])]) {
+        lock.withLock {
+            for (_, waiters) in batch {
+                for waiter in waiters {
+                    guard let group = waiter.deadlines else { continue }
+                    group.lookups[ObjectIdentifier(waiter)] = nil
+                    waiter.deadlines = nil
+                    heldForDeadlines -= 1
+                }
+            }
+        }
     }
 
     /// Whether no lookup waits, and then one query fewer running (keys left in `order` all expired).

@@ -77,8 +77,10 @@ extension PostgresStore {
     /// links at random) made the pool schedule a keep-alive and an idle timer each time it got the connection back,
     /// and cancel them at the next lease; each timer's task and dispatch timer lived on for the timer's full 30 or
     /// 60 s: clicking a million links at random for a minute held 25 MB of them, and the dispatch timers' heap cost
-    /// more CPU than the lookups. A query that fails closes its connection when the store is unavailable (it may hang
-    /// on a dead connection), so the next session's lease gets another.
+    /// more CPU than the lookups. A query that fails closes its connection, so the next session's lease gets another:
+    /// it may be stuck on a dead connection, and a prepared statement that failed stays failed on its connection
+    /// (postgres-nio keeps the error), as does one whose columns changed type (`cached plan must not change result
+    /// type`): a helper's attack left every lookup failing until a restart, both ways.
     func lookupSession(_ batches: (LinkLookupBatcher.Fetch) async -> Bool) async -> Bool {
         do {
             return try await client.withConnection { connection in
@@ -86,7 +88,9 @@ extension PostgresStore {
                     do {
                         return try await self.links(keys, on: connection)
                     } catch {
-                        if error is StoreError { connection.close().whenComplete { _ in } }
+                        // Closed before the lease ends: a connection released while still closing went back to the
+                        // pool and failed the next query given it.
+                        try? await connection.close()
                         throw error
                     }
                 }
@@ -110,7 +114,10 @@ extension PostgresStore {
                 }
                 return rows
             } catch {
-                throw Self.unavailable(error)
+                // The store's problem either way (503), with PostgreSQL's reason in the log.
+                let unavailable = Self.unavailable(error)
+                if unavailable is StoreError { throw unavailable }
+                throw StoreError.unavailable("the link lookup failed: \(Self.explain(error))")
             }
         }
         var answers = LinkLookupBatcher.Answers(minimumCapacity: rows.count)
