@@ -266,6 +266,8 @@ final class LinkLookupBatcher: @unchecked Sendable {
                 for waiter in waiters {
                     guard let group = waiter.deadlines else { continue }
                     group.lookups[ObjectIdentifier(waiter)] = nil
+                    // An emptied dictionary keeps its capacity: let it go until the group's timer fires.
+                    if group.lookups.isEmpty { group.lookups = [:] }
                     waiter.deadlines = nil
                     heldForDeadlines -= 1
                 }
