@@ -84,13 +84,17 @@ extension PostgresStore {
     func lookupSession(_ batches: (LinkLookupBatcher.Fetch) async -> Bool) async -> Bool {
         do {
             return try await client.withConnection { connection in
-                await batches { keys in
+                await setUpForLookups(connection)
+                return await batches { keys in
                     do {
                         return try await self.links(keys, on: connection)
                     } catch {
                         // Closed before the lease ends: a connection released while still closing went back to the
                         // pool and failed the next query given it.
                         try? await connection.close()
+                        // A pause before the next lease: while the table was missing, every lookup opened a new
+                        // connection (about 220 a second under load, a startup and a prepare each).
+                        try? await Task.sleep(for: Self.lookupRetryPause)
                         throw error
                     }
                 }
@@ -101,6 +105,21 @@ extension PostgresStore {
             return await batches { _ in throw failure }
         }
     }
+
+    /// Asks PostgreSQL (14 and later) to check every second whether a lookup connection's client is still there
+    /// while a query runs, once per connection. A lookup that times out closes its connection, but a backend
+    /// waiting for a lock (an `ALTER TABLE` holding the links table) did not notice its client had gone until it got
+    /// the lock: a helper's attack saw one more backend a second pile up for as long as the lock was held. Older
+    /// servers refuse the setting, which changes nothing else.
+    func setUpForLookups(_ connection: PostgresConnection) async {
+        guard lookupConnections.isNew(connection.id) else { return }
+        _ = try? await bounded(url.requestWait) {
+            try await connection.query("SET client_connection_check_interval = '1s'", logger: self.logger).collect().count
+        }
+    }
+
+    /// How long a lookup drain waits after a failed query closed its connection, before it leases another.
+    static let lookupRetryPause = Duration.milliseconds(100)
 
     /// The links of `keys`, in one query on `connection`.
     func links(_ keys: [LinkLookupBatcher.Key], on connection: PostgresConnection) async throws -> LinkLookupBatcher.Answers {

@@ -16,6 +16,8 @@ public final class PostgresStore: RelinkStore, Sendable {
     let channel: String
     /// Link lookups by domain and code, many to a query while the pool is busy (see `LinkLookupBatcher`).
     let lookups: LinkLookupBatcher
+    /// The connections set up for lookups (see `setUpForLookups`).
+    let lookupConnections = LookupConnections()
     private let runTask: Task<Void, Never>
     public let description: String
 
