@@ -67,6 +67,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The event loop a link lookup was asked on, where its answer goes back.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 // Long links of pending clicks are kept once, under their SHA-256.
