@@ -125,4 +125,54 @@ struct PostgresStoreTests {
         other.close()
         await test.close()
     }
+
+    /// A counter batch and a deletion of its link wait for each other, as the foreign key's row lock made them: a batch
+    /// that comes while the deletion is uncommitted waits, then is refused, and leaves nothing of the link behind (a
+    /// helper's attack counted 600 clicks of a link deleted during a 3 s transaction). Truncating the links takes the
+    /// counters with them (and no longer fails).
+    @Test(.enabled(if: serverAvailable)) func countersWaitForALinkBeingDeletedAndGoWithTruncatedLinks() async throws {
+        let test = try await TestStore.make(.postgres)
+        let postgres = try #require(test.store as? PostgresStore)
+        let schema = try #require(test.schema)
+        let link = try await postgres.insertLink(StoreConformanceTests.draft("gone"))
+        let kept = try await postgres.insertLink(StoreConformanceTests.draft("kept"))
+        let today = EventCounterKey.day(of: Date())
+        func click(_ id: Int64) -> EventCounterKey { EventCounterKey(linkId: id, day: today, platform: .ios, event: .click) }
+        try await postgres.addEventCounts([click(link.id): 1, click(kept.id): 1])
+        // The schema's lock, held (granted) or waited for (not granted) in `mode`.
+        func locks(_ mode: String, granted: Bool) async throws -> Int64 {
+            try await StoreConformanceTests.integer(
+                """
+                SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND mode = '\(mode)' AND granted = \(granted)
+                AND ((classid::BIGINT << 32) | objid::BIGINT) = hashtext('relink link counters \(schema)')::BIGINT
+                """, in: postgres)
+        }
+        let (commit, release) = AsyncStream<Void>.makeStream()
+        let deleting = Task {
+            try await postgres.transaction(wait: .seconds(30)) { connection in
+                try await connection.query("DELETE FROM links WHERE id = \(link.id)", logger: TestStore.logger)
+                for await _ in commit { break }
+            }
+        }
+        await Self.waitUntil { (try? await locks("ExclusiveLock", granted: true)) == 1 }
+        let counting = Task { try await postgres.addEventCounts([click(link.id): 5, click(kept.id): 5]) }
+        await Self.waitUntil { (try? await locks("ShareLock", granted: false)) == 1 }
+        release.yield()
+        try await deleting.value
+        await #expect(throws: (any Error).self) { try await counting.value }
+        #expect(try await StoreConformanceTests.integer("SELECT COUNT(*) AS n FROM event_counters WHERE link_id = \(link.id)", in: postgres) == 0)
+        #expect(try await postgres.eventCounts(linkId: kept.id, fromDay: today) == [EventCount(platform: .ios, event: .click, count: 1)])
+
+        _ = try await postgres.rows("TRUNCATE links")
+        #expect(try await StoreConformanceTests.integer("SELECT COUNT(*) AS n FROM event_counters", in: postgres) == 0)
+        await test.close()
+    }
+
+    /// Waits until `condition` holds (at most 10 s: a wait for another connection to get somewhere, not a measurement).
+    static func waitUntil(_ condition: () async -> Bool) async {
+        for _ in 0..<10_000 {
+            if await condition() { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
 }
