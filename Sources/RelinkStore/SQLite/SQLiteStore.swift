@@ -67,8 +67,11 @@ public final class SQLiteStore: RelinkStore, Sendable {
     static func migrate(_ writer: any DatabaseWriter) throws {
         let migrator = Self.migrator
         if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
-            let applied = try writer.read { try migrator.appliedMigrations($0) }
-            throw StoreError.schemaTooNew(found: applied.last ?? "?", known: migrator.migrations.last ?? "?")
+            // The migrations this build does not know (`appliedMigrations` lists only those it does): the message
+            // names the newer one, not this build's last.
+            let applied = try writer.read { try migrator.appliedIdentifiers($0) }
+            let unknown = applied.subtracting(migrator.migrations).sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+            throw StoreError.schemaTooNew(found: unknown.last ?? "?", known: migrator.migrations.last ?? "?")
         }
         try migrator.migrate(writer)
     }
