@@ -317,11 +317,12 @@ extension PostgresStore {
                 ON CONFLICT (link_id, day, confidence) DO UPDATE SET count = confidence_counters.count + excluded.count
                 """)
         }
-        // Every link the batch counts must exist, checked once for the batch (what a foreign key did, without
-        // locking each link's row; see the migration "15-counters-by-link-id").
-        let linkIds = Array(Set(counts.keys.map(\.linkId))).sorted()
+        if queries.count == 1 {
+            try await rows(queries[0], wait: Self.batchWait)
+            return
+        }
         // All or none: a retried batch must not count its totals twice.
-        let statements = Self.chunks(linkIds).map { chunk -> PostgresQuery in "SELECT relink_require_links(\(Array(chunk)))" } + queries
+        let statements = queries
         try await transaction(wait: Self.batchWait) { connection in
             for query in statements {
                 for try await _ in try await connection.query(query, logger: self.logger) {}

@@ -233,45 +233,6 @@ extension PostgresStore {
                 "CREATE INDEX event_counters_by_day ON event_counters (day, link_id)",
             ]
         ),
-        (
-            "15-counters-by-link-id",
-            [
-                // The counters' links are checked by one query per batch instead of a foreign key: the key's check
-                // locked each new counter row's link (`FOR KEY SHARE`, which writes the link's row), a random page of
-                // `links` written for nearly every click at a million links clicked at random (PostgreSQL's CPU
-                // 30-33 -> 20-21 µs a click without it). What the key did stays: a batch naming a link that does not
-                // exist is refused with the same error, and deleting a link deletes its counters. Only a link deleted
-                // by hand during a batch's check could now leave counters behind, which no read shows.
-                """
-                CREATE OR REPLACE FUNCTION relink_require_links(ids BIGINT[]) RETURNS void LANGUAGE plpgsql AS $$
-                DECLARE
-                    missing BIGINT;
-                BEGIN
-                    SELECT i INTO missing FROM unnest(ids) AS i WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = i) LIMIT 1;
-                    IF FOUND THEN
-                        RAISE EXCEPTION 'insert or update on a counter violates its link''s foreign key'
-                            USING ERRCODE = 'foreign_key_violation', DETAIL = format('Key (link_id)=(%s) is not present in table "links".', missing);
-                    END IF;
-                END
-                $$
-                """,
-                """
-                CREATE OR REPLACE FUNCTION relink_delete_link_counters() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    -- In the links' own schema, whatever the deleting session's search_path.
-                    EXECUTE format('DELETE FROM %I.event_counters WHERE link_id = $1', TG_TABLE_SCHEMA) USING OLD.id;
-                    EXECUTE format('DELETE FROM %I.variant_counters WHERE link_id = $1', TG_TABLE_SCHEMA) USING OLD.id;
-                    EXECUTE format('DELETE FROM %I.confidence_counters WHERE link_id = $1', TG_TABLE_SCHEMA) USING OLD.id;
-                    RETURN OLD;
-                END
-                $$
-                """,
-                "CREATE TRIGGER links_delete_counters AFTER DELETE ON links FOR EACH ROW EXECUTE FUNCTION relink_delete_link_counters()",
-                "ALTER TABLE event_counters DROP CONSTRAINT IF EXISTS event_counters_link_id_fkey",
-                "ALTER TABLE variant_counters DROP CONSTRAINT IF EXISTS variant_counters_link_id_fkey",
-                "ALTER TABLE confidence_counters DROP CONSTRAINT IF EXISTS confidence_counters_link_id_fkey",
-            ]
-        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

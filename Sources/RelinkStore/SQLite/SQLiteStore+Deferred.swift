@@ -181,11 +181,6 @@ extension SQLiteStore {
                     CREATE INDEX event_counters_by_day ON event_counters (day, link_id);
                     """)
         }
-        migrator.registerMigration("15-counters-by-link-id") { _ in
-            // PostgreSQL's counters check their link without a foreign key from this migration on (see its migration
-            // of the same name). SQLite keeps its foreign keys: their check reads the link on the writer's own
-            // connection, and a million links clicked at random measured the same with and without it.
-        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
