@@ -153,6 +153,45 @@ struct StoreConformanceTests {
         }
     }
 
+    /// Counters belong to links that exist: a batch naming a link that does not is refused as a whole, and a link's row
+    /// deleted by hand takes its counters with it (both stores' foreign keys; see docs/performance.md for what dropping
+    /// them on PostgreSQL would save and cost).
+    @Test(arguments: StoreKind.available) func countersOfAMissingLinkAreRefusedAndGoWithTheirLink(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let link = try await store.insertLink(Self.draft("kept"))
+            let other = try await store.insertLink(Self.draft("deleted"))
+            let today = EventCounterKey.day(of: Date())
+            let missing = other.id + 1_000
+            for key in [
+                EventCounterKey(linkId: missing, day: today, platform: .ios, event: .click),
+                EventCounterKey(linkId: missing, day: today, platform: .ios, event: .click, variant: "a"),
+                EventCounterKey(linkId: missing, day: today, platform: .ios, event: .appInstall, confidence: .unique),
+            ] {
+                await #expect(throws: (any Error).self, "\(key)") {
+                    try await store.addEventCounts([EventCounterKey(linkId: link.id, day: today, platform: .ios, event: .click): 1, key: 1])
+                }
+            }
+            #expect(try await store.eventCounts(linkId: link.id, fromDay: today).isEmpty)
+            let counted: [EventCounterKey: Int64] = [
+                EventCounterKey(linkId: other.id, day: today, platform: .android, event: .click): 2,
+                EventCounterKey(linkId: other.id, day: today, platform: .android, event: .click, variant: "b"): 1,
+                EventCounterKey(linkId: other.id, day: today, platform: .android, event: .appInstall, confidence: .weak): 1,
+                EventCounterKey(linkId: link.id, day: today, platform: .ios, event: .click): 3,
+            ]
+            try await store.addEventCounts(counted)
+            let sql = "DELETE FROM links WHERE id = \(other.id)"
+            if let sqlite = store as? SQLiteStore {
+                try await sqlite.writer.write { db in try db.execute(sql: sql) }
+            } else {
+                _ = try await try #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: sql))
+            }
+            for table in ["event_counters", "variant_counters", "confidence_counters"] {
+                #expect(try await Self.integer("SELECT COUNT(*) AS n FROM \(table) WHERE link_id = \(other.id)", in: store) == 0, "\(table)")
+            }
+            #expect(try await store.eventCounts(linkId: link.id, fromDay: today) == [EventCount(platform: .ios, event: .click, count: 3)])
+        }
+    }
+
     /// A batch larger than one statement takes (PostgreSQL writes counters 2,000 rows a statement): every row counted
     /// once, the totals and the variants alike.
     @Test(arguments: StoreKind.available) func aLargeCounterBatchCountsEveryRowOnce(_ kind: StoreKind) async throws {
