@@ -98,6 +98,8 @@ struct PostgresStoreTests {
         // The table is away while a connection prepares the statement, then back.
         try await postgres.rows("ALTER TABLE links RENAME TO links_away")
         await #expect(throws: StoreError.self) { try await test.store.link(domain: "https://go.pictlink.com", code: "prepared") }
+        // Minting meanwhile is the store's problem too (503), not a server error (it was a 500).
+        await #expect(throws: StoreError.self) { try await test.store.insertLink(StoreConformanceTests.draft("away")) }
         try await postgres.rows("ALTER TABLE links_away RENAME TO links")
         for _ in 0..<3 { _ = try? await test.store.link(domain: "https://go.pictlink.com", code: "prepared") }
         #expect(try await test.store.link(domain: "https://go.pictlink.com", code: "prepared")?.code == "prepared")

@@ -238,8 +238,9 @@ public final class PostgresStore: RelinkStore, Sendable {
         let state = psql.serverInfo?[.sqlState] ?? ""
         // Connection exceptions (08), transaction rollbacks such as deadlocks (40), insufficient resources such as a
         // full disk or too many connections (53), a lock not available (55P03), operator intervention such as a
-        // shutdown (57), system errors (58): the database's trouble, not the request's.
-        let transient = ["08", "40", "53", "57", "58"].contains { state.hasPrefix($0) } || state == "55P03"
+        // shutdown (57), system errors (58), and a table or column that is not there (42P01, 42703: a schema changed
+        // by hand, or restored without them): the database's trouble, not the request's.
+        let transient = ["08", "40", "53", "57", "58"].contains { state.hasPrefix($0) } || ["55P03", "42P01", "42703"].contains(state)
         guard lost.contains(psql.code) || transient else { return error }
         return StoreError.unavailable("the database is unavailable: \(explain(error))")
     }
