@@ -127,4 +127,51 @@ struct PostgresStoreTests {
         other.close()
         await test.close()
     }
+
+    /// A transaction abandoned on timeout is rolled back when it gets going again, not committed beside its caller's
+    /// retry: a counter batch behind a lock held over its wait counted its clicks twice (found by a helper's attack).
+    @Test(.enabled(if: serverAvailable)) func aTransactionAbandonedOnTimeoutIsRolledBack() async throws {
+        let test = try await TestStore.make(.postgres)
+        let postgres = try #require(test.store as? PostgresStore)
+        let link = try await postgres.insertLink(StoreConformanceTests.draft("held"))
+        let today = EventCounterKey.day(of: Date())
+        try await postgres.addEventCounts([EventCounterKey(linkId: link.id, day: today, platform: .ios, event: .click): 1])
+        // Another session holds the counter's row.
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await postgres.transaction(wait: .seconds(30)) { connection in
+                _ = try await connection.query(
+                    "SELECT count /* held by the test */ FROM event_counters WHERE link_id = \(link.id) FOR UPDATE", logger: TestStore.logger
+                ).collect()
+                for await _ in released { break }
+            }
+        }
+        func sessions(_ marker: String) async throws -> Int64 {
+            try await StoreConformanceTests.integer(
+                "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE query LIKE '%\(marker)%' AND state <> 'idle' AND pid <> pg_backend_pid()",
+                in: postgres)
+        }
+        await Self.waitUntil { (try? await sessions("held by the test")) == 1 }
+        // A write behind it gives up after 200 ms; the holder lets go afterwards.
+        await #expect(throws: StoreError.self) {
+            try await postgres.transaction(wait: .milliseconds(200)) { connection in
+                _ = try await connection.query(
+                    "UPDATE event_counters SET count = count + 10 /* abandoned */ WHERE link_id = \(link.id)", logger: TestStore.logger
+                ).collect()
+            }
+        }
+        release.yield()
+        try await holder.value
+        await Self.waitUntil { (try? await sessions("abandoned")) == 0 }
+        #expect(try await postgres.eventCounts(linkId: link.id, fromDay: today) == [EventCount(platform: .ios, event: .click, count: 1)])
+        await test.close()
+    }
+
+    /// Waits until `condition` holds (at most 10 s: a wait for another connection to get somewhere, not a measurement).
+    static func waitUntil(_ condition: () async -> Bool) async {
+        for _ in 0..<10_000 {
+            if await condition() { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
 }

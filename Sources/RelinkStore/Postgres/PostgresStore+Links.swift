@@ -317,11 +317,9 @@ extension PostgresStore {
                 ON CONFLICT (link_id, day, confidence) DO UPDATE SET count = confidence_counters.count + excluded.count
                 """)
         }
-        if queries.count == 1 {
-            try await rows(queries[0], wait: Self.batchWait)
-            return
-        }
-        // All or none: a retried batch must not count its totals twice.
+        // All or none, and always in a transaction, also for one statement: a retried batch must not count its
+        // totals twice, and a transaction abandoned on timeout is rolled back (see `transaction`) where a statement
+        // on its own would commit later, beside the retry.
         let statements = queries
         try await transaction(wait: Self.batchWait) { connection in
             for query in statements {

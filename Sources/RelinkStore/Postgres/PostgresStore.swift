@@ -187,16 +187,29 @@ public final class PostgresStore: RelinkStore, Sendable {
     /// Runs `body` in a transaction, rethrowing the error that caused a rollback rather than postgres-nio's wrapper.
     /// - Parameter wait: how long it may take before it is abandoned as `StoreError.unavailable` (the URL's
     ///   `wait_timeout` by default).
+    ///
+    /// A transaction abandoned on timeout is rolled back, not committed, when it gets going again: its caller was told
+    /// it failed and may do it again (a counter batch waiting over 30 s behind a lock held by hand committed after it
+    /// and beside its retry, counting its clicks twice). Only a timeout during the commit itself can still leave
+    /// both.
     func transaction<T: Sendable>(
         wait: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await bounded(wait ?? url.requestWait) {
+        let abandoned = AbandonedFlag()
+        let work: @Sendable () async throws -> T = {
             do {
-                return try await self.client.withTransaction(logger: self.logger) { connection in try await body(connection) }
+                return try await self.client.withTransaction(logger: self.logger) { connection in
+                    let result = try await body(connection)
+                    if abandoned.isSet {
+                        throw StoreError.unavailable("the transaction was abandoned after its wait, and rolled back")
+                    }
+                    return result
+                }
             } catch let error as PostgresTransactionError {
                 throw Self.unavailable(error.closureError ?? error.beginError ?? error.commitError ?? error)
             }
         }
+        return try await bounded(wait ?? url.requestWait, onTimeout: { abandoned.set() }, work)
     }
 
     /// How long a batched write (events, pending clicks, the purge) may take: off the request path, and larger.
@@ -206,7 +219,9 @@ public final class PostgresStore: RelinkStore, Sendable {
     /// (packets dropped, no reset) or out of connections costs a request at most `wait`, never a hang or a 500.
     /// The body runs in a task of its own, which is cancelled but not awaited on timeout: a query stuck on a dead
     /// connection need not notice cancellation, and the request must not wait for it.
-    func bounded<T: Sendable>(_ wait: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func bounded<T: Sendable>(
+        _ wait: Duration, onTimeout: @escaping @Sendable () -> Void = {}, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let timeout = StoreError.unavailable("the database did not answer within \(wait) (\(url.host):\(url.port))")
         let work = CancellableWork()
         return try await withTaskCancellationHandler {
@@ -216,7 +231,10 @@ public final class PostgresStore: RelinkStore, Sendable {
                 // three, and nothing of the query kept for the rest of the wait (a timer task sleeping it out held
                 // its query's result: clicking a million links at random grew the process by 90 MB in 10 s).
                 let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: TimeAmount(wait)) {
-                    if once.resume(with: .failure(timeout)) { work.cancel() }
+                    if once.resume(with: .failure(timeout)) {
+                        onTimeout()
+                        work.cancel()
+                    }
                 }
                 work.start {
                     let result: Result<T, any Error>
@@ -293,6 +311,15 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
 }
 
 /// A task that may be cancelled before it has started (the request was cancelled first): it then starts cancelled.
+/// Set once a bounded transaction's caller has stopped waiting for it.
+private final class AbandonedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
 private final class CancellableWork: @unchecked Sendable {
     private let lock = NSLock()
     private var task: Task<Void, Never>?
