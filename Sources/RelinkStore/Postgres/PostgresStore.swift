@@ -310,7 +310,6 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     }
 }
 
-/// A task that may be cancelled before it has started (the request was cancelled first): it then starts cancelled.
 /// Set once a bounded transaction's caller has stopped waiting for it.
 private final class AbandonedFlag: @unchecked Sendable {
     private let lock = NSLock()
@@ -320,6 +319,7 @@ private final class AbandonedFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 }
 
+/// A task that may be cancelled before it has started (the request was cancelled first): it then starts cancelled.
 private final class CancellableWork: @unchecked Sendable {
     private let lock = NSLock()
     private var task: Task<Void, Never>?
