@@ -19,7 +19,7 @@ struct Relink: AsyncParsableCommand {
     /// (an invalid link or configuration), 2 a usage error.
     static func main() async {
         // Run Swift concurrency on SwiftNIO's event loops, so a request's handler runs on the thread that read it
-        // instead of hopping to another pool and back: measured at about twice the redirect throughput.
+        // instead of hopping to another pool and back (docs/performance.md#swift-concurrency-on-the-event-loops).
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try parseAsRoot()

@@ -327,11 +327,11 @@ extension ServeCommand {
 
     /// glibc's malloc serves a block over 128 KB from its own mapping, returned on free, but raises that threshold
     /// (up to 32 MB) each time such a block is freed. A server's once-a-second batches (a second's event counters,
-    /// clicks and their statement arguments, a few MB at a million links) then come from the heap, between the link
-    /// cache's long-lived entries, and the holes they leave are never given back: clicking a million links at
-    /// random, 35 to 60 MB of RSS were free heap. A fixed threshold (which also stops the raising) keeps large
-    /// blocks in their mappings: RSS 155-178 MB fell to 126-127 MB, requests/s unchanged. An operator's own
-    /// `GLIBC_TUNABLES` setting of the threshold wins.
+    /// clicks and their statement arguments) then come from the heap, between the link cache's long-lived entries,
+    /// and the holes they leave are never given back. A fixed threshold (which also stops the raising) keeps large
+    /// blocks in their mappings, returned when freed, so the batches leave no free heap behind
+    /// (docs/performance.md#the-malloc-threshold).
+    /// An operator's own `GLIBC_TUNABLES` setting of the threshold wins.
     static func holdMallocMmapThreshold(_ environment: [String: String]) {
         #if canImport(Glibc)
         // `mallopt` is declared in <malloc.h>, which Swift's Glibc module leaves out; M_MMAP_THRESHOLD is -3.

@@ -2,9 +2,9 @@ import Dispatch
 
 /// Where the services' once-a-second batches are made and let go: a dispatch queue, not the event loops.
 /// `relink serve` runs Swift concurrency on SwiftNIO's event loops, so that a request's handler stays on the loop that
-/// read it; a batch run there held one loop for it. Making pending clicks (Android clicks on one link, written ten
-/// times a second) into rows and freeing them took about 30 ms of the loops' time a second, and freeing memory the
-/// other loop had allocated made both loops wait for glibc's arena locks (about 450 waits a second).
+/// read it; a batch run there held one loop for it while it made pending clicks into rows and freed them, and freeing
+/// memory the other loop had allocated made both loops wait for glibc's arena locks
+/// (docs/performance.md#flushes-off-the-event-loops).
 /// The recorders' `run()` prefer this executor, and their `flush()` are `@concurrent`, so a flush hops here
 /// wherever it is called from.
 final class BackgroundExecutor: TaskExecutor {

@@ -84,12 +84,12 @@ public final class LinkCache: Sendable {
     let missingAge: Duration
 
     static let shardCount = 16
-    /// The default capacity (`relink serve --link-cache`): 65,536, as 16 shards of 4,096. With a million links
-    /// clicked at random the cache is full (about 500 bytes a link with its share of the tables, 33 MB): SQLite's
-    /// process then stays at about 110 MB; 98,304 took PostgreSQL's past 150 MB in run.sh's rounds.
+    /// The default capacity (`relink serve --link-cache`): 65,536, as 16 shards of 4,096, sized by what the process
+    /// holds with the cache full, a million links clicked at random, on either store
+    /// (docs/performance.md#link-cache-sizes).
     public static let defaultCapacity = 65_536
-    /// At most this many links are kept resolved (about 2 KB each, with their plans); the rest compact. Links a
-    /// project edits or creates through this instance are hot at once.
+    /// At most this many links are kept resolved (a resolved link with its plans takes several times a compact
+    /// one's memory); the rest compact. Links a project edits or creates through this instance are hot at once.
     public static let defaultHotCapacity = 4_096
 
     public init(

@@ -4,8 +4,8 @@ import NIOPosix
 import PostgresNIO
 
 /// Looks short links up by domain and code, many to a query. Clicks spread over a million links miss the link cache
-/// one after another; each miss a query of its own kept the process waiting on round trips through the pool (a
-/// million links at random: 8k clicks/s, about one core idle). Lookups that arrive while a query is out wait for the
+/// one after another; each miss a query of its own kept the process waiting on round trips through the pool, a core
+/// left idle (docs/performance.md#postgresql-lookups-in-batches). Lookups that arrive while a query is out wait for the
 /// next one, which asks for all of them (up to `maximumBatch`); more queries run at once (up to `maximumQueries`)
 /// only while more than a batch waits. A lookup that finds no query out goes at once, so a quiet server answers as
 /// fast as before. A drain (a query and those that follow it while lookups wait) runs in one `Session`, which the
@@ -79,8 +79,8 @@ final class LinkLookupBatcher: @unchecked Sendable {
         /// Resumes each lookup on the event loop it was asked on, one hop for all those of a loop. A continuation
         /// resumed here would carry its request on this thread's loop (NIO's global executor stays on the loop it is
         /// asked from): the loop of the database connection did the rest of every request whose link it looked up,
-        /// and wrote each response across to the request's own loop (a million links at random: one loop 3.5 times
-        /// as busy as the other).
+        /// and wrote each response across to the request's own loop, so one loop was far busier than the other
+        /// (docs/performance.md#answers-on-the-loop-that-asked).
         static func resume(_ answers: [(Waiter, Result<ShortLinkRecord?, any Error>)]) {
             var elsewhere: [ObjectIdentifier: (loop: any EventLoop, answers: [(Waiter, Result<ShortLinkRecord?, any Error>)])] = [:]
             for (waiter, result) in answers {
@@ -97,10 +97,10 @@ final class LinkLookupBatcher: @unchecked Sendable {
     }
 
     /// The lookups asked within one `deadlineGranularity`, which share one timer: a timer of its own for every lookup
-    /// (scheduled, then cancelled when the answer came) cost about 4 µs of an event loop a lookup, a tenth of what a
-    /// cache miss cost the process at a million links. A lookup leaves its group when answered, so the groups hold
-    /// only lookups waiting or in a query, not every lookup of the last `wait` (with a wait of 60 s that grew the
-    /// process by 240 bytes a lookup).
+    /// (scheduled, then cancelled when the answer came) was a noticeable part of what a cache miss cost the process.
+    /// A lookup leaves its group when answered, so the groups hold only lookups waiting or in a query, not every
+    /// lookup of the last `wait` (with a long wait, the process grew with every lookup;
+    /// docs/performance.md#lookup-deadlines-sharing-a-timer).
     fileprivate final class DeadlineGroup: @unchecked Sendable {
         // @unchecked: `lookups` is guarded by the batcher's `lock`.
         let opened: ContinuousClock.Instant
@@ -204,8 +204,7 @@ final class LinkLookupBatcher: @unchecked Sendable {
                 // Another query only when more wait than one batch carries: the one running keeps its session (and
                 // connection) while lookups come, and its next batch carries them all. Queries started for every
                 // few keys each ended after one batch, and at a million links at random four at once cost more CPU
-                // and a longer p99 than one (a second query once 8, 32, 96 or 256 waited: p99 18-20, 13-16, 9.5-11
-                // and 8.3-9.0 ms).
+                // and a longer p99 than one (docs/performance.md#postgresql-lookups-in-batches).
                 guard running == 0 || (running < maximumQueries && waitingCount >= maximumBatch) else {
                     return (false, false, newDeadlines)
                 }

@@ -1,8 +1,8 @@
 import PostgresNIO
 
 /// The links of several domains and codes, as a statement each connection prepares once. A click batch is a handful
-/// of keys (about nine at a million links at random), so parsing and planning the query each time cost the server
-/// more than finding the rows.
+/// of keys, so parsing and planning the query each time cost the server more than finding the rows
+/// (docs/performance.md#the-lookup-as-a-prepared-statement).
 struct LinkLookupStatement: PostgresPreparedStatement {
     typealias Row = PostgresRow
 

@@ -73,14 +73,14 @@ extension PostgresStore {
         return try await lookups.link(domain: domain, code: code) { batches in await self.lookupSession(batches) }
     }
 
-    /// A lookup drain's batches on one leased connection. Leasing one for every batch (about nine keys at a million
-    /// links at random) made the pool schedule a keep-alive and an idle timer each time it got the connection back,
-    /// and cancel them at the next lease; each timer's task and dispatch timer lived on for the timer's full 30 or
-    /// 60 s: clicking a million links at random for a minute held 25 MB of them, and the dispatch timers' heap cost
-    /// more CPU than the lookups. A query that fails closes its connection, so the next session's lease gets another:
-    /// it may be stuck on a dead connection, and a prepared statement that failed stays failed on its connection
-    /// (postgres-nio keeps the error), as does one whose columns changed type (`cached plan must not change result
-    /// type`): a helper's attack left every lookup failing until a restart, both ways.
+    /// A lookup drain's batches on one leased connection. Leasing one for every batch (a handful of keys) made the
+    /// pool schedule a keep-alive and an idle timer each time it got the connection back, and cancel them at the next
+    /// lease; each timer's task and dispatch timer lived on for the timer's full 30 or 60 s, so under load they piled
+    /// up in memory and their heap cost more CPU than the lookups
+    /// (docs/performance.md#one-connection-per-lookup-drain). A query that fails closes its connection, so the next
+    /// session's lease gets another: it may be stuck on a dead connection, and a prepared statement that failed stays
+    /// failed on its connection (postgres-nio keeps the error), as does one whose columns changed type (`cached plan
+    /// must not change result type`): a helper's attack left every lookup failing until a restart, both ways.
     func lookupSession(_ batches: (LinkLookupBatcher.Fetch) async -> Bool) async -> Bool {
         do {
             return try await client.withConnection { connection in
@@ -93,7 +93,8 @@ extension PostgresStore {
                         // pool and failed the next query given it.
                         try? await connection.close()
                         // A pause before the next lease: while the table was missing, every lookup opened a new
-                        // connection (about 220 a second under load, a startup and a prepare each).
+                        // connection, a startup and a prepare each
+                        // (docs/performance.md#one-connection-per-lookup-drain).
                         try? await Task.sleep(for: Self.lookupRetryPause)
                         throw error
                     }
@@ -167,8 +168,9 @@ extension PostgresStore {
             ).map(ShortLinkRecord.init(row:))
         }
         // ASCII case only, as SQLite's LIKE: the same search finds the same links in both stores. `lower` under the
-        // "C" collation changes ASCII letters only, whatever the database's locale, and costs a thirtieth of
-        // `translate` (which made every search over 50,000 links scan past the request's 1 s wait).
+        // "C" collation changes ASCII letters only, whatever the database's locale, and costs far less than
+        // `translate`, which made searches of large projects run past the request's wait
+        // (docs/performance.md#link-search-on-postgresql).
         let lowered = LinkSearch.asciiLowercased(pattern)
         return try await rows(
             """
@@ -288,7 +290,7 @@ extension PostgresStore {
         let byVariant = variants.sorted { EventCounterKey.inKeyOrder($0.key, $1.key) }
         // In statements of at most `counterChunk` rows: postgres-nio keeps each connection's send buffer as large as
         // the largest message it ever sent, and a statement of a second's counters over a million links is a few MB
-        // (chunked, a minute of them took about 10 MB off the process at a million links).
+        // (docs/performance.md#counter-statements-in-chunks).
         var queries: [PostgresQuery] = []
         for chunk in Self.chunks(sorted) {
             queries.append(

@@ -229,7 +229,8 @@ public final class PostgresStore: RelinkStore, Sendable {
                 let once = ResumeOnce(continuation)
                 // The timeout is an event loop's timer, cancelled when the answer comes: one task per query instead of
                 // three, and nothing of the query kept for the rest of the wait (a timer task sleeping it out held
-                // its query's result: clicking a million links at random grew the process by 90 MB in 10 s).
+                // its query's result, and the process grew under load;
+                // docs/performance.md#query-timeouts-as-event-loop-timers).
                 let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: TimeAmount(wait)) {
                     if once.resume(with: .failure(timeout)) {
                         onTimeout()

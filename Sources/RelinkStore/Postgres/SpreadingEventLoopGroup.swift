@@ -3,8 +3,8 @@ import NIOCore
 
 /// An event loop group that hands out its loops in turn, also when asked from one of them: postgres-nio opens each
 /// connection on `any()`, which from a loop's own thread is that loop, so the pool (run from a loop) put every
-/// connection on one, and that loop did all the database I/O while the other idled (measured: 67% of the process's
-/// time on one loop, 24% on the other, clicking a million links at random).
+/// connection on one, and that loop did all the database I/O while the other idled
+/// (docs/performance.md#connections-spread-over-the-event-loops).
 final class SpreadingEventLoopGroup: EventLoopGroup {
     let base: any EventLoopGroup
 

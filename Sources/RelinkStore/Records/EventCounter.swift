@@ -26,7 +26,7 @@ public struct EventCounterKey: Hashable, Sendable {
 
     /// The counters' primary key order (link, day, platform, event), then the variant's. The strings are compared
     /// only between rows of one link and day: building them for every comparison made sorting a second's counters
-    /// over a million links half of the writer's time.
+    /// over many links much of the writer's time (docs/performance.md#batched-writes-bound-by-hand-and-sorted).
     public static func inKeyOrder(_ a: Self, _ b: Self) -> Bool {
         if a.linkId != b.linkId { return a.linkId < b.linkId }
         if a.day != b.day { return a.day < b.day }

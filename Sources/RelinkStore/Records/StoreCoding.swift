@@ -22,8 +22,9 @@ enum StoreCoding {
     }
 
     /// Stored parameters read key by key: what `LinkParameters` decodes through a `[String: String]`, without the
-    /// dictionary (about 4.4 against 6.8 µs for a link's seven parameters, once per link read from PostgreSQL). A
-    /// key given twice keeps its first value, as the dictionary did.
+    /// dictionary, which cost more, once per link read from PostgreSQL
+    /// (docs/performance.md#stored-parameters-read-key-by-key).
+    /// A key given twice keeps its first value, as the dictionary did.
     private struct StoredParameters: Decodable {
         var parameters = LinkParameters()
 

@@ -10,7 +10,7 @@ import SQLite3
 /// The current row of a statement stepped by hand, its columns known in advance and read by position, as GRDB reads
 /// them (text up to a NUL, SQLite's conversions between types). A cache miss read its link through GRDB's `Row`,
 /// which for each lookup lowercased every column's name into a table, and whose lookup by name lowercased and
-/// compared again: together about a tenth of a miss at a million links.
+/// compared again, on every miss (docs/performance.md#missed-rows-read-by-position).
 struct IndexedRow: StoreRow {
     /// Column positions by name, made once per statement text (`IndexedRow.positions(of:)`).
     typealias Positions = [String: Int]

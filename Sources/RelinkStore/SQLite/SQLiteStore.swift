@@ -52,8 +52,9 @@ public final class SQLiteStore: RelinkStore, Sendable {
     /// and they are only left as they were).
     private static let sqliteConfigured: Bool = {
         #if canImport(CSQLiteConfig)
-        // Clicking a million links at random, the event loops' lookups and the writer waited for SQLite's one
-        // memory-statistics mutex over a thousand times a second (`perf record -e sched:sched_switch`).
+        // With memory statistics on, every allocation SQLite makes takes one process-wide mutex, which the event
+        // loops' lookups and the writer then wait for; nothing reads them
+        // (docs/performance.md#sqlite-memory-statistics-off).
         return relink_sqlite_disable_memory_statistics() == SQLITE_OK
         #else
         return false
@@ -247,7 +248,7 @@ extension SQLiteStore {
     /// The link's row is made once, in a subquery of its own (its `LIMIT` keeps SQLite from folding it into the
     /// join; the key is unique anyway): in a plain join SQLite worked out `json_type` and `instr` again for every
     /// parameter row, over the whole text each time, and every row carried a copy of the text, so a hand-edited row
-    /// of thousands of keys held its event loop for seconds (10,000 keys, 320 KB: 2.5 s; now 8 ms).
+    /// of thousands of keys held its event loop for seconds (docs/performance.md#parameters-decoded-by-sqlite).
     private static let linkWithParameters = """
         SELECT \(linkColumns.map { $0 == "parameters" ? SQLiteStore.parametersForFoundation : "link.\($0)" }.joined(separator: ", ")),
         parameter.key AS name, parameter.value AS value, parameter.type AS type, link.container, link.escapedNUL

@@ -8,8 +8,8 @@ import SQLite3
 
 /// A prepared statement run row after row with its arguments bound by hand, in order, as GRDB binds them (text up
 /// to its first NUL, copied; integers and doubles as such; nil as NULL). For batches: GRDB's `StatementArguments`,
-/// an array of boxed values built, checked and freed for every row, took about a quarter of the writer's time
-/// inserting a second's pending clicks.
+/// an array of boxed values built, checked and freed for every row, was a large share of the writer's time
+/// inserting a second's pending clicks (docs/performance.md#batched-writes-bound-by-hand-and-sorted).
 struct SteppedStatement {
     private let statement: Statement
     private let handle: SQLiteStatement

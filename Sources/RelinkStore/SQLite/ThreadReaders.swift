@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 /// Read-only connections to the database file, one for each thread that looks links up (the event loops), used
-/// without a pool: GRDB's reader pool hands its connections out through dispatch queues, and clicking a million
-/// links at random the event loops blocked there about a thousand times a second each (p99 40 ms). A thread's own
-/// connection is never contended. At most `maximum` are opened; other threads use the pool.
+/// without a pool: GRDB's reader pool hands its connections out through dispatch queues, and with clicks spread over
+/// many links the event loops blocked there (docs/performance.md#sqlite-lookups-on-a-connection-per-thread). A
+/// thread's own connection is never contended. At most `maximum` are opened; other threads use the pool.
 final class ThreadReaders: @unchecked Sendable {
     // @unchecked: `readers` is guarded by `lock`; a thread's slot is only touched by that thread.
 
