@@ -127,6 +127,8 @@ let package = Package(
         .testTarget(
             name: "RelinkCoreTests",
             dependencies: ["RelinkCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            // The labelled User-Agent corpus platform detection is measured against.
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

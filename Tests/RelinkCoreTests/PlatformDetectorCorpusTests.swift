@@ -3,7 +3,8 @@ import Testing
 
 @testable import RelinkCore
 
-/// Platform detection measured against ua-parser's labelled User-Agents (`shared/data/user-agents.tsv`).
+/// Platform detection measured against ua-parser's labelled User-Agents (`Fixtures/user-agents.tsv`, with its source
+/// and licence in `Fixtures/README.md`).
 @Suite("Platform detection on the labelled corpus")
 struct PlatformDetectorCorpusTests {
     struct Row {
@@ -11,10 +12,10 @@ struct PlatformDetectorCorpusTests {
         var userAgent: String
     }
 
+    /// The corpus the package's test bundle carries; `RELINK_UA_CORPUS` names another one to measure.
     static var corpusPath: String {
         ProcessInfo.processInfo.environment["RELINK_UA_CORPUS"]
-            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appending(path: "../../../shared/data/user-agents.tsv").standardized.path
+            ?? Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appending(path: "user-agents.tsv").path
     }
 
     static func loadCorpus() throws -> [Row] {

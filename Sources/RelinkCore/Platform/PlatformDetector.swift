@@ -3,7 +3,7 @@
 /// One pass finds every token of interest; the decision then follows FDL's order of concern: anything automated
 /// first (so Googlebot's Android User-Agent never reaches a store), then systems that imitate Android or iOS
 /// (Windows Phone, KaiOS), then Android, iOS, other devices, desktops. Measured against the labelled corpus in
-/// `shared/data/user-agents.tsv` by `PlatformDetectorCorpusTests`.
+/// `Tests/RelinkCoreTests/Fixtures/user-agents.tsv` by `PlatformDetectorCorpusTests`.
 public enum PlatformDetector {
     /// The platform and in-app browser; with `deviceDetails`, also the OS version and device model of mobile
     /// clients (which only deferred-link matching needs, so redirects skip that work).
