@@ -43,7 +43,7 @@ struct CrashSafetyTests {
 
         init(executable: String, storeArguments: [String], log: URL) async throws {
             self.log = log
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let output = try FileHandle(forWritingTo: log)
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["serve", "--config", EndToEndTests.routes, "--port", "0", "--log-level", "info"] + storeArguments

@@ -183,7 +183,8 @@ struct StoreConformanceTests {
             if let sqlite = store as? SQLiteStore {
                 try await sqlite.writer.write { db in try db.execute(sql: sql) }
             } else {
-                _ = try await try #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: sql))
+                let postgres = try #require(store as? PostgresStore)
+                _ = try await postgres.rows(PostgresQuery(unsafeSQL: sql))
             }
             for table in ["event_counters", "variant_counters", "confidence_counters"] {
                 #expect(try await Self.integer("SELECT COUNT(*) AS n FROM \(table) WHERE link_id = \(other.id)", in: store) == 0, "\(table)")

@@ -42,7 +42,7 @@ public struct SystemHostResolver: HostResolver {
             if let address = current.pointee.ai_addr,
                 getnameinfo(address, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0
             {
-                let text = String(cString: buffer)
+                let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if !text.isEmpty, !addresses.contains(text) { addresses.append(text) }
             }
             entry = current.pointee.ai_next

@@ -127,7 +127,7 @@ final class PreviewService: Service, Sendable {
     }
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.refreshPeriodically() }
                 var running = 0

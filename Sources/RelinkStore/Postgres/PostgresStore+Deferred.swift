@@ -133,7 +133,7 @@ extension PostgresStore {
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
     ) async throws -> ClaimOutcome {
         let logger = self.logger
-        return try await transaction { [self] connection in
+        return try await transaction { connection in
             if let installId {
                 // Claims of one install wait for each other (a retry racing the first try); claims of different
                 // installs do not.
