@@ -359,6 +359,17 @@ struct PagePreviewTests {
         #expect(OutboundAddressPolicy(allowed: [IPNetwork("10.0.0.0/8")!]).refusal(IPAddress("10.9.9.9")!) == nil)
     }
 
+    /// IPv4-translated addresses (`::ffff:0:0/96`) count as the IPv4 address they carry, like every other form of
+    /// IPv4 inside IPv6 (an attack reached loopback through `[::ffff:0:7f00:1]`); so does the local-use NAT64 prefix.
+    @Test func addressPolicyReadsIPv4TranslatedAddresses() {
+        let policy = OutboundAddressPolicy()
+        for text in ["::ffff:0:7f00:1", "::ffff:0:127.0.0.1", "::ffff:0:a00:1", "::ffff:0:a9fe:a9fe", "64:ff9b:1::a00:1", "64:ff9b:1::808:808"] {
+            #expect(policy.refusal(IPAddress(text)!) != nil, "\(text)")
+        }
+        #expect(policy.refusal(IPAddress("::ffff:0:808:808")!) == nil)
+        #expect(OutboundAddressPolicy(allowed: [IPNetwork("127.0.0.0/8")!]).refusal(IPAddress("::ffff:0:7f00:1")!) == nil)
+    }
+
     struct Failure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
