@@ -79,6 +79,28 @@ struct DeferredLinkTests {
         }
     }
 
+    /// A retry is bound to the app that claimed first: another app of the same project sending the same install id
+    /// is another install, matched afresh, and never gets the first app's link (an attack read it that way).
+    @Test func aRetriedClaimIsAnsweredOnlyForTheSameApp() async throws {
+        let app = try T.application(trustForwardedHeaders: true)
+        try await app.test(.router) { client in
+            let page = try await Self.click(client, "/?" + T.sampleQuery, from: "203.0.113.7")
+            let token = try #require(Self.attribute("data-clipboard", in: page.text))
+            let first = try Self.answer(
+                try await Self.claim(
+                    client, #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "shared-id"}"#, from: "192.0.2.50"))
+            #expect(first.attributionConfidence == .unique)
+            let studioClaim = Self.iPhoneClaim.replacingOccurrences(of: "jp.furyu.pictlink.ios", with: "jp.furyu.pictlink.studio")
+            let other = try Self.answer(
+                try await Self.claim(client, #"{\#(studioClaim), "installId": "shared-id"}"#, from: "192.0.2.50"))
+            #expect(other.deepLink == nil)
+            #expect(other.attributionConfidence == nil)
+            let retry = try Self.answer(
+                try await Self.claim(client, #"{\#(Self.iPhoneClaim), "installId": "shared-id"}"#, from: "198.51.100.1"))
+            #expect(retry == first)
+        }
+    }
+
     @Test func theSameDeviceFromTheSameAddressGetsDefault() async throws {
         let app = try T.application(trustForwardedHeaders: true)
         try await app.test(.router) { client in

@@ -98,7 +98,8 @@ final class DeferredLinkService: Sendable {
     /// What every step of one claim shares.
     struct Claim {
         var app: ClaimingApp
-        var installId: String?
+        /// The install's key in the store (`installKey`), when the claim names an install id.
+        var installKey: String?
         /// The claiming device's address, hashed with the current secret.
         var hashes: AddressHasher.Hashes?
         var now: Date
@@ -111,15 +112,16 @@ final class DeferredLinkService: Sendable {
     /// install, and an install that asks again gets its first answer.
     func claim(_ request: InstallAttributionRequest, clientAddress: String?, keyProject: Project?) async throws -> InstallAttributionResponse {
         let app = try claimingApp(request, keyProject: keyProject)
-        if let installId = request.installId {
+        let installKey = try request.installId.map { installId in
             guard Self.isValidInstallId(installId) else { throw APIError.invalidArgument(Self.installIdRule) }
-            if let previous = try await store.installClaim(projectId: app.project.id, installId: installId) {
-                return try Self.decode(previous.response)
-            }
+            return Self.installKey(installId, app: app)
+        }
+        if let installKey, let previous = try await store.installClaim(projectId: app.project.id, installId: installKey) {
+            return try Self.decode(previous.response)
         }
         // Clicks made a moment ago may still be in memory.
         await recorder.flush()
-        let claim = Claim(app: app, installId: request.installId, hashes: hasher.hashes(of: clientAddress), now: Date())
+        let claim = Claim(app: app, installKey: installKey, hashes: hasher.hashes(of: clientAddress), now: Date())
         if let answer = try await claimNamedClick(request, claim, clientAddress: clientAddress) { return answer }
         return try await claimByFingerprint(request, claim, clientAddress: clientAddress)
     }
@@ -363,7 +365,7 @@ final class DeferredLinkService: Sendable {
         _ click: PendingClick, answer: InstallAttributionResponse, _ claim: Claim, took: inout Bool
     ) async throws -> InstallAttributionResponse? {
         switch try await store.claim(
-            clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: claim.installId,
+            clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: claim.installKey,
             response: try Self.encodeForRetries(answer), at: claim.now)
         {
         case .claimed:
@@ -383,7 +385,7 @@ final class DeferredLinkService: Sendable {
         var answer = DeferredLinkAnswer.none(message: message, requestIpVersion: claim.ipVersion)
         answer.debug = debug
         if case .answeredBefore(let previous) = try await store.claim(
-            clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installId, response: try Self.encodeForRetries(answer),
+            clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installKey, response: try Self.encodeForRetries(answer),
             at: claim.now)
         {
             return try Self.decode(previous.response)
@@ -475,6 +477,13 @@ final class DeferredLinkService: Sendable {
             languages: languages,
             screen: DeviceFingerprint.screen(width: device?.screenResolutionWidth?.int, height: device?.screenResolutionHeight?.int),
             timeZone: DeviceFingerprint.boundedText(device?.timezone))
+    }
+
+    /// What an install's answer is kept under: its id within the app that claims (platform and bundle), so a retry
+    /// is answered only for that app; the same id sent by another app of the project is another install. The network
+    /// is not part of it: a phone retrying may have moved from Wi-Fi to its carrier.
+    static func installKey(_ installId: String, app: ClaimingApp) -> String {
+        "\(app.platform.rawValue)/\(app.bundle)/\(installId)"
     }
 
     static let installIdRule = "installId must be 1 to 128 characters A-Z, a-z, 0-9, '-', '_' and '.'."
