@@ -96,9 +96,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Atomics", package: "swift-atomics"),
-                // An import's scratch file of the codes it has seen.
-                .product(name: "GRDB", package: "GRDB.swift"),
-                // HTML read as browsers read it (`HTMLDocument`), and HTTP to other servers (`relink verify --url`).
+                // HTML read as browsers read it (`HTMLDocument`), and pages fetched for link previews and webhooks.
                 "CLibXML2", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The system resolver, on NIO's blocking thread pool.
@@ -108,12 +106,28 @@ let package = Package(
             ],
             swiftSettings: serverSwiftSettings
         ),
+        // What only the CLI does, apart from the server it runs: `relink doctor` (entitlements, AndroidManifest.xml,
+        // deployments), `relink import firebase` and `relink verify`.
+        .target(
+            name: "RelinkTools",
+            dependencies: [
+                "RelinkCore", "RelinkStore", "RelinkServer",
+                // An import's scratch file of the codes it has seen.
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // Plists and manifests read with libxml2 (`XMLDocument`), deployments asked over HTTP.
+                "CLibXML2", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: serverSwiftSettings
+        ),
         // Embedded in apps: depends on nothing but Core and Foundation.
         .target(name: "RelinkClient", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "relink",
             dependencies: [
-                "RelinkCore", "RelinkServer", "RelinkClient", "RelinkStore",
+                "RelinkCore", "RelinkServer", "RelinkTools", "RelinkClient", "RelinkStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,6 +161,8 @@ let package = Package(
             name: "RelinkServerTests",
             dependencies: [
                 "RelinkServer", "RelinkCore", "RelinkStore",
+                // The importer's, the verifier's and the deployment probe's tests use the server's test support.
+                "RelinkTools",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -180,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "RelinkCLITests",
             dependencies: [
-                "relink", "RelinkCore", "RelinkServer", "RelinkStore",
+                "relink", "RelinkCore", "RelinkServer", "RelinkTools", "RelinkStore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RelinkCore
 import RelinkServer
+import RelinkTools
 
 /// `relink doctor --project ID`: the app side of a project's links, checked.
 struct DoctorCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import CSV
 import Foundation
 import RelinkCore
 import RelinkServer
+import RelinkTools
 
 /// `relink import firebase EXPORT.csv --project ID`: FDL's export into the store, every short link under its exact
 /// code (see FirebaseImporter).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RelinkCore
 import RelinkServer
+import RelinkTools
 
 /// `relink verify --project ID`: where FDL sent an iPhone, an iPad, an Android phone, a desktop browser and a crawler
 /// for each of the project's links, next to what Relink does.

@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkTools
 @testable import relink
 
 /// `relink doctor` on fixture apps (a correct one and broken ones, under Fixtures/doctor) and against a live server.

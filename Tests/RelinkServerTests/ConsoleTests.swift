@@ -12,6 +12,7 @@ import ServiceLifecycle
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkTools
 
 /// The console over the router: sign-in and sessions, CSRF on every form, one project per key, links, stats and
 /// QR codes through the API's own services.

@@ -9,6 +9,7 @@ import RelinkStore
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkTools
 
 /// `relink verify --url` against a deployment that misbehaves: what it reads, and that it stops in time.
 @Suite("Deployment probe")

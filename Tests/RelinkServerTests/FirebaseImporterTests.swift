@@ -7,6 +7,7 @@ import RelinkStore
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkTools
 
 /// FDL's export into the store: exact codes, archived links served, idempotent re-runs, conflicts, invalid rows,
 /// and imported links redirecting exactly as their long links do.

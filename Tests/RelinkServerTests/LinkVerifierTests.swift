@@ -4,6 +4,7 @@ import RelinkStore
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkTools
 
 /// `relink verify`: FDL's rules next to Relink's planner for every imported link and every kind of client.
 @Suite("Link verification")

@@ -142,7 +142,7 @@ struct PagePreviewTests {
 
     static func preview(_ url: String, fetcher: SafeFetcher = fetcher()) async throws(SafeFetcher.FetchError) -> PagePreview {
         let page = try await fetcher.fetchHTML(url) { _ in nil }
-        let document = try? HTMLDocument(parsing: page.body.readableBytesView, encoding: DeploymentProbe.charset(page.contentType))
+        let document = try? HTMLDocument(parsing: page.body.readableBytesView, encoding: HTMLDocument.charset(ofContentType: page.contentType))
         return PagePreviewReader.preview(of: document ?? (try! HTMLDocument(parsing: page.body.readableBytesView)), url: page.url, fetchedAt: Date())
     }
 

@@ -172,7 +172,7 @@ struct RedirectController: Sendable {
     static func marked(_ response: Response, _ uncounted: Bool) -> Response {
         guard uncounted else { return response }
         var response = response
-        response.headers[DeploymentProbe.uncountedHeaderName] = DeploymentProbe.uncountedValue
+        response.headers[MarkedClick.responseHeaderName] = MarkedClick.uncounted
         return response
     }
 

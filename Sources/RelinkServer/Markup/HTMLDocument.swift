@@ -79,5 +79,20 @@ public struct HTMLDocument: Sendable {
     public struct ParseError: Error, CustomStringConvertible {
         public var reason: String
         public var description: String { reason }
+
+        public init(reason: String) {
+            self.reason = reason
+        }
+    }
+
+    /// The `charset` of a Content-Type, for the parser; nil to let the page say.
+    public static func charset(ofContentType contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        }
+        return nil
     }
 }

@@ -117,7 +117,7 @@ final class PreviewService: Service, Sendable {
         } catch {
             return failed(error.description)
         }
-        let charset = DeploymentProbe.charset(page.contentType)
+        let charset = HTMLDocument.charset(ofContentType: page.contentType)
         guard
             let document = (try? HTMLDocument(parsing: page.body.readableBytesView, encoding: charset))
                 ?? (try? HTMLDocument(parsing: page.body.readableBytesView))

@@ -5,7 +5,7 @@ import RelinkCore
 import RelinkStore
 
 /// Minting and managing short links: FDL's request in, a stored link out, with FDL's errors.
-final class ShortLinkService: Sendable {
+public final class ShortLinkService: Sendable {
     let store: any RelinkStore
     let resolver: LinkResolver
     let cache: LinkCache
@@ -16,7 +16,7 @@ final class ShortLinkService: Sendable {
     /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
     private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
     /// Path segments Relink serves itself; no code may take them.
-    static let reservedCodes: Set<String> = ["_", APIPath.version, "healthz", "apple-app-site-association", "console"]
+    public static let reservedCodes: Set<String> = ["_", APIPath.version, "healthz", "apple-app-site-association", "console"]
 
     init(resolver: LinkResolver, previews: PreviewService? = nil, webhooks: WebhookService? = nil) {
         self.webhooks = webhooks

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import RelinkCore
+import RelinkServer
 
 extension AppDoctor {
     /// Fetches every project host's `apple-app-site-association` and `assetlinks.json` from a running deployment

@@ -1,5 +1,6 @@
 import Foundation
 import RelinkCore
+import RelinkServer
 
 /// `relink doctor`: checks the app side of a project's links (most "my link opens Safari" reports come from there):
 /// the iOS entitlements, the Android manifest, and the association files a deployment serves.

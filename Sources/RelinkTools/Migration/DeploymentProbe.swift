@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import RelinkCore
+import RelinkServer
 import RelinkStore
 
 /// `relink verify --url`: asks a running deployment what it does with a click, as each kind of client, and reads
@@ -14,9 +15,9 @@ import RelinkStore
 /// checked before DNS points at it. With a key of the project, the clicks are marked (`Authorization: Bearer`) and
 /// the deployment neither counts them nor keeps them for deferred linking; it says so in `Relink-Click`.
 public struct DeploymentProbe: Sendable {
-    /// The response header of a marked click the deployment did not count.
-    public static let uncountedHeader = "Relink-Click"
-    public static let uncountedValue = "uncounted"
+    /// The response header of a marked click the deployment did not count (the server's `MarkedClick`).
+    public static let uncountedHeader = MarkedClick.responseHeader
+    public static let uncountedValue = MarkedClick.uncounted
     static let uncountedHeaderName = HTTPField.Name(uncountedHeader)!
     /// At most this much of a page is read.
     public static let maximumPageBytes = 1 << 20
@@ -129,7 +130,7 @@ public struct DeploymentProbe: Sendable {
             return .redirect(printable(resolved.absoluteString))
         }
         let isHTML = contentType?.lowercased().hasPrefix("text/html") ?? false
-        let page = isHTML ? try? HTMLDocument(parsing: body.readableBytesView, encoding: Self.charset(contentType)) : nil
+        let page = isHTML ? try? HTMLDocument(parsing: body.readableBytesView, encoding: HTMLDocument.charset(ofContentType: contentType)) : nil
         if status == 200, let page {
             if let open = page.element("a", where: "id", is: "open")?.attribute("href") {
                 let resolved = URL(string: open, relativeTo: URL(string: requestURL))?.absoluteString ?? open
@@ -165,17 +166,6 @@ public struct DeploymentProbe: Sendable {
             return printable(decoded.error.message)
         }
         return printable(String(decoding: body.readableBytesView.prefix(200), as: UTF8.self))
-    }
-
-    /// The `charset` of a Content-Type, for the parser; nil to let the page say.
-    static func charset(_ contentType: String?) -> String? {
-        guard let contentType else { return nil }
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
-            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-        }
-        return nil
     }
 
     /// At most `limit` bytes of a body; the rest is left unread (the connection is then closed, not reused).

@@ -1,5 +1,6 @@
 import Foundation
 import RelinkCore
+import RelinkServer
 import RelinkStore
 
 /// Brings a project's Firebase Dynamic Links over from FDL's export: every short link keeps its exact code on its

@@ -1,5 +1,6 @@
 import Foundation
 import RelinkCore
+import RelinkServer
 import RelinkStore
 
 /// `relink verify`: for every short link of a project, where FDL sent each kind of client (`FirebaseRules`) next to
@@ -37,7 +38,7 @@ public struct LinkVerifier: Sendable {
     public static func planned(_ record: ShortLinkRecord, project: Project, client: FirebaseRules.Client) -> FirebaseRules.Outcome {
         guard record.isActive(at: Date()) else { return .refused("the link is disabled or expired") }
         guard let prefix = try? DomainURIPrefix(record.domain) else { return .refused("'\(record.domain)' is not a domain URI prefix") }
-        let link = ResolvedShortLink(record: record, project: project, prefix: prefix).link
+        let link = record.resolvedLink(project: project, prefix: prefix)
         switch RedirectPlanner.plan(link, project: project, client: PlatformDetector.detect(userAgent: client.userAgent)) {
         case .redirect(let url, _, _): return .redirect(url)
         case .appPreview(let preview): return .preview(open: preview.openURL)

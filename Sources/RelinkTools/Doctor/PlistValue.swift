@@ -1,3 +1,5 @@
+import RelinkServer
+
 /// A value of an XML property list, as far as `relink doctor` reads one.
 enum PlistValue: Equatable {
     case string(String)

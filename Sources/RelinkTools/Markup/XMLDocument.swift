@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import RelinkServer
 
 /// An XML file (a plist, an AndroidManifest.xml) read with libxml2: no network, no DTD loaded, no external entity,
 /// entities left unexpanded (XML_PARSE_NOENT is never set). Nodes are read while the document lives.
