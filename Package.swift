@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "relink", targets: ["relink"]),
+        .library(name: "RelinkAPI", targets: ["RelinkAPI"]),
         .library(name: "RelinkCore", targets: ["RelinkCore"]),
         .library(name: "RelinkClient", targets: ["RelinkClient"]),
     ],
@@ -47,8 +48,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
+        // The REST API's messages and the values they carry (link parameters, warnings, platforms, rules, previews):
+        // what the server and every client share. Foundation only.
+        .target(name: "RelinkAPI", swiftSettings: swiftSettings),
         // Pure domain logic: Foundation only, no I/O.
-        .target(name: "RelinkCore", swiftSettings: swiftSettings),
+        .target(name: "RelinkCore", dependencies: ["RelinkAPI"], swiftSettings: swiftSettings),
         // libxml2 (Debian's libxml2-dev, found through pkg-config); .ci/run installs it when missing.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // libmaxminddb's types only: the library is loaded at run time (`relink serve --geoip`), never linked.
@@ -122,8 +126,8 @@ let package = Package(
             ],
             swiftSettings: serverSwiftSettings
         ),
-        // Embedded in apps: depends on nothing but Core and Foundation.
-        .target(name: "RelinkClient", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
+        // Embedded in apps: depends on nothing but the API's messages and Foundation.
+        .target(name: "RelinkClient", dependencies: ["RelinkAPI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "relink",
             dependencies: [

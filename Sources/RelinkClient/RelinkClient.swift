@@ -1,5 +1,5 @@
 import Foundation
-import RelinkCore
+import RelinkAPI
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

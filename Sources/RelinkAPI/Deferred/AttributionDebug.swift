@@ -44,17 +44,6 @@ public struct AttributionDebug: Sendable, Equatable, Codable {
             self.windowSeconds = windowSeconds
         }
 
-        /// The install's fingerprint as the debug answer shows it.
-        /// - Parameters:
-        ///   - fingerprint: the install's fingerprint.
-        ///   - installedSecondsBeforeClaim: seconds from the install to the claim, when known.
-        ///   - window: how far back clicks were candidates.
-        public init(_ fingerprint: DeviceFingerprint, installedSecondsBeforeClaim: Int?, window: TimeInterval) {
-            self.init(
-                addressKnown: fingerprint.addressHash != nil, osVersion: fingerprint.osVersion, device: fingerprint.device,
-                languages: fingerprint.languages, screen: fingerprint.screen, timeZone: fingerprint.timeZone,
-                installedSecondsBeforeClaim: installedSecondsBeforeClaim, windowSeconds: Int(window))
-        }
     }
 
     /// Creates the value from its parts: each parameter sets the property of the same name.

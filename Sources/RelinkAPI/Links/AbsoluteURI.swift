@@ -12,7 +12,7 @@ public struct AbsoluteURI: Hashable, Sendable {
     /// The host, lowercased; nil for a URI without an authority (`mailto:a@b.c`, `javascript:…`).
     public let host: String?
     public let port: Int?
-    private let pathRange: Range<String.Index>
+    package let pathRange: Range<String.Index>
     private let queryRange: Range<String.Index>?
     private let fragmentRange: Range<String.Index>?
 
@@ -96,20 +96,6 @@ public struct AbsoluteURI: Hashable, Sendable {
         return Parts(scheme: scheme, host: host, port: port, path: authorityEnd..<end, query: query, fragment: fragment)
     }
 
-    /// Whether this URI falls under `prefix`: same host, and its path is the prefix's path or below it.
-    /// - Parameter prefix: a domain URI prefix.
-    /// - Returns: true when this URI has its scheme and host and a path at or below its path.
-    public func isUnder(_ prefix: DomainURIPrefix) -> Bool {
-        // `host.` is the same host, and an explicit default port the same port.
-        guard isHTTP, var host else { return false }
-        if host.hasSuffix(".") { host.removeLast() }
-        let defaultPort = scheme.lowercased() == "https" ? 443 : 80
-        let prefixDefault = prefix.scheme.lowercased() == "https" ? 443 : 80
-        guard host == prefix.host, (port ?? defaultPort) == (prefix.port ?? prefixDefault) else { return false }
-        let path = string[pathRange]
-        return prefix.path.isEmpty || path == prefix.path || path.hasPrefix(prefix.path + "/")
-    }
-
     private static func parseHostAndPort(_ authority: UnsafeBufferPointer<UInt8>) -> (String, Int?)? {
         var hostEnd = authority.count
         var port: Int?
@@ -174,11 +160,11 @@ public struct AbsoluteURI: Hashable, Sendable {
         }
     }
 
-    static func isLetter(_ byte: UInt8) -> Bool {
+    package static func isLetter(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
     }
 
-    static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    package static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
@@ -186,10 +172,10 @@ public struct AbsoluteURI: Hashable, Sendable {
 }
 
 extension Unicode.Scalar {
-    var isASCIILetter: Bool { (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) }
-    var isASCIIDigit: Bool { (0x30...0x39).contains(value) }
+    package var isASCIILetter: Bool { (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) }
+    package var isASCIIDigit: Bool { (0x30...0x39).contains(value) }
 }
 
 extension Character {
-    var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+    package var isASCIIDigitCharacter: Bool { isASCII && isNumber }
 }

@@ -75,10 +75,4 @@ public struct AttributionAssessment: Sendable, Equatable, Codable {
         self.confidence = confidence
         self.message = message
     }
-
-    /// The decision in the matcher's terms.
-    public var decision: AttributionMatcher.Decision {
-        guard let click, let confidence else { return .none(message: message) }
-        return .matched(id: click, confidence: confidence, message: message)
-    }
 }

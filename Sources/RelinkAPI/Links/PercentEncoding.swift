@@ -97,7 +97,7 @@ public enum PercentEncoding {
         return String(validating: bytes[..<count], as: UTF8.self)
     }
 
-    static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+    package static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
