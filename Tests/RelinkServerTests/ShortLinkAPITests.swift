@@ -323,6 +323,20 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// `metrics` was minted and then shadowed once `/metrics` was served (`--metrics-token`): every path Relink
+    /// serves, and the probe names orchestrators ask for, are refused on every server whatever its options.
+    @Test func codesOfRelinksOwnPathsAreRefusedWhateverTheServersOptions() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            for code in ["metrics", "readyz", "livez", "openapi", "healthz", "console", "v1", "_", "apple-app-site-association"] {
+                let response = try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: code))
+                try Self.expectError(response, .badRequest, "INVALID_ARGUMENT", "The custom suffix '\(code)' is reserved")
+            }
+        }
+    }
+
     @Test func managingLinksTakesEffectOnTheNextClick() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)

@@ -60,15 +60,21 @@ struct RequestObservingMiddleware: RouterMiddleware {
     ) -> RelinkMetrics.RequestKind? {
         let bytes = path.utf8
         if APIPath.isAPI(path) { return .api }
-        if servesConsole && (bytes.elementsEqual("/console".utf8) || bytes.starts(with: "/console/".utf8)) { return .console }
+        if servesConsole && bytes.starts(with: RelinkPaths.console.utf8)
+            && (bytes.count == RelinkPaths.console.utf8.count || bytes.dropFirst(RelinkPaths.console.utf8.count).first == UInt8(ascii: "/"))
+        {
+            return .console
+        }
         if method == .post && bytes.count >= beaconPath.count && bytes.suffix(beaconPath.count).elementsEqual(beaconPath) {
             return .beacon
         }
-        if servesMetrics && bytes.elementsEqual("/metrics".utf8) { return .metrics }
+        if servesMetrics && bytes.elementsEqual(RelinkPaths.metrics.utf8) { return .metrics }
         // Only GET and HEAD reach the redirect controller; other methods on a link path are refused here.
         if method != .get && method != .head { return .unknownLink }
-        if bytes.starts(with: "/.well-known/".utf8) || bytes.elementsEqual("/apple-app-site-association".utf8) { return .association }
-        if bytes.elementsEqual("/healthz".utf8) { return .health }
+        if bytes.starts(with: RelinkPaths.wellKnown.utf8) || bytes.elementsEqual(RelinkPaths.appleAppSiteAssociation.utf8) {
+            return .association
+        }
+        if bytes.elementsEqual(RelinkPaths.health.utf8) { return .health }
         return nil
     }
 

@@ -30,13 +30,13 @@ struct AssociationController: Sendable {
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        router.get("/.well-known/apple-app-site-association") { request, context in
+        router.get(RouterPath(RelinkPaths.wellKnown + "apple-app-site-association")) { request, context in
             serve(appleFiles, request, context)
         }
-        router.get("/apple-app-site-association") { request, context in
+        router.get(RouterPath(RelinkPaths.appleAppSiteAssociation)) { request, context in
             serve(appleFiles, request, context)
         }
-        router.get("/.well-known/assetlinks.json") { request, context in
+        router.get(RouterPath(RelinkPaths.wellKnown + "assetlinks.json")) { request, context in
             serve(assetLinks, request, context)
         }
     }

@@ -6,7 +6,7 @@ import RelinkCore
 /// languages), added to its click for matching. Best effort: it always answers 204, so the page learns nothing.
 struct BeaconController: Sendable {
     /// Below each domain URI prefix.
-    static let path = "/_/beacon"
+    static let path = RelinkPaths.internalPrefix + "beacon"
 
     let directory: DomainDirectory
     let recorder: DeferredClickRecorder

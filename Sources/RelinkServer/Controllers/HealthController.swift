@@ -5,7 +5,7 @@ struct HealthController: Sendable {
     let projects: Int
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        router.get("/healthz") { _, _ in
+        router.get(RouterPath(RelinkPaths.health)) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok","projects":\#(projects)}"#)))

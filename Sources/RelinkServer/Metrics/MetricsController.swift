@@ -7,7 +7,7 @@ struct MetricsController: Sendable {
     let token: String?
 
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/metrics") { request, _ in response(to: request) }
+        router.get(RouterPath(RelinkPaths.metrics)) { request, _ in response(to: request) }
     }
 
     func response(to request: Request) -> Response {
