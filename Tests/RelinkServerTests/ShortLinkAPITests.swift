@@ -458,7 +458,8 @@ struct ShortLinkAPITests {
         try await app.test(.live) { client in
             for index in 0..<clicks {
                 let agent = [T.Agent.iPhone, T.Agent.android, T.Agent.desktop][index % 3]
-                let response = try await client.execute(uri: "/count", method: .get, headers: T.headers(agent: agent))
+                // In absolute form: the live client sends its own `Host: localhost`.
+                let response = try await client.execute(uri: "http://go.pictlink.com/count", method: .get, headers: [.userAgent: agent])
                 #expect(response.status.code < 400)
             }
         }

@@ -160,7 +160,9 @@ struct ApplicationParts {
             TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout), TimeAmount(configuration.sendTimeout)
         )
         http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit)],
+            additionalChannelHandlers: [
+                RequestHeadCheck.Installer(), RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit),
+            ],
             idleTimeout: TimeAmount(configuration.idleTimeout))
         self.metricsServer = Self.metricsServer(configuration: configuration, http1: http1, metrics: metrics, logger: logger)
         self.consoleServer = Self.consoleServer(configuration: configuration, http1: http1, console: console, metrics: metrics, logger: logger)
