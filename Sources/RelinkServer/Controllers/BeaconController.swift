@@ -11,7 +11,6 @@ struct BeaconController: Sendable {
     let directory: DomainDirectory
     let recorder: DeferredClickRecorder
     let limiter: ClientLimiter
-    let forwardedHeaders: ForwardedHeaderPolicy
 
     struct Beacon: Decodable {
         var c: String
@@ -26,11 +25,11 @@ struct BeaconController: Sendable {
     }
 
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path else {
+        guard let match = directory.match(host: context.origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path
+        else {
             return Response(status: .notFound)
         }
-        guard case .success = limiter.acquire(.beacon, clientAddress: origin.clientAddress) else {
+        guard case .success = limiter.acquire(.beacon, network: context.clientNetwork) else {
             return Response(status: .tooManyRequests)
         }
         var request = request
