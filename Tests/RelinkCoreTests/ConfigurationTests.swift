@@ -156,8 +156,13 @@ struct ConfigurationTests {
         (project(#""routes": [{"path": "p/{id}", "link": "https://go.example.com/{id}"}]"#), "projects[0].routes[0].path: must start with '/'"),
         (project(#""routes": [{"path": "/", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: '/' serves long links"),
         (project(#""routes": [{"path": "/p/", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: must not end with '/'"),
-        (project(#""routes": [{"path": "/_/x", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: '/_/' is reserved"),
-        (project(#""routes": [{"path": "/.well-known/x", "link": "https://go.example.com/"}]"#), "'/.well-known/' is reserved"),
+        (project(#""routes": [{"path": "/_/x", "link": "https://go.example.com/"}]"#), "projects[0].routes[0].path: '/_' is reserved"),
+        (project(#""routes": [{"path": "/.well-known/x", "link": "https://go.example.com/"}]"#), "'/.well-known' is reserved"),
+        // Every path Relink serves (RelinkPaths), not only some: a route there would be shadowed or shadow it.
+        (project(#""routes": [{"path": "/metrics", "link": "https://go.example.com/"}]"#), "'/metrics' is reserved"),
+        (project(#""routes": [{"path": "/console/{id}", "link": "https://go.example.com/"}]"#), "'/console' is reserved"),
+        (project(#""routes": [{"path": "/readyz", "link": "https://go.example.com/"}]"#), "'/readyz' is reserved"),
+        (project(#""routes": [{"path": "/v1/{id}", "link": "https://go.example.com/"}]"#), "'/v1' is reserved"),
         (
             project(#""routes": [{"path": "/{id}", "link": "https://go.example.com/{id}"}]"#),
             "projects[0].routes[0].path: must start with a literal segment"

@@ -23,4 +23,15 @@ struct PathTemplateTests {
         #expect(template.match("/Spring") == nil)
         #expect(template.match("/spring/x") == nil)
     }
+
+    /// Relink's own paths are reserved by whole first segment: a route that only begins with the same letters is
+    /// the team's own.
+    @Test func reservedPathsAreWholeSegments() throws {
+        for reserved in ["/healthz", "/metrics/x", "/console", "/v1/{id}", "/_/beacon", "/.well-known/x", "/openapi"] {
+            #expect(throws: ConfigurationProblem.Message.self, "\(reserved)") { try PathTemplate(reserved) }
+        }
+        for own in ["/healthzone/{id}", "/metricsboard", "/v10/{id}", "/consoles"] {
+            #expect(throws: Never.self, "\(own)") { try PathTemplate(own) }
+        }
+    }
 }

@@ -63,6 +63,15 @@ struct FirebaseImporterTests {
         row("AbC9", link: "https://pictlink.com/other"),
     ]
 
+    /// A link moved from a server without `/metrics` must not land on a code another server serves itself.
+    @Test func codesOfRelinksOwnPathsAreRefusedWhateverTheServersOptions() async throws {
+        let codes = ["metrics", "readyz", "livez", "openapi"]
+        let report = try await Self.run(codes.map { Self.row($0) }, store: try SQLiteStore())
+        #expect(!report.written && report.invalid == codes.count)
+        #expect(report.problems.map(\.row) == [2, 3, 4, 5])
+        #expect(report.problems.allSatisfy { $0.reason.contains("one of Relink's paths") }, "\(report.problems)")
+    }
+
     @Test func validRowsAreCheckedFirstAndWrittenOnlyWhenAllAre() async throws {
         let store = try SQLiteStore()
         let blocked = try await Self.run(Self.rows, store: store)

@@ -323,6 +323,20 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// `metrics` was minted and then shadowed once `/metrics` was served (`--metrics-token`): every path Relink
+    /// serves, and the probe names orchestrators ask for, are refused on every server whatever its options.
+    @Test func codesOfRelinksOwnPathsAreRefusedWhateverTheServersOptions() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            for code in ["metrics", "readyz", "livez", "openapi", "healthz", "console", "v1", "_", "apple-app-site-association"] {
+                let response = try await client.execute(
+                    uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "CUSTOM", custom: code))
+                try Self.expectError(response, .badRequest, "INVALID_ARGUMENT", "The custom suffix '\(code)' is reserved")
+            }
+        }
+    }
+
     @Test func managingLinksTakesEffectOnTheNextClick() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
@@ -444,7 +458,8 @@ struct ShortLinkAPITests {
         try await app.test(.live) { client in
             for index in 0..<clicks {
                 let agent = [T.Agent.iPhone, T.Agent.android, T.Agent.desktop][index % 3]
-                let response = try await client.execute(uri: "/count", method: .get, headers: T.headers(agent: agent))
+                // In absolute form: the live client sends its own `Host: localhost`.
+                let response = try await client.execute(uri: "http://go.pictlink.com/count", method: .get, headers: [.userAgent: agent])
                 #expect(response.status.code < 400)
             }
         }

@@ -7,8 +7,6 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
 
     public let segments: [Segment]
 
-    /// Paths Relink serves itself; routes may not start with these.
-    public static let reservedPrefixes = ["/_/", "/.well-known/", "/apple-app-site-association", "/\(APIPath.version)/", "/healthz"]
 
     /// Parses a route's path, such as `/p/{id}`.
     /// - Parameter template: literal segments and `{name}` variables, each variable a whole segment.
@@ -17,8 +15,11 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
         guard template.hasPrefix("/") else { throw "must start with '/'" }
         guard template != "/" else { throw "'/' serves long links; a route needs at least one segment" }
         guard !template.hasSuffix("/") else { throw "must not end with '/'" }
-        if let reserved = Self.reservedPrefixes.first(where: { template.hasPrefix($0) || template + "/" == $0 }) {
-            throw "'\(reserved)' is reserved for Relink's own pages"
+        // Relink's own paths (`RelinkPaths`): a route there would be shadowed by what Relink serves, or shadow it.
+        if let first = template.dropFirst().split(separator: "/", omittingEmptySubsequences: false).first,
+            RelinkPaths.reservedCodes.contains(String(first))
+        {
+            throw "'/\(first)' is reserved for Relink's own pages"
         }
         var segments: [Segment] = []
         var names: Set<String> = []

@@ -15,7 +15,6 @@ struct APIKeyAuthenticator: Sendable {
     let store: any RelinkStore
     let configuration: RelinkConfiguration
     let limiter: ClientLimiter
-    let forwardedHeaders: ForwardedHeaderPolicy
 
     struct Caller: Sendable {
         let key: APIKeyRecord
@@ -25,7 +24,7 @@ struct APIKeyAuthenticator: Sendable {
     static let iOSBundleHeader = HTTPField.Name("X-Ios-Bundle-Identifier")!
 
     func authenticate(_ request: Request, context: RelinkRequestContext) async throws -> Caller {
-        guard let key = Self.key(in: request) else { throw APIError.missingKey }
+        guard let key = Self.key(in: request, context: context) else { throw APIError.missingKey }
         return try await authenticate(key: key, request: request, context: context)
     }
 
@@ -43,12 +42,11 @@ struct APIKeyAuthenticator: Sendable {
         guard let record = try await store.apiKey(hash: APIKeys.hash(key)), !record.isRevoked,
             let project = configuration.project(id: record.projectId)
         else {
-            let address = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-                .clientAddress
             // Never the key itself, nor the whole address: logs are read by more people than keys are given to.
             context.logger.notice(
-                "API key not valid", metadata: ["client_network": "\(ClientNetwork.anonymized(address))", "path": "\(request.uri.path)"])
-            if case .failure(let error) = limiter.acquire(.failedKey, clientAddress: address) { throw error }
+                "API key not valid",
+                metadata: ["client_network": "\(ClientNetwork.anonymized(context.origin.clientAddress))", "path": "\(request.uri.path)"])
+            if case .failure(let error) = limiter.acquire(.failedKey, network: context.clientNetwork) { throw error }
             throw APIError.invalidKey
         }
         guard record.scope == .api || console else {
@@ -63,15 +61,13 @@ struct APIKeyAuthenticator: Sendable {
 
     /// The caller when the request names a key (which must then be valid); nil for a request without one.
     func authenticateIfPresent(_ request: Request, context: RelinkRequestContext) async throws -> Caller? {
-        Self.key(in: request) == nil ? nil : try await authenticate(request, context: context)
+        Self.key(in: request, context: context) == nil ? nil : try await authenticate(request, context: context)
     }
 
-    static func key(in request: Request) -> String? {
+    /// `?key=`, else the bearer token `RequestObservingMiddleware` read; nil when both are missing or empty.
+    static func key(in request: Request, context: RelinkRequestContext) -> String? {
         if let key = request.uri.queryParameters.get("key"), !key.isEmpty { return key }
-        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
-            let key = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-            return key.isEmpty ? nil : key
-        }
+        if let token = context.bearer, !token.isEmpty { return String(token) }
         return nil
     }
 }

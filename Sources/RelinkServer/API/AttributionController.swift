@@ -7,7 +7,6 @@ import RelinkCore
 struct AttributionController: Sendable {
     let service: DeferredLinkService
     let limiter: ClientLimiter
-    let forwardedHeaders: ForwardedHeaderPolicy
     let metrics: RelinkMetrics?
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
@@ -15,25 +14,26 @@ struct AttributionController: Sendable {
         group.post(RouterPath(APIPath.reopenAttribution)) { request, context in try await reopen(request, context) }
     }
 
-    private func origin(_ request: Request, _ context: RelinkRequestContext, reopen: Bool = false) throws -> RequestOrigin {
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        if case .failure(let error) = limiter.acquire(reopen ? .reopen : .claim, clientAddress: origin.clientAddress) { throw error }
-        return origin
+    /// Takes one of the client network's claims or re-opens, or throws the 429.
+    private func limit(_ context: RelinkRequestContext, reopen: Bool = false) throws {
+        if case .failure(let error) = limiter.acquire(reopen ? .reopen : .claim, network: context.clientNetwork) { throw error }
     }
 
     func install(_ request: Request, _ context: RelinkRequestContext) async throws -> InstallAttributionResponse {
-        let origin = try origin(request, context)
+        try limit(context)
+        let origin = context.origin
         let caller = context.caller
-        let body = try await JSONResponse.decode(InstallAttributionRequest.self, from: request, context: context)
+        let body = try await request.decode(as: InstallAttributionRequest.self, context: context)
         let answer = try await service.claim(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
         metrics?.claimAnswered(answer.attributionConfidence)
         return answer
     }
 
     func reopen(_ request: Request, _ context: RelinkRequestContext) async throws -> ReopenAttributionResponse {
-        let origin = try origin(request, context, reopen: true)
+        try limit(context, reopen: true)
+        let origin = context.origin
         let caller = context.caller
-        let body = try await JSONResponse.decode(ReopenAttributionRequest.self, from: request, context: context)
+        let body = try await request.decode(as: ReopenAttributionRequest.self, context: context)
         return try await service.reopen(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
     }
 }

@@ -52,7 +52,12 @@ final class ClientLimiter: Sendable {
 
     /// Takes a token of `endpoint`'s budget for the network of `clientAddress`, or answers the 429 to send.
     func acquire(_ endpoint: Endpoint, clientAddress: String?) -> Result<Void, APIError> {
-        let key = Key(endpoint: endpoint, network: ClientNetwork(clientAddress, ipv6PrefixLength: ipv6PrefixLength))
+        acquire(endpoint, network: ClientNetwork(clientAddress, ipv6PrefixLength: ipv6PrefixLength))
+    }
+
+    /// Takes a token of `endpoint`'s budget for `network` (a request's, from its context), or answers the 429 to send.
+    func acquire(_ endpoint: Endpoint, network: ClientNetwork) -> Result<Void, APIError> {
+        let key = Key(endpoint: endpoint, network: network)
         let outcome = buckets.acquire(keyId: key, limit: endpoint.limit, limiting: endpoint.limiting)
         if case .failure = outcome { metrics?.rateLimited(endpoint.rawValue) }
         return outcome

@@ -2,17 +2,20 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The API's JSON: the encoder responses use (slashes unescaped so URLs read as URLs), and request bodies read
-/// with FDL's errors.
+/// The API's JSON responses: the encoder they use (slashes unescaped so URLs read as URLs, keys sorted).
 enum JSONResponse {
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }()
+}
 
-    /// Decodes a JSON body, with FDL's message for anything that is not the expected JSON.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: RelinkRequestContext) async throws -> T {
+/// The API's request bodies, as `request.decode(as:context:)` reads them through the context: JSON, with FDL's
+/// messages for anything that is not the expected JSON (Google's 400 `INVALID_ARGUMENT`), and 413 for a body over
+/// the context's limit.
+public struct APIRequestDecoder: RequestDecoder {
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         var request = request
         let body: ByteBuffer
         do {

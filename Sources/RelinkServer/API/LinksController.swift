@@ -51,7 +51,7 @@ struct LinksController: Sendable {
     func update(_ request: Request, _ context: RelinkRequestContext) async throws -> ManagedLink {
         let caller = try context.requireCaller()
         let record = try await service.storedLink(try Self.shortLinkParameter(context), caller: caller)
-        let body = try await JSONResponse.decode(UpdateLinkRequest.self, from: request, context: context)
+        let body = try await request.decode(as: UpdateLinkRequest.self, context: context)
         return service.managed(try await service.update(record, with: body, caller: caller))
     }
 

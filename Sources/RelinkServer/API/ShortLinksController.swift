@@ -20,7 +20,7 @@ struct ShortLinksController: Sendable {
             metrics?.rateLimited("mint")
             throw error
         }
-        let body = try await JSONResponse.decode(CreateShortLinkRequest.self, from: request, context: context)
+        let body = try await request.decode(as: CreateShortLinkRequest.self, context: context)
         let (record, warnings) = try await service.mint(body, caller: caller)
         return CreateShortLinkResponse(
             shortLink: record.shortLink, previewLink: record.shortLink + "?" + APIPath.debugQuery, warning: warnings.map(APIWarning.init))

@@ -37,7 +37,7 @@ struct WebhooksController: Sendable {
 
     func add(_ request: Request, _ context: RelinkRequestContext) async throws -> WebhookInfo {
         let caller = try context.requireCaller()
-        let body = try await JSONResponse.decode(CreateWebhookRequest.self, from: request, context: context)
+        let body = try await request.decode(as: CreateWebhookRequest.self, context: context)
         guard let uri = AbsoluteURI(body.url), uri.isHTTP, let host = uri.host, body.url.utf8.count <= 2048,
             body.url.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value != 0x7F })
         else {

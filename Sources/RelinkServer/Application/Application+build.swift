@@ -76,8 +76,7 @@ struct ApplicationParts {
             store: store, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics, outages: outages)
         // One limiter for every endpoint anyone may call, each with its own budget per client network.
         let clientLimiter = ClientLimiter(ipv6PrefixLength: configuration.ipv6PrefixLength, metrics: metrics)
-        let authenticator = APIKeyAuthenticator(
-            store: store, configuration: relink, limiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders)
+        let authenticator = APIKeyAuthenticator(store: store, configuration: relink, limiter: clientLimiter)
         // Every path from a URL to its link goes through this one resolver.
         let resolver = LinkResolver(configuration: relink, store: store, cache: cache)
         let previews = PreviewService(
@@ -110,39 +109,31 @@ struct ApplicationParts {
         router.add(
             middleware: RequestObservingMiddleware(
                 metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, servesConsole: configuration.console.servesOnMainPort,
-                outages: outages))
+                outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength))
         HealthController(projects: relink.projects.count).addRoutes(to: router)
-        AssociationController(configuration: relink, pages: pages, forwardedHeaders: configuration.forwardedHeaders)
-            .addRoutes(to: router)
+        AssociationController(configuration: relink, pages: pages).addRoutes(to: router)
         if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }
         let api = router.group(RouterPath(APIPath.version)).add(middleware: APIKeyMiddleware(authenticator: authenticator))
         ShortLinksController(service: service, rateLimiter: mintLimiter, metrics: metrics).addRoutes(to: api)
         LinksController(service: service).addRoutes(to: api)
         StatsController(service: service, recorder: recorder).addRoutes(to: api)
         DeferredClicksController(service: service, deferredRecorder: deferredRecorder).addRoutes(to: api)
-        AttributionController(
-            service: deferred, limiter: clientLimiter, forwardedHeaders: configuration.forwardedHeaders, metrics: metrics
-        )
-        .addRoutes(to: api)
+        AttributionController(service: deferred, limiter: clientLimiter, metrics: metrics).addRoutes(to: api)
         OpenAPIController().addRoutes(to: api)
         WebhooksController(service: webhooks, policy: configuration.fetchPolicy).addRoutes(to: api)
         // The console: the API's services and mint limiter, with the signed-in key as the caller.
         let console = ConsoleController(
             service: service, recorder: recorder, authenticator: authenticator,
             sessions: ConsoleSessions(store: store, configuration: relink, secret: secrets.current), renderer: try ConsoleRenderer(),
-            rateLimiter: mintLimiter,
-            forwardedHeaders: configuration.forwardedHeaders, outages: outages)
+            rateLimiter: mintLimiter, outages: outages)
         if configuration.console.servesOnMainPort { console.addRoutes(to: router) }
         if configuration.console != .disabled, QRCode.Library.shared == nil {
             logger.notice("\(QRCode.EncodingError.libraryMissing(QRCode.Library.loadFailure)); the console works without them")
         }
-        BeaconController(
-            directory: resolver.directory, recorder: deferredRecorder, limiter: clientLimiter,
-            forwardedHeaders: configuration.forwardedHeaders
-        ).addRoutes(to: router)
+        BeaconController(directory: resolver.directory, recorder: deferredRecorder, limiter: clientLimiter).addRoutes(to: router)
         // Last: everything else on a link domain is a click.
         RedirectController(
-            resolver: resolver, pages: pages, forwardedHeaders: configuration.forwardedHeaders, recorder: recorder, deferred: deferred,
+            resolver: resolver, pages: pages, recorder: recorder, deferred: deferred,
             metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator,
             countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }, countryDatabase: configuration.countryDatabase,
             webhooks: webhooks
@@ -160,7 +151,9 @@ struct ApplicationParts {
             TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout), TimeAmount(configuration.sendTimeout)
         )
         http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit)],
+            additionalChannelHandlers: [
+                RequestHeadCheck.Installer(), RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit),
+            ],
             idleTimeout: TimeAmount(configuration.idleTimeout))
         self.metricsServer = Self.metricsServer(configuration: configuration, http1: http1, metrics: metrics, logger: logger)
         self.consoleServer = Self.consoleServer(configuration: configuration, http1: http1, console: console, metrics: metrics, logger: logger)
@@ -194,7 +187,10 @@ extension ApplicationParts {
     ) -> (any Service)? {
         guard case .port(let host, let port) = configuration.console else { return nil }
         let router = Router(context: RelinkRequestContext.self)
-        router.add(middleware: RequestObservingMiddleware(metrics: metrics, servesConsole: true))
+        router.add(
+            middleware: RequestObservingMiddleware(
+                metrics: metrics, servesConsole: true, forwardedHeaders: configuration.forwardedHeaders,
+                ipv6PrefixLength: configuration.ipv6PrefixLength))
         console.addRoutes(to: router)
         return Application(
             router: router, server: .http1(configuration: http1),

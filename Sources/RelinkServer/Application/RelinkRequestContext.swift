@@ -1,19 +1,31 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import RelinkCore
 
-/// The request context of every Relink route: Hummingbird's core storage, the peer's address, and for the API
-/// the caller its key names.
+/// The request context of every Relink route: Hummingbird's core storage, the peer's address, what
+/// `RequestObservingMiddleware` learned of the request (see `learnFacts`), and for the API the caller its key names.
 public struct RelinkRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The TCP peer; behind a proxy this is the proxy (see `RequestOrigin` for the client).
+    /// The TCP peer; behind a proxy this is the proxy (see ``origin`` for the client).
     public let remoteAddress: SocketAddress?
+    /// Who sent the request and for which host, as the `ForwardedHeaderPolicy` allows.
+    var origin = RequestOrigin.unknown
+    /// The network the client's limits count under (`ClientLimiter`).
+    var clientNetwork = ClientNetwork.unknown
+    /// The client its User-Agent names; worked out for clicks only (see ``detectedClient(_:)``).
+    var client: DetectedClient?
+    /// The token of `Authorization: Bearer`, on the API and clicks (see `BearerCredential`).
+    var bearer: Substring?
     /// Set by `APIKeyMiddleware` when the request names a valid key.
     var caller: APIKeyAuthenticator.Caller?
     /// Set by `ConsoleSessionMiddleware` for a signed-in console user.
     var console: ConsoleUser?
     /// When the request began, for its duration in the metrics.
     let requestStart: ContinuousClock.Instant
+
+    /// Request bodies are read as the API's JSON, with Google's errors.
+    public var requestDecoder: APIRequestDecoder { APIRequestDecoder() }
 
     /// API responses: JSON with slashes unescaped (so URLs read as URLs) and keys sorted.
     public var responseEncoder: JSONEncoder { JSONResponse.encoder }

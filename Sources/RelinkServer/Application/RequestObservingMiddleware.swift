@@ -5,7 +5,8 @@ import RelinkCore
 
 /// The one router-wide middleware (each layer costs every request): gives each request its id (the caller's
 /// `X-Request-Id` when it is a plain token, else Hummingbird's), sends it back as `X-Request-Id`, puts it on the
-/// request's logger, turns every failure under `/v1` into the API's JSON error (`APIErrorMapping`, also
+/// request's logger, works out once what the routes read from the context (`learnFacts`: origin, client network,
+/// bearer token, detected client), turns every failure under `/v1` into the API's JSON error (`APIErrorMapping`, also
 /// for unknown paths there, which no route matches), and counts every request that is not a click (the redirect
 /// controller counts clicks, with their kind, platform and outcome).
 struct RequestObservingMiddleware: RouterMiddleware {
@@ -19,6 +20,10 @@ struct RequestObservingMiddleware: RouterMiddleware {
     var servesConsole = false
     /// Where store failures are logged (once per interval) and counted.
     var outages: StoreOutageLog? = nil
+    /// Which forwarded headers count, and from whom (`--trusted-proxies`, `--forwarded-header`).
+    var forwardedHeaders = ForwardedHeaderPolicy.none
+    /// The IPv6 prefix length client limits count by (`--ipv6-limit-prefix`).
+    var ipv6PrefixLength = 64
 
     @concurrent func handle(
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
@@ -32,6 +37,7 @@ struct RequestObservingMiddleware: RouterMiddleware {
             requestId = context.id
         }
         let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
+        context.learnFacts(of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength)
         var response: Response
         do {
             response = try await next(request, context)
@@ -60,15 +66,21 @@ struct RequestObservingMiddleware: RouterMiddleware {
     ) -> RelinkMetrics.RequestKind? {
         let bytes = path.utf8
         if APIPath.isAPI(path) { return .api }
-        if servesConsole && (bytes.elementsEqual("/console".utf8) || bytes.starts(with: "/console/".utf8)) { return .console }
+        if servesConsole && bytes.starts(with: RelinkPaths.console.utf8)
+            && (bytes.count == RelinkPaths.console.utf8.count || bytes.dropFirst(RelinkPaths.console.utf8.count).first == UInt8(ascii: "/"))
+        {
+            return .console
+        }
         if method == .post && bytes.count >= beaconPath.count && bytes.suffix(beaconPath.count).elementsEqual(beaconPath) {
             return .beacon
         }
-        if servesMetrics && bytes.elementsEqual("/metrics".utf8) { return .metrics }
+        if servesMetrics && bytes.elementsEqual(RelinkPaths.metrics.utf8) { return .metrics }
         // Only GET and HEAD reach the redirect controller; other methods on a link path are refused here.
         if method != .get && method != .head { return .unknownLink }
-        if bytes.starts(with: "/.well-known/".utf8) || bytes.elementsEqual("/apple-app-site-association".utf8) { return .association }
-        if bytes.elementsEqual("/healthz".utf8) { return .health }
+        if bytes.starts(with: RelinkPaths.wellKnown.utf8) || bytes.elementsEqual(RelinkPaths.appleAppSiteAssociation.utf8) {
+            return .association
+        }
+        if bytes.elementsEqual(RelinkPaths.health.utf8) { return .health }
         return nil
     }
 

@@ -16,7 +16,6 @@ struct ConsoleController: Sendable {
     let sessions: ConsoleSessions
     let renderer: ConsoleRenderer
     let rateLimiter: RateLimiter<Int64>
-    let forwardedHeaders: ForwardedHeaderPolicy
     var outages: StoreOutageLog?
     /// Per key: QR codes and stats take far more work than a page, so one session cannot keep the cores busy.
     let heavyLimiter = RateLimiter<Int64>(capacity: 10_000)
@@ -27,8 +26,8 @@ struct ConsoleController: Sendable {
     static let pageSize = 50
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        let console = router.group("console").add(
-            middleware: ConsoleMiddleware(sessions: sessions, renderer: renderer, forwardedHeaders: forwardedHeaders, outages: outages))
+        let console = router.group(RouterPath(RelinkPaths.console)).add(
+            middleware: ConsoleMiddleware(sessions: sessions, renderer: renderer, outages: outages))
         console.get { _, _ in Self.redirect("/console/links") }
         console.get("sign-in") { request, context in try await signInForm(request, context) }
         console.post("sign-in") { request, context in try await signIn(request, context) }
@@ -264,7 +263,7 @@ struct ConsoleController: Sendable {
         guard let prefix = user.caller.project.domains.first(where: { $0.description == record.domain }) else {
             throw ConsoleError.notFound("The link's domain is no longer one of the project's.")
         }
-        let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
+        let client = context.detectedClient(request)
         let link = service.resolver.debugLink(for: record, project: user.caller.project, prefix: prefix)
         guard case .debug(var report) = RedirectPlanner.plan(link, project: user.caller.project, client: client) else {
             throw ConsoleError.notFound("The link has no debug view.")
@@ -334,7 +333,7 @@ struct ConsoleController: Sendable {
         return (user, form)
     }
 
-    /// A urlencoded form body as its fields (the first value of each name).
+    /// A urlencoded form body as its fields, by Hummingbird's form decoder.
     static func form(_ request: Request, _ context: RelinkRequestContext) async throws -> [String: String] {
         let type = request.headers[.contentType]?.lowercased() ?? ""
         guard type.hasPrefix("application/x-www-form-urlencoded") else {
@@ -344,28 +343,26 @@ struct ConsoleController: Sendable {
         guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw ConsoleError.badRequest("The form is not valid UTF-8.")
         }
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true).prefix(200) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = PercentEncoding.decode(parts[0], plusAsSpace: true),
-                let value = PercentEncoding.decode(parts.count > 1 ? parts[1] : "", plusAsSpace: true)
-            else { throw ConsoleError.badRequest("The form is not valid URL-encoded text.") }
-            if fields[name] == nil { fields[name] = value }
+        do {
+            return try Self.formDecoder.decode([String: String].self, from: text)
+        } catch {
+            // A name given twice, a nested name (`a[b]`), a broken escape: no console form sends them.
+            throw ConsoleError.badRequest("The form is not valid URL-encoded text.")
         }
-        return fields
     }
+
+    private static let formDecoder = URLEncodedFormDecoder()
 
     /// Browsers say where a form was posted from (`Sec-Fetch-Site`, `Origin`): another site's is refused even with a
     /// token.
     func sameOrigin(_ request: Request, _ context: RelinkRequestContext) -> Bool {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" { return false }
         guard let origin = request.headers[.origin] else { return true }
-        let here = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        return origin.lowercased() == "\(here.scheme)://\(here.host)".lowercased()
+        return origin.lowercased() == "\(context.origin.scheme)://\(context.origin.host)".lowercased()
     }
 
     func isSecure(_ request: Request, _ context: RelinkRequestContext) -> Bool {
-        RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders).scheme == "https"
+        context.origin.scheme == "https"
     }
 
     /// The signed-in project's link named by the path's code (and `?domain=` when the project has several domains).

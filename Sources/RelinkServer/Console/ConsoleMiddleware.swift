@@ -12,7 +12,6 @@ struct ConsoleMiddleware: RouterMiddleware {
 
     let sessions: ConsoleSessions
     let renderer: ConsoleRenderer
-    let forwardedHeaders: ForwardedHeaderPolicy
     var outages: StoreOutageLog?
 
     @concurrent func handle(
@@ -20,8 +19,7 @@ struct ConsoleMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         do {
-            let secure = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders).scheme == "https"
-            context.console = try await sessions.user(of: request, secure: secure)
+            context.console = try await sessions.user(of: request, secure: context.origin.scheme == "https")
             return try await next(request, context)
         } catch {
             return response(for: error, request: request, context: context)

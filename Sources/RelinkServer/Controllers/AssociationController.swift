@@ -19,31 +19,28 @@ struct AssociationController: Sendable {
     let appleFiles: [String: ServedFile]
     let assetLinks: [String: ServedFile]
     let pages: PageRenderer
-    let forwardedHeaders: ForwardedHeaderPolicy
 
-    init(configuration: RelinkConfiguration, pages: PageRenderer, forwardedHeaders: ForwardedHeaderPolicy) {
+    init(configuration: RelinkConfiguration, pages: PageRenderer) {
         let files = AssociationFiles.generate(for: configuration)
         appleFiles = Dictionary(uniqueKeysWithValues: files.map { ($0.host, ServedFile($0.appleAppSiteAssociation)) })
         assetLinks = Dictionary(uniqueKeysWithValues: files.map { ($0.host, ServedFile($0.assetLinks)) })
         self.pages = pages
-        self.forwardedHeaders = forwardedHeaders
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        router.get("/.well-known/apple-app-site-association") { request, context in
+        router.get(RouterPath(RelinkPaths.wellKnown + "apple-app-site-association")) { request, context in
             serve(appleFiles, request, context)
         }
-        router.get("/apple-app-site-association") { request, context in
+        router.get(RouterPath(RelinkPaths.appleAppSiteAssociation)) { request, context in
             serve(appleFiles, request, context)
         }
-        router.get("/.well-known/assetlinks.json") { request, context in
+        router.get(RouterPath(RelinkPaths.wellKnown + "assetlinks.json")) { request, context in
             serve(assetLinks, request, context)
         }
     }
 
     private func serve(_ files: [String: ServedFile], _ request: Request, _ context: RelinkRequestContext) -> Response {
-        let host = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-            .host.lowercased()
+        let host = context.origin.host.lowercased()
         let withoutPort = host.lastIndex(of: ":").map { String(host[..<$0]) }
         guard let file = files[host] ?? withoutPort.flatMap({ files[$0] }) else {
             return pages.message("Unknown link domain", ["Relink serves no project on \(host)."], status: .notFound)

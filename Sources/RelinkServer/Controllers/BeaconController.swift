@@ -6,12 +6,11 @@ import RelinkCore
 /// languages), added to its click for matching. Best effort: it always answers 204, so the page learns nothing.
 struct BeaconController: Sendable {
     /// Below each domain URI prefix.
-    static let path = "/_/beacon"
+    static let path = RelinkPaths.internalPrefix + "beacon"
 
     let directory: DomainDirectory
     let recorder: DeferredClickRecorder
     let limiter: ClientLimiter
-    let forwardedHeaders: ForwardedHeaderPolicy
 
     struct Beacon: Decodable {
         var c: String
@@ -26,11 +25,11 @@ struct BeaconController: Sendable {
     }
 
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
-        guard let match = directory.match(host: origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path else {
+        guard let match = directory.match(host: context.origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path
+        else {
             return Response(status: .notFound)
         }
-        guard case .success = limiter.acquire(.beacon, clientAddress: origin.clientAddress) else {
+        guard case .success = limiter.acquire(.beacon, network: context.clientNetwork) else {
             return Response(status: .tooManyRequests)
         }
         var request = request

@@ -10,7 +10,6 @@ import RelinkStore
 struct RedirectController: Sendable {
     let resolver: LinkResolver
     let pages: PageRenderer
-    let forwardedHeaders: ForwardedHeaderPolicy
     let recorder: EventRecorder
     let deferred: DeferredLinkService
     var metrics: RelinkMetrics? = nil
@@ -37,7 +36,7 @@ struct RedirectController: Sendable {
         let path = Substring(request.uri.path)
         // The API lives under /v1 on every host; a path there that no API route took is an unknown method.
         if APIPath.isAPI(path) { throw APIError.notFound("No such API method: \(request.method) \(path).") }
-        let origin = RequestOrigin(request: request, remoteAddress: context.remoteAddress, policy: forwardedHeaders)
+        let origin = context.origin
         let resolution: LinkResolver.Resolution
         do {
             resolution = try await resolver.resolve(host: origin.host, path: path, query: request.uri.query.map { Substring($0) })
@@ -67,16 +66,18 @@ struct RedirectController: Sendable {
         case .inactive(let record, let debug):
             let uncounted = try await isUncounted(request, projectId: record.projectId, context: context)
             let reason = record.disabled ? "This link has been disabled." : "This link has expired."
-            return Self.marked(gone(record, reason: reason, debug: debug, request: request, context: context, uncounted: uncounted), uncounted)
+            let client = context.detectedClient(request)
+            return Self.marked(
+                gone(record, reason: reason, debug: debug, request: request, client: client, context: context, uncounted: uncounted), uncounted)
         case .found(let target):
             let uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
+            let client = context.detectedClient(request)
             if let shortLink = target.shortLink, let limit = shortLink.record.maxClicks {
                 let record = shortLink.record
                 // A human click takes one of the limit's clicks before it is answered, atomically, so clicks arriving
                 // together cannot all pass; crawlers, HEAD, checks and the debug page only look.
                 let takesOne =
-                    request.method != .head && !uncounted && !target.link.isDebug
-                    && PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "").platform != .crawler
+                    request.method != .head && !uncounted && !target.link.isDebug && client.platform != .crawler
                 let allowed: Bool
                 do {
                     allowed = try await takeClick(shortLink, limit: Int64(limit), taking: takesOne)
@@ -90,10 +91,14 @@ struct RedirectController: Sendable {
                 if !allowed {
                     let reason = "This link has reached its limit of \(limit) click\(limit == 1 ? "" : "s")."
                     return Self.marked(
-                        gone(record, reason: reason, debug: target.link.isDebug, request: request, context: context, uncounted: uncounted), uncounted)
+                        gone(
+                            record, reason: reason, debug: target.link.isDebug, request: request, client: client, context: context,
+                            uncounted: uncounted),
+                        uncounted)
                 }
             }
-            return Self.marked(await respond(to: target, request: request, origin: origin, context: context, uncounted: uncounted), uncounted)
+            return Self.marked(
+                await respond(to: target, request: request, client: client, context: context, uncounted: uncounted), uncounted)
         }
     }
 
@@ -121,9 +126,9 @@ struct RedirectController: Sendable {
     /// (and the allowlist still takes it), else 410 Gone with a small page; the debug page says which and why.
     /// Such clicks are counted as clicks, never as redirects to the link's destination.
     func gone(
-        _ record: ShortLinkRecord, reason: String, debug: Bool, request: Request, context: RelinkRequestContext, uncounted: Bool
+        _ record: ShortLinkRecord, reason: String, debug: Bool, request: Request, client: DetectedClient, context: RelinkRequestContext,
+        uncounted: Bool
     ) -> Response {
-        let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
         let match = resolver.directory.shortLink(record.shortLink)
         let fallback = record.expiredLink.flatMap { url -> String? in
             guard let project = match?.project, project.allowlist.allows(url, projectDomains: project.domains) else { return nil }
@@ -152,17 +157,13 @@ struct RedirectController: Sendable {
     /// `Authorization: Bearer` with a click; a wrong key is refused as on the API (401, 429 past the failed-key budget),
     /// so a mistake is never silently counted.
     func isUncounted(_ request: Request, projectId: String, context: RelinkRequestContext) async throws -> Bool {
-        // The Bearer scheme, in any case, followed by spaces or tabs: anything else (Basic, no scheme) is an ordinary click.
-        guard let authorization = request.headers[.authorization], authorization.utf8.count >= 6,
-            authorization.prefix(6).lowercased() == "bearer",
-            authorization.unicodeScalars.dropFirst(6).first.map({ $0 == " " || $0 == "\t" }) ?? true
-        else { return false }
+        // The Bearer scheme (see `BearerCredential`): anything else (Basic, no scheme) is an ordinary click.
+        guard let key = context.bearer else { return false }
         guard let authenticator else { throw APIError.permissionDenied("Marked clicks are not accepted here.") }
-        let key = authorization.dropFirst(6).trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         guard !key.isEmpty else {
             throw APIError(status: .unauthorized, message: "A marked click needs Authorization: Bearer <API key of the link's project>.")
         }
-        let caller = try await authenticator.authenticate(bearer: key, request: request, context: context)
+        let caller = try await authenticator.authenticate(bearer: String(key), request: request, context: context)
         guard caller.project.id == projectId else {
             throw APIError.permissionDenied("This API key belongs to project \(caller.project.id), not to this link's project.")
         }
@@ -184,9 +185,9 @@ struct RedirectController: Sendable {
     }
 
     func respond(
-        to target: LinkResolver.Target, request: Request, origin: RequestOrigin, context: RelinkRequestContext, uncounted: Bool = false
+        to target: LinkResolver.Target, request: Request, client: DetectedClient, context: RelinkRequestContext, uncounted: Bool = false
     ) async -> Response {
-        let client = PlatformDetector.detect(userAgent: request.headers[.userAgent] ?? "")
+        let origin = context.origin
         let isHead = request.method == .head
         var link = target.link
         var plan: RedirectPlan
@@ -211,7 +212,7 @@ struct RedirectController: Sendable {
             if !isHead, !link.isDebug, !uncounted {
                 let decided = LinkResolver.Target(project: target.project, prefix: target.prefix, link: link, shortLink: target.shortLink)
                 (plan, clickID) = keepForInstall(
-                    plan, target: decided, client: client, request: request, origin: origin, variant: decision.variant)
+                    plan, target: decided, client: client, request: request, context: context, variant: decision.variant)
             }
         } else if isHead || link.isDebug {
             plan = RedirectPlanner.plan(link, project: target.project, client: client, isHead: isHead)
@@ -220,7 +221,7 @@ struct RedirectController: Sendable {
                 target.shortLink?.plan(for: client, project: target.project)
                 ?? RedirectPlanner.plan(link, project: target.project, client: client)
             if !uncounted {
-                (plan, clickID) = keepForInstall(plan, target: target, client: client, request: request, origin: origin)
+                (plan, clickID) = keepForInstall(plan, target: target, client: client, request: request, context: context)
             }
         }
         // A click on a short link is a human request; crawlers are counted apart, HEAD, the debug page and checks not
@@ -272,15 +273,16 @@ struct RedirectController: Sendable {
 
     /// For a click that may lead to an install: its id in the plan, and the click kept for the install to claim.
     func keepForInstall(
-        _ plan: RedirectPlan, target: LinkResolver.Target, client: DetectedClient, request: Request, origin: RequestOrigin,
+        _ plan: RedirectPlan, target: LinkResolver.Target, client: DetectedClient, request: Request, context: RelinkRequestContext,
         variant: String? = nil
     ) -> (RedirectPlan, String?) {
+        let origin = context.origin
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
         // Past its budget of long links, a client network's clicks still redirect, without being kept. (A request
         // without a peer address comes only from an in-memory test client.)
         if link.url.utf8.count > PendingClick.inlineLinkLength, let limiter, origin.clientAddress != nil,
-            case .failure = limiter.acquire(.longLinkCapture, clientAddress: origin.clientAddress)
+            case .failure = limiter.acquire(.longLinkCapture, network: context.clientNetwork)
         {
             metrics?.queueDropped(.pendingClicks)
             return (plan, nil)

@@ -1,4 +1,5 @@
 import Hummingbird
+import RelinkCore
 
 /// `GET /metrics`: the Prometheus text exposition, on the metrics listener or, behind a bearer token, on the
 /// main port. A wrong or missing token is a 401 that says nothing about the metrics.
@@ -7,15 +8,12 @@ struct MetricsController: Sendable {
     let token: String?
 
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/metrics") { request, _ in response(to: request) }
+        router.get(RouterPath(RelinkPaths.metrics)) { request, _ in response(to: request) }
     }
 
     func response(to request: Request) -> Response {
         if let token {
-            let given = request.headers[.authorization].flatMap { value in
-                value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst("bearer ".count)) : nil
-            }
-            guard let given, Self.constantTimeEquals(given, token) else {
+            guard let given = BearerCredential.token(in: request.headers), Self.constantTimeEquals(given, token) else {
                 return Response(
                     status: .unauthorized,
                     headers: [.wwwAuthenticate: "Bearer realm=\"relink metrics\"", .contentType: "text/plain; charset=utf-8"],
@@ -29,7 +27,7 @@ struct MetricsController: Sendable {
     }
 
     /// Compares without stopping at the first difference, so timing does not reveal the token a byte at a time.
-    static func constantTimeEquals(_ given: String, _ expected: String) -> Bool {
+    static func constantTimeEquals(_ given: Substring, _ expected: String) -> Bool {
         let a = Array(given.utf8)
         let b = Array(expected.utf8)
         var difference = UInt8(a.count == b.count ? 0 : 1)

@@ -42,13 +42,24 @@ struct RequestOrigin: Sendable {
     /// How many header entries the walk reads at most; real chains have a few.
     static let maximumHops = 32
 
+    /// What a request's origin is before `RequestObservingMiddleware` has read it, and for the routes that need
+    /// none (`/healthz`, `/metrics`).
+    static let unknown = RequestOrigin(host: "", scheme: "http", clientAddress: nil)
+
+    private init(host: String, scheme: String, clientAddress: String?) {
+        self.host = host
+        self.scheme = scheme
+        self.clientAddress = clientAddress
+    }
+
     init(request: Request, remoteAddress: SocketAddress?, policy: ForwardedHeaderPolicy) {
         self.init(headers: request.headers, authority: request.head.authority, remoteAddress: remoteAddress, policy: policy)
     }
 
     init(headers: HTTPFields, authority: String?, remoteAddress: SocketAddress?, policy: ForwardedHeaderPolicy) {
-        // HTTP/1 moves the Host header into the authority; a Host field remains only when a client (or a test
-        // client with a fixed authority) sends one more. Either way the client chose it, so it may pick the host.
+        // HTTP/1 moves the Host line into the authority (`RequestHeadCheck` has refused a second one, and put an
+        // absolute-form target's authority there). A Host field remains only where a test client sends one beside
+        // its fixed authority: it names the host.
         host = headers[Self.hostField] ?? authority ?? ""
         scheme = "http"
         guard case .trusting(let proxies, let kind) = policy else {

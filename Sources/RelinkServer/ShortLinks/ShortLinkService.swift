@@ -15,8 +15,6 @@ public final class ShortLinkService: Sendable {
     let webhooks: WebhookService?
     /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
     private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
-    /// Path segments Relink serves itself; no code may take them.
-    public static let reservedCodes: Set<String> = ["_", APIPath.version, "healthz", "apple-app-site-association", "console"]
 
     init(resolver: LinkResolver, previews: PreviewService? = nil, webhooks: WebhookService? = nil) {
         self.webhooks = webhooks
@@ -93,7 +91,7 @@ public final class ShortLinkService: Sendable {
             let code =
                 option == .short
                 ? ShortCodeGenerator.random(length: length, using: &generator) : ShortCodeGenerator.unguessable(using: &generator)
-            if isReserved(code, project: target.project) { continue }
+            if RelinkPaths.isReserved(code, project: target.project) { continue }
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: code, longLink: canonical, parameters: target.parameters,
                 suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, fetchPreview: request.fetchPreview ?? false,
@@ -146,7 +144,7 @@ public final class ShortLinkService: Sendable {
             throw APIError.invalidArgument(
                 "suffix.customSuffix must be 1 to 64 characters A-Z, a-z, 0-9, '_' and '-'; got '\(suffix.prefix(80))'.")
         }
-        guard !isReserved(suffix, project: project) else {
+        guard !RelinkPaths.isReserved(suffix, project: project) else {
             throw APIError.invalidArgument("The custom suffix '\(suffix)' is reserved (a Relink path or one of the project's routes).")
         }
     }
@@ -163,12 +161,6 @@ public final class ShortLinkService: Sendable {
             return "The custom suffix '\(suffix)' is already used by another link on \(domain)."
         }
         return nil
-    }
-
-    /// Codes that would never be reached: Relink's own paths, and single-segment routes of the project.
-    func isReserved(_ code: String, project: Project) -> Bool {
-        if Self.reservedCodes.contains(code) { return true }
-        return project.routes.contains { $0.path.segments == [.literal(code)] }
     }
 
     // MARK: Targets

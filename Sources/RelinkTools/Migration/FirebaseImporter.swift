@@ -96,7 +96,7 @@ public struct FirebaseImporter: Sendable {
         if let domain = options.domain, domain != prefix {
             return .failure(.init("its domain is \(prefix), not \(domain)"))
         }
-        if ShortLinkService.reservedCodes.contains(code.value) || project.routes.contains(where: { $0.path.segments == [.literal(code.value)] }) {
+        if RelinkPaths.isReserved(code.value, project: project) {
             return .failure(.init("the code '\(code.value)' is one of Relink's paths or a route of the project, so the link could never be reached"))
         }
         var parameters = row.parameters

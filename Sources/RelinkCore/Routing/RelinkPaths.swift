@@ -1,0 +1,33 @@
+/// The paths Relink serves itself, on any host, and so the codes no link and the paths no configured route may take:
+/// the server registers its routes with these names, and minting, the console's checks, the importer, the request
+/// counter and the configuration's route check read the same list.
+public enum RelinkPaths {
+    /// `GET /healthz`.
+    public static let health = "/healthz"
+    /// `GET /metrics`, on the main port when `--metrics-token` is set.
+    public static let metrics = "/metrics"
+    /// The console's pages, on the main port unless it has a listener of its own.
+    public static let console = "/console"
+    /// Everything below `/.well-known/` (the association files).
+    public static let wellKnown = "/.well-known/"
+    /// Apple's older place for the association file.
+    public static let appleAppSiteAssociation = "/apple-app-site-association"
+    /// Relink's own paths below a domain's prefix (`/_/beacon`).
+    public static let internalPrefix = "/_/"
+
+    /// The first segments of every path above and of the API (`/v1`), and the probe and description names that
+    /// orchestrators and API clients ask for by convention (`readyz`, `livez`, `openapi`). Reserved on every server
+    /// whatever its options (metrics token, console port): a link moves between servers with its code, and a code
+    /// that one server serves itself would be shadowed there.
+    public static let reservedCodes: Set<String> = {
+        let served = [health, metrics, console, wellKnown, appleAppSiteAssociation, internalPrefix, APIPath.absolute("")]
+        return Set(served.compactMap { $0.split(separator: "/").first.map(String.init) }).union(["readyz", "livez", "openapi"])
+    }()
+
+    /// Whether `code` is one of `reservedCodes`, or a single-segment route of `project` (a code there would never be
+    /// reached either).
+    public static func isReserved(_ code: String, project: Project) -> Bool {
+        if reservedCodes.contains(code) { return true }
+        return project.routes.contains { $0.path.segments == [.literal(code)] }
+    }
+}
