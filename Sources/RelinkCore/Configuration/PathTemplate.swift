@@ -7,7 +7,6 @@ public struct PathTemplate: Hashable, Sendable, CustomStringConvertible {
 
     public let segments: [Segment]
 
-
     /// Parses a route's path, such as `/p/{id}`.
     /// - Parameter template: literal segments and `{name}` variables, each variable a whole segment.
     /// - Throws: a message naming the problem: no leading `/`, a reserved prefix, a repeated or malformed variable.
