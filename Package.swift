@@ -106,8 +106,14 @@ let package = Package(
                 "CMaxMindDB", "CQREncode", "CLibPNG",
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
-            swiftSettings: serverSwiftSettings
+            // The OpenAPI document is compiled in (the binary ships alone) by the plugin, not copied as a resource.
+            exclude: ["API/openapi.json"],
+            swiftSettings: serverSwiftSettings,
+            plugins: ["EmbedOpenAPIDocument"]
         ),
+        // Writes a file's text as a Swift string literal, for the plugin below; runs on the build machine only.
+        .executableTarget(name: "RelinkEmbed", swiftSettings: swiftSettings),
+        .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool(), dependencies: ["RelinkEmbed"]),
         // Embedded in apps: depends on nothing but Core and Foundation.
         .target(name: "RelinkClient", dependencies: ["RelinkCore"], swiftSettings: swiftSettings),
         .executableTarget(
