@@ -6,8 +6,8 @@
 #   Scripts/check-contract.sh [relink binary]    (default: .build/debug/relink, built when missing)
 #
 # A temporary database, a key from `relink keys create`, loopback ports picked free; all removed at the end.
-# Bounded: a fixed number of examples per operation, generated deterministically, so a run takes about a minute and
-# tries the same cases each time. RELINK_CONTRACT_EXAMPLES overrides the number of examples.
+# Bounded: a fixed number of examples per operation, generated deterministically, so a run takes about three minutes
+# on two cores and tries the same cases each time. RELINK_CONTRACT_EXAMPLES overrides the number of examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,9 +33,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port="$(free_port)"
-metrics_port="$(free_port)"
+# Two ports held open together while they are picked, so they differ.
+read -r port metrics_port < <(python3 -c '
+import socket
+sockets = [socket.socket() for _ in range(2)]
+for s in sockets: s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in sockets))')
 database="$work/relink.sqlite"
 
 key="$("$relink" keys create --project pictlink --name contract --config routes.json --db "$database" 2>/dev/null)"
