@@ -35,8 +35,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Hummingbird's request and response types, imported directly (`HTTPTypes`) by server code and tests.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // /metrics: swift-metrics' types, rendered in Prometheus' text format.
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The HTTP request parts Hummingbird's channel passes (`NIOHTTPTypes`), for the request-timeout handler.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -96,7 +94,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -108,7 +105,10 @@ let package = Package(
                 "CMaxMindDB", "CQREncode", "CLibPNG",
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
-            swiftSettings: serverSwiftSettings
+            // The OpenAPI document is compiled in (the binary ships alone) by the plugin, not copied as a resource.
+            exclude: ["API/openapi.json"],
+            swiftSettings: serverSwiftSettings,
+            plugins: ["EmbedOpenAPIDocument"]
         ),
         // What only the CLI does, apart from the server it runs: `relink doctor` (entitlements, AndroidManifest.xml,
         // deployments), `relink import firebase` and `relink verify`.
@@ -128,6 +128,9 @@ let package = Package(
         ),
         // Embedded in apps: depends on nothing but the API's messages and Foundation.
         .target(name: "RelinkClient", dependencies: ["RelinkAPI"], swiftSettings: swiftSettings),
+        // Writes a file's text as a Swift string literal, for the plugin below; runs on the build machine only.
+        .executableTarget(name: "RelinkEmbed", swiftSettings: swiftSettings),
+        .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool(), dependencies: ["RelinkEmbed"]),
         .executableTarget(
             name: "relink",
             dependencies: [

@@ -138,6 +138,8 @@ struct ApplicationParts {
             countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }, countryDatabase: configuration.countryDatabase,
             webhooks: webhooks
         ).addRoutes(to: router)
+        // After every route, so it wraps the router's not-found responder alone (405 for a known /v1 path).
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         self.router = router
         self.store = StoreService(store: store)
         self.recorder = recorder

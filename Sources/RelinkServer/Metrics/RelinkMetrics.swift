@@ -1,11 +1,11 @@
 import Atomics
-import CoreMetrics
 import NIOConcurrencyHelpers
 import Prometheus
 import RelinkCore
 
-/// Everything Relink counts, as swift-metrics types made by one Prometheus factory per application (never the
-/// process-wide `MetricsSystem`, so tests may build many applications). `/metrics` renders its registry.
+/// Everything Relink counts, in one Prometheus registry per application (never the process-wide `MetricsSystem`, so
+/// tests may build many applications). `/metrics` renders it. Each family is made from its `Family` case, which
+/// names it and gives its help text.
 ///
 /// Labels take a handful of fixed values each (never a link, code, key or address), so the number of series is
 /// bounded whatever the traffic.
@@ -54,70 +54,99 @@ public final class RelinkMetrics: Sendable {
         case pendingClicks = "pending_clicks"
     }
 
+    /// Every family `/metrics` shows, with its help text: written once here (docs/operations.md lists them).
+    enum Family: String, CaseIterable {
+        case requests = "relink_requests_total"
+        case requestDuration = "relink_request_duration_seconds"
+        case queueDepth = "relink_queue_depth"
+        case queueDropped = "relink_queue_dropped_total"
+        case flushDuration = "relink_flush_duration_seconds"
+        case flushFailures = "relink_flush_failures_total"
+        case claims = "relink_claims_total"
+        case shadowMatches = "relink_shadow_matches_total"
+        case rateLimited = "relink_rate_limited_total"
+        case storeErrors = "relink_store_errors_total"
+        case linkCacheEntries = "relink_link_cache_entries"
+
+        var help: String {
+            switch self {
+            case .requests:
+                "Requests answered, by what they asked for (kind), the clicking client's platform (none when not a click) and how they ended."
+            case .requestDuration: "Time from a request's arrival to its response, by kind."
+            case .queueDepth: "Entries waiting in an in-memory queue for the store, by queue, when scraped."
+            case .queueDropped: "Entries dropped because an in-memory queue was full, by queue."
+            case .flushDuration: "Time to write one batch of a queue to the store, by queue."
+            case .flushFailures: "Batches of a queue that the store failed to write, by queue."
+            case .claims: "Install claims answered, by the confidence of the match (NONE when there was none)."
+            case .shadowMatches:
+                "Claims settled by their click token, by what the fingerprint matcher would have answered (confidence) and whether it found the same click."
+            case .rateLimited: "Requests refused by a rate limit, by budget (endpoint)."
+            case .storeErrors: "Store calls that failed, by what they were for (operation)."
+            case .linkCacheEntries: "Links held in the in-memory link cache, when scraped."
+            }
+        }
+
+        /// The whole name is the descriptor's metric name: the unit is already in it.
+        var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: rawValue, unitName: "", helpText: help) }
+    }
+
     public let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    /// A click takes well under a millisecond; the buckets resolve that, up to the store's 1 s wait and beyond.
+    private static let durationBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .milliseconds(2500), .seconds(5),
+    ]
     /// One slot per kind, platform (or none) and outcome, found by arithmetic on the enums' positions and filled on
     /// first use (a series appears in `/metrics` once it has counted something): counting takes no lock.
-    private let requests: [ManagedAtomicLazyReference<CoreMetrics.Counter>]
-    private let durations: [RequestKind: CoreMetrics.Timer]
-    private let queueDepths: [Queue: CoreMetrics.Gauge]
-    private let queueDrops: [Queue: CoreMetrics.Counter]
-    private let flushDurations: [Queue: CoreMetrics.Timer]
-    private let flushFailures: [Queue: CoreMetrics.Counter]
-    private let claims: [String: CoreMetrics.Counter]
+    private let requests: [ManagedAtomicLazyReference<Counter>]
+    private let durations: [RequestKind: DurationHistogram]
+    private let queueDepths: [Queue: Gauge]
+    private let queueDrops: [Queue: Counter]
+    private let flushDurations: [Queue: DurationHistogram]
+    private let flushFailures: [Queue: Counter]
+    private let claims: [String: Counter]
     /// `relink_shadow_matches_total{confidence, outcome}`: outcome `same_click` or `other_click` (`none` for NONE).
-    private let shadowMatches: [String: CoreMetrics.Counter]
-    private let rateLimits: NIOLockedValueBox<[String: CoreMetrics.Counter]>
-    private let storeErrors: NIOLockedValueBox<[String: CoreMetrics.Counter]>
-    private let cacheEntries: CoreMetrics.Gauge
+    private let shadowMatches: [String: Counter]
+    private let rateLimits: NIOLockedValueBox<[String: Counter]>
+    private let storeErrors: NIOLockedValueBox<[String: Counter]>
+    private let cacheEntries: Gauge
     /// Run before each scrape: they set the gauges that are read off state (queue depths, cache size).
     private let scrapeHooks = NIOLockedValueBox([@Sendable (RelinkMetrics) -> Void]())
 
     public init() {
         let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        // A click takes well under a millisecond; the buckets resolve that, up to the store's 1 s wait and beyond.
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
-            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
-            .milliseconds(2500), .seconds(5),
-        ]
         self.registry = registry
-        self.factory = factory
         requests = (0..<Self.requestSeriesCount).map { _ in ManagedAtomicLazyReference() }
         durations = Self.series(RequestKind.allCases) {
-            CoreMetrics.Timer(label: "relink_request_duration_seconds", dimensions: [("kind", $0)], factory: factory)
+            registry.makeDurationHistogram(descriptor: Family.requestDuration.descriptor, labels: [("kind", $0)], buckets: Self.durationBuckets)
         }
-        queueDepths = Self.series(Queue.allCases) {
-            CoreMetrics.Gauge(label: "relink_queue_depth", dimensions: [("queue", $0)], factory: factory)
-        }
-        queueDrops = Self.series(Queue.allCases) {
-            CoreMetrics.Counter(label: "relink_queue_dropped_total", dimensions: [("queue", $0)], factory: factory)
-        }
+        queueDepths = Self.series(Queue.allCases) { registry.makeGauge(descriptor: Family.queueDepth.descriptor, labels: [("queue", $0)]) }
+        queueDrops = Self.series(Queue.allCases) { registry.makeCounter(descriptor: Family.queueDropped.descriptor, labels: [("queue", $0)]) }
         flushDurations = Self.series(Queue.allCases) {
-            CoreMetrics.Timer(label: "relink_flush_duration_seconds", dimensions: [("queue", $0)], factory: factory)
+            registry.makeDurationHistogram(descriptor: Family.flushDuration.descriptor, labels: [("queue", $0)], buckets: Self.durationBuckets)
         }
         flushFailures = Self.series(Queue.allCases) {
-            CoreMetrics.Counter(label: "relink_flush_failures_total", dimensions: [("queue", $0)], factory: factory)
+            registry.makeCounter(descriptor: Family.flushFailures.descriptor, labels: [("queue", $0)])
         }
         claims = Dictionary(
             uniqueKeysWithValues: (AttributionConfidence.allCases.map(\.rawValue) + ["NONE"]).map {
-                ($0, CoreMetrics.Counter(label: "relink_claims_total", dimensions: [("confidence", $0)], factory: factory))
+                ($0, registry.makeCounter(descriptor: Family.claims.descriptor, labels: [("confidence", $0)]))
             })
-        var shadows: [String: CoreMetrics.Counter] = [:]
+        var shadows: [String: Counter] = [:]
         for confidence in [AttributionConfidence.default, .weak] {
             for same in [true, false] {
-                shadows["\(confidence.rawValue)|\(same)"] = CoreMetrics.Counter(
-                    label: "relink_shadow_matches_total",
-                    dimensions: [("confidence", confidence.rawValue), ("outcome", same ? "same_click" : "other_click")], factory: factory)
+                shadows["\(confidence.rawValue)|\(same)"] = registry.makeCounter(
+                    descriptor: Family.shadowMatches.descriptor,
+                    labels: [("confidence", confidence.rawValue), ("outcome", same ? "same_click" : "other_click")])
             }
         }
-        shadows["NONE|false"] = CoreMetrics.Counter(
-            label: "relink_shadow_matches_total", dimensions: [("confidence", "NONE"), ("outcome", "none")], factory: factory)
+        shadows["NONE|false"] = registry.makeCounter(
+            descriptor: Family.shadowMatches.descriptor, labels: [("confidence", "NONE"), ("outcome", "none")])
         shadowMatches = shadows
         rateLimits = NIOLockedValueBox([:])
         storeErrors = NIOLockedValueBox([:])
-        cacheEntries = CoreMetrics.Gauge(label: "relink_link_cache_entries", factory: factory)
+        cacheEntries = registry.makeGauge(descriptor: Family.linkCacheEntries.descriptor)
     }
 
     /// One metric per value of a label, made up front so that counting never looks anything up under a lock.
@@ -135,13 +164,12 @@ public final class RelinkMetrics: Sendable {
         let counter =
             slot.load()
             ?? slot.storeIfNilThenLoad(
-                // Two threads may both make it; the factory hands both the same underlying series.
-                CoreMetrics.Counter(
-                    label: "relink_requests_total",
-                    dimensions: [("kind", kind.rawValue), ("platform", platform?.metricsLabel ?? "none"), ("outcome", outcome.rawValue)],
-                    factory: factory))
+                // Two threads may both make it; the registry hands both the same series.
+                registry.makeCounter(
+                    descriptor: Family.requests.descriptor,
+                    labels: [("kind", kind.rawValue), ("platform", platform?.metricsLabel ?? "none"), ("outcome", outcome.rawValue)]))
         counter.increment()
-        durations[kind]?.recordNanoseconds(duration.nanoseconds)
+        durations[kind]?.record(duration)
     }
 
     private static let kinds = RequestKind.allCases
@@ -164,17 +192,17 @@ public final class RelinkMetrics: Sendable {
     }
 
     func flushed(_ queue: Queue, duration: Duration, failed: Bool) {
-        flushDurations[queue]?.recordNanoseconds(duration.nanoseconds)
+        flushDurations[queue]?.record(duration)
         if failed { flushFailures[queue]?.increment() }
     }
 
-    func setQueueDepth(_ queue: Queue, _ depth: Int) { queueDepths[queue]?.record(depth) }
+    func setQueueDepth(_ queue: Queue, _ depth: Int) { queueDepths[queue]?.set(to: Double(depth)) }
 
-    func setCacheEntries(_ count: Int) { cacheEntries.record(count) }
+    func setCacheEntries(_ count: Int) { cacheEntries.set(to: Double(count)) }
 
     /// A store call that failed: `operation` is what it was for (`lookup`, `api`, `flush`).
     func storeError(_ operation: String) {
-        labelled(storeErrors, "relink_store_errors_total", "operation", operation).increment()
+        labelled(storeErrors, .storeErrors, "operation", operation).increment()
     }
 
     // MARK: Attribution and limits
@@ -189,15 +217,15 @@ public final class RelinkMetrics: Sendable {
 
     /// A request refused by a rate limit: `endpoint` is which budget (`claim`, `beacon`, `mint`, …).
     func rateLimited(_ endpoint: String) {
-        labelled(rateLimits, "relink_rate_limited_total", "endpoint", endpoint).increment()
+        labelled(rateLimits, .rateLimited, "endpoint", endpoint).increment()
     }
 
     private func labelled(
-        _ box: NIOLockedValueBox<[String: CoreMetrics.Counter]>, _ label: String, _ dimension: String, _ value: String
-    ) -> CoreMetrics.Counter {
+        _ box: NIOLockedValueBox<[String: Counter]>, _ family: Family, _ dimension: String, _ value: String
+    ) -> Counter {
         box.withLockedValue { counters in
             if let counter = counters[value] { return counter }
-            let counter = CoreMetrics.Counter(label: label, dimensions: [(dimension, value)], factory: factory)
+            let counter = registry.makeCounter(descriptor: family.descriptor, labels: [(dimension, value)])
             counters[value] = counter
             return counter
         }
