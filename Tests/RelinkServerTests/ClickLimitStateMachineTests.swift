@@ -1,3 +1,4 @@
+import Atomics
 import Testing
 
 @testable import RelinkServer
@@ -109,5 +110,47 @@ import Testing
         #expect(limits.click(linkId: 4, limit: 9, taking: true, now: start + .seconds(5)) == .readUntracked)
         // A read for a link that is not held answers from the count alone.
         #expect(limits.readSucceeded(linkId: 4, count: 9, start: start, limit: 9, taking: true).0 == .refuse)
+    }
+
+    /// The driver: clicks arriving together on a link share one read of the store, and exactly the limit pass; a
+    /// failed first read fails the clicks waiting for it, and the next click reads again.
+    @Test func clicksTogetherShareOneReadAndPassExactlyTheLimit() async throws {
+        let limits = ClickLimits()
+        let reads = ManagedAtomic(0)
+        let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await limits.take(linkId: 1, limit: 5, taking: true) {
+                        reads.wrappingIncrement(ordering: .relaxed)
+                        try await Task.sleep(for: .milliseconds(50))
+                        return 0
+                    }
+                }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(allowed == 5)
+        #expect(reads.load(ordering: .relaxed) == 1)
+
+        struct Unavailable: Error {}
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await limits.take(linkId: 2, limit: 5, taking: true) {
+                            try await Task.sleep(for: .milliseconds(50))
+                            throw Unavailable()
+                        }
+                        return false
+                    } catch {
+                        return error is Unavailable
+                    }
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(failures == 10)
+        #expect(try await limits.take(linkId: 2, limit: 5, taking: true) { 4 })
+        #expect(try await !limits.take(linkId: 2, limit: 5, taking: true) { 4 })
     }
 }
