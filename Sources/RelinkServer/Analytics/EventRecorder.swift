@@ -15,33 +15,21 @@ import ServiceLifecycle
 /// yet in the buffer are dropped and counted (the redirect never waits). A failed write keeps its counts for the
 /// next attempt, within the same cap.
 public final class EventRecorder: Service, Sendable {
-    /// A part of the buffer: a link's counters are all in one stripe (by its id), so that clicks on different links
-    /// do not queue for one lock (with one, the two event loops of a 2-core machine waited for each other about a
-    /// hundred times a second, each wait stalling every connection of that loop), and a counter is held once, so the
-    /// cap counts distinct counters.
-    private struct Stripe {
-        var counts: [EventCounterKey: Int64] = [:]
-        /// The batch being written: not in `counts` any more, not in the store yet.
-        var writing: [EventCounterKey: Int64] = [:]
-        /// Events recorded into this stripe, and of those dropped because the buffer was full, since start.
-        var recorded: Int64 = 0
-        var dropped: Int64 = 0
-    }
-
+    /// A link's counters are all in one stripe (by its id), so that clicks on different links do not queue for one
+    /// lock (with one, the two event loops of a 2-core machine waited for each other about a hundred times a second,
+    /// each wait stalling every connection of that loop), and a counter is held once, so the cap counts distinct
+    /// counters.
     private static let stripeCount = 8
 
-    private let stripes: [NIOLockedValueBox<Stripe>]
-    /// Counters held in all stripes' `counts` (each in one): never more than `capacity`.
-    private let held = ManagedAtomic<Int>(0)
+    private let writer: BufferedWriter<EventCounterBuffer>
+    private let places: CounterPlaces
     /// Events the store has accepted, since start: for tests, benchmarks and logs.
-    private let written = ManagedAtomic<Int64>(0)
-    private let store: any EventRepository
+    private let written: ManagedAtomic<Int64>
     private let interval: Duration
     /// The most counters held in memory.
-    let capacity: Int
+    var capacity: Int { places.capacity }
     private let logger: Logger
     private let metrics: RelinkMetrics?
-    private let outages: StoreOutageLog?
 
     public convenience init(
         store: any EventRepository, interval: Duration = .seconds(1), capacity: Int = 100_000, logger: Logger,
@@ -54,24 +42,34 @@ public final class EventRecorder: Service, Sendable {
         store: any EventRepository, interval: Duration, capacity: Int = 100_000, logger: Logger, metrics: RelinkMetrics?,
         outages: StoreOutageLog?
     ) {
-        self.store = store
+        let places = CounterPlaces(capacity: capacity)
+        let written = ManagedAtomic<Int64>(0)
+        self.places = places
+        self.written = written
         self.interval = interval
-        self.capacity = max(1, capacity)
         self.logger = logger
         self.metrics = metrics
-        self.outages = outages
-        stripes = (0..<Self.stripeCount).map { _ in NIOLockedValueBox(Stripe()) }
+        writer = BufferedWriter(
+            stripes: Self.stripeCount, buffer: { EventCounterBuffer(places: places) }, queue: .clickEvents, metrics: metrics,
+            outages: outages, logger: logger,
+            failureMessage: { count, dropped in
+                "could not write \(count) event counters, will retry\(dropped > 0 ? "; dropped \(dropped) events over the buffer's \(places.capacity) counters" : "")"
+            },
+            write: { batches in
+                // One table to write (the stripes hold different counters; as is, when only one stripe has any).
+                let recording = batches.filter { !$0.isEmpty }
+                var batch = recording.first ?? [:]
+                if recording.count > 1 {
+                    batch.reserveCapacity(recording.reduce(0) { $0 + $1.count })
+                    for counts in recording.dropFirst() { batch.merge(counts, uniquingKeysWith: +) }
+                }
+                try await store.addEventCounts(batch)
+                written.wrappingIncrement(by: batch.values.reduce(0, +), ordering: .relaxed)
+            })
     }
 
-    private func stripe(of linkId: Int64) -> NIOLockedValueBox<Stripe> {
-        stripes[Int(UInt64(bitPattern: linkId) % UInt64(Self.stripeCount))]
-    }
-
-    /// Takes a place for one more counter, if the buffer has one.
-    private func reservePlace() -> Bool {
-        if held.loadThenWrappingIncrement(ordering: .relaxed) < capacity { return true }
-        held.wrappingDecrement(ordering: .relaxed)
-        return false
+    private func stripe(of linkId: Int64) -> Int {
+        Int(UInt64(bitPattern: linkId) % UInt64(Self.stripeCount))
     }
 
     /// Counts `events` of one click, under one lock (its link's stripe's).
@@ -82,22 +80,14 @@ public final class EventRecorder: Service, Sendable {
     ) {
         let day = EventCounterKey.day(of: date)
         let platform = StatsPlatform(platform)
-        let dropped = stripe(of: linkId).withLockedValue { stripe in
+        let dropped = writer.withBuffer(stripe: stripe(of: linkId)) { buffer in
             var dropped = 0
             for event in events {
                 let key = EventCounterKey(
                     linkId: linkId, day: day, platform: platform, event: event, variant: variant,
                     confidence: event == .appInstall ? confidence : nil)
-                if let index = stripe.counts.index(forKey: key) {
-                    stripe.counts.values[index] += 1
-                } else if reservePlace() {
-                    stripe.counts[key] = 1
-                } else {
-                    dropped += 1
-                }
+                if buffer.record(key) == .dropped { dropped += 1 }
             }
-            stripe.recorded += Int64(events.count)
-            stripe.dropped += Int64(dropped)
             return dropped
         }
         if dropped > 0 { metrics?.queueDropped(.clickEvents, count: dropped) }
@@ -107,81 +97,28 @@ public final class EventRecorder: Service, Sendable {
         record(linkId: linkId, platform: platform, events: [event], at: date)
     }
 
-    /// Human clicks on `linkId` recorded here and not yet in the store (a click limit adds them to the store's
-    /// count). Scans the buffer: only links with a limit ask.
+    /// Human clicks on `linkId` recorded here and not yet in the store, buffered or being written (a click limit adds
+    /// them to the store's count).
     func unwrittenClicks(linkId: Int64) -> Int64 {
-        stripe(of: linkId).withLockedValue { stripe in
-            var total: Int64 = 0
-            for counts in [stripe.counts, stripe.writing] {
-                for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
-            }
-            return total
-        }
+        writer.withBuffer(stripe: stripe(of: linkId)) { $0.unwrittenClicks(linkId: linkId) }
     }
 
     /// Recorded events, events the store has accepted and events dropped because the buffer was full, since start.
-    public var recordedCount: Int64 { stripes.reduce(0) { $0 + $1.withLockedValue { $0.recorded } } }
+    public var recordedCount: Int64 {
+        (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.recorded } }
+    }
     public var writtenCount: Int64 { written.load(ordering: .relaxed) }
-    public var droppedCount: Int64 { stripes.reduce(0) { $0 + $1.withLockedValue { $0.dropped } } }
+    public var droppedCount: Int64 {
+        (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.dropped } }
+    }
     /// Counters waiting to be written.
-    var depth: Int { held.load(ordering: .relaxed) }
+    var depth: Int { places.count }
 
-    /// Writes what is pending now.
+    /// Writes what is pending now; with a write running (the periodic one, another request's), waits for it and then
+    /// writes what is left, so that everything recorded before the call is in the store when it returns (unless the
+    /// store failed).
     @concurrent public func flush() async {
-        // Each stripe handed over without a copy, and a new table of the same size put in its place: clearing a table
-        // that `writing` still shares copied it under the lock, and clicks spread over a million links (36,000
-        // counters a second) waited milliseconds for it once a second.
-        let taken = stripes.map { stripe in
-            let counts = stripe.withLockedValue { stripe in
-                let counts = stripe.counts
-                stripe.counts = Dictionary(minimumCapacity: min(counts.count, capacity))
-                stripe.writing = counts
-                return counts
-            }
-            held.wrappingDecrement(by: counts.count, ordering: .relaxed)
-            return counts
-        }
-        // One table to write (the stripes hold different counters; as is, when only one stripe has any).
-        let recording = taken.filter { !$0.isEmpty }
-        var batch = recording.first ?? [:]
-        if recording.count > 1 {
-            batch.reserveCapacity(recording.reduce(0) { $0 + $1.count })
-            for counts in recording.dropFirst() { batch.merge(counts, uniquingKeysWith: +) }
-        }
-        guard !batch.isEmpty else { return }
-        let start = ContinuousClock.now
-        do {
-            try await store.addEventCounts(batch)
-            metrics?.flushed(.clickEvents, duration: .now - start, failed: false)
-            written.wrappingIncrement(by: batch.values.reduce(0, +), ordering: .relaxed)
-            for stripe in stripes { stripe.withLockedValue { $0.writing = [:] } }
-        } catch {
-            metrics?.flushed(.clickEvents, duration: .now - start, failed: true)
-            // Put the counts back, within the cap: the next flush retries them.
-            // Each stripe's under its lock at once, so that a click limit never sees them neither here nor there.
-            var dropped: Int64 = 0
-            for (number, counts) in taken.enumerated() {
-                dropped += stripes[number].withLockedValue { stripe in
-                    stripe.writing = [:]
-                    var dropped: Int64 = 0
-                    for (key, count) in counts {
-                        if let index = stripe.counts.index(forKey: key) {
-                            stripe.counts.values[index] += count
-                        } else if reservePlace() {
-                            stripe.counts[key] = count
-                        } else {
-                            dropped += count
-                        }
-                    }
-                    stripe.dropped += dropped
-                    return dropped
-                }
-            }
-            if dropped > 0 { metrics?.queueDropped(.clickEvents, count: Int(dropped)) }
-            let message =
-                "could not write \(batch.count) event counters, will retry\(dropped > 0 ? "; dropped \(dropped) events over the buffer's \(capacity) counters" : "")"
-            if let outages { outages.report("flush", message, error: error) } else { logger.error("\(message): \(error)") }
-        }
+        await writer.flush()
     }
 
     public func run() async throws {

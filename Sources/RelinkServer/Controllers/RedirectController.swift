@@ -24,6 +24,8 @@ struct RedirectController: Sendable {
     var countryDatabase: CountryDatabase? = nil
     /// Outgoing `click` events.
     var webhooks: WebhookService? = nil
+    /// The click limits of links, by link id (one table for the app: the controller is built once).
+    let clickLimits = ClickLimits()
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
         for path: RouterPath in ["/", "**"] {
@@ -103,22 +105,12 @@ struct RedirectController: Sendable {
     }
 
     /// Whether a limited link may still be followed, taking one of its clicks when `taking`. The count is kept in
-    /// memory: the store's count (with this instance's unwritten clicks) read at most once a second, merged so that
-    /// clicks this instance took meanwhile are never lost, plus the clicks taken since.
+    /// memory by link id (`ClickLimits`): the store's count (with this instance's unwritten clicks) read at most once a
+    /// second, merged so that clicks this instance took meanwhile are never lost, plus the clicks taken since.
     func takeClick(_ shortLink: ResolvedShortLink, limit: Int64, taking: Bool) async throws -> Bool {
-        let now = ContinuousClock.now
-        let fresh = shortLink.withClicks { state in state.at.map { now - $0 < .seconds(1) } ?? false }
-        if !fresh {
-            let read = try await resolver.store.clickCount(linkId: shortLink.record.id) + recorder.unwrittenClicks(linkId: shortLink.record.id)
-            shortLink.withClicks { state in
-                let known = state.at == nil ? read : max(read, state.read + state.since)
-                state = (known, now, 0)
-            }
-        }
-        return shortLink.withClicks { state in
-            guard state.read + state.since < limit else { return false }
-            if taking { state.since += 1 }
-            return true
+        let linkId = shortLink.record.id
+        return try await clickLimits.take(linkId: linkId, limit: limit, taking: taking) {
+            try await resolver.store.clickCount(linkId: linkId) + recorder.unwrittenClicks(linkId: linkId)
         }
     }
 

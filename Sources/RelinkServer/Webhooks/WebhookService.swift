@@ -35,7 +35,7 @@ final class WebhookService: Service, Sendable {
     let logger: Logger
     /// Each project's webhooks, reread every `interval` × 30 and whenever this instance changes them.
     private let subscriptions = NIOLockedValueBox<(byProject: [String: [WebhookRecord]], loaded: ContinuousClock.Instant?)>(([:], nil))
-    private let clicks = NIOLockedValueBox<(pending: [WebhookDelivery], perWebhook: [Int64: Int], dropped: Int)>(([], [:], 0))
+    private let clicks: BufferedWriter<WebhookClickBuffer>
     private let inFlight = NIOLockedValueBox(0)
     /// Whether any project has a webhook: a click on a server without any takes no lock.
     private let anySubscription = ManagedAtomic(false)
@@ -51,6 +51,10 @@ final class WebhookService: Service, Sendable {
         self.fetcher = fetcher
         self.interval = interval
         self.logger = logger
+        clicks = BufferedWriter(
+            buffer: { WebhookClickBuffer(capacity: Self.clickBufferCapacity, perWebhook: Self.clicksPerWebhookPerInterval) }, queue: nil,
+            metrics: nil, outages: nil, logger: logger, failureMessage: { count, _ in "\(count) click webhook events not written to the outbox" },
+            write: { batches in try await store.enqueueDeliveries(batches[0]) })
     }
 
     // MARK: Events
@@ -71,16 +75,8 @@ final class WebhookService: Service, Sendable {
     func emitClick(projectId: String, data: some Encodable & Sendable) {
         let deliveries = deliveries(.click, projectId: projectId, data: data)
         guard !deliveries.isEmpty else { return }
-        clicks.withLockedValue { buffer in
-            for delivery in deliveries {
-                let taken = buffer.perWebhook[delivery.webhookId, default: 0]
-                guard buffer.pending.count < Self.clickBufferCapacity, taken < Self.clicksPerWebhookPerInterval else {
-                    buffer.dropped += 1
-                    continue
-                }
-                buffer.pending.append(delivery)
-                buffer.perWebhook[delivery.webhookId] = taken + 1
-            }
+        clicks.withBuffer { buffer in
+            for delivery in deliveries { _ = buffer.record(delivery) }
         }
     }
 
@@ -173,23 +169,15 @@ final class WebhookService: Service, Sendable {
         }
     }
 
-    /// The clicks of the last interval to the outbox.
+    /// The clicks of the last interval to the outbox (after a write that is running, if any).
     func writeClicks() async {
-        let (pending, dropped) = clicks.withLockedValue { buffer in
-            defer { buffer = ([], [:], 0) }
-            return (buffer.pending, buffer.dropped)
-        }
+        let dropped = clicks.withBuffer { $0.takeDropped() }
         if dropped > 0 {
             logger.warning(
                 "\(dropped) click webhook events dropped: over \(Self.clicksPerWebhookPerInterval) per webhook or \(Self.clickBufferCapacity) in all in one interval"
             )
         }
-        guard !pending.isEmpty else { return }
-        do {
-            try await store.enqueueDeliveries(pending)
-        } catch {
-            logger.error("\(pending.count) click webhook events not written to the outbox: \(error)")
-        }
+        await clicks.flush()
     }
 
     /// Leases as many due deliveries as there are free slots and starts sending them in `group`.

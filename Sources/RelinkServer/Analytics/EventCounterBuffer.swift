@@ -1,0 +1,74 @@
+import RelinkCore
+import RelinkStore
+
+/// A stripe of the click-event buffer: one counter per (link, day, platform, event) touched since the last write, not
+/// one entry per event, each counter taking one of the `places` shared by the stripes.
+struct EventCounterBuffer: WriteBuffer {
+    private(set) var counts: [EventCounterKey: Int64] = [:]
+    /// The batch being written: not in `counts` any more, not in the store yet.
+    private(set) var writing: [EventCounterKey: Int64] = [:]
+    /// Events recorded into this stripe, and of those dropped because the buffer was full, since start.
+    private(set) var recorded: Int64 = 0
+    private(set) var dropped: Int64 = 0
+    let places: CounterPlaces
+
+    init(places: CounterPlaces) {
+        self.places = places
+    }
+
+    /// Counts one event: in its counter, or in a new one if there is a place for it.
+    mutating func record(_ key: EventCounterKey) -> RecordAction {
+        recorded += 1
+        if let index = counts.index(forKey: key) {
+            counts.values[index] += 1
+        } else if places.reserve() {
+            counts[key] = 1
+        } else {
+            dropped += 1
+            return .dropped
+        }
+        return .kept
+    }
+
+    /// Human clicks on `linkId` here and not yet in the store: buffered or being written. Scans the stripe: only links
+    /// with a limit ask.
+    func unwrittenClicks(linkId: Int64) -> Int64 {
+        var total: Int64 = 0
+        for (key, count) in counts where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
+        for (key, count) in writing where key.linkId == linkId && key.event == .click && key.platform != .crawler { total += count }
+        return total
+    }
+
+    mutating func takeBatch() -> [EventCounterKey: Int64] {
+        // Handed over without a copy, and a new table of the same size put in its place: clearing a table that
+        // `writing` still shares would copy it under the lock, holding back the clicks arriving meanwhile.
+        let batch = counts
+        counts = Dictionary(minimumCapacity: min(batch.count, places.capacity))
+        writing = batch
+        places.release(batch.count)
+        return batch
+    }
+
+    mutating func writeSucceeded() {
+        writing = [:]
+    }
+
+    /// Puts the counts back, within the cap (the next write retries them); returns the events dropped.
+    mutating func writeFailed(_ batch: [EventCounterKey: Int64]) -> Int {
+        writing = [:]
+        var lost: Int64 = 0
+        for (key, count) in batch {
+            if let index = counts.index(forKey: key) {
+                counts.values[index] += count
+            } else if places.reserve() {
+                counts[key] = count
+            } else {
+                lost += count
+            }
+        }
+        dropped += lost
+        return Int(lost)
+    }
+
+    static func count(of batch: [EventCounterKey: Int64]) -> Int { batch.count }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+/// Flushes of the buffered writers, one write at a time: a flush asked during a write (the periodic one) returns
+/// only when what was recorded before it, in that write or after it, is in the store.
+@Suite("Buffered writers") struct BufferedWriterTests {
+    /// An event store whose first write waits until `open` (the periodic flush, caught in the middle); the writes
+    /// after it go straight through.
+    final class GatedEventStore: EventRepository {
+        let base: SQLiteStore
+        /// Yields when a write starts, with its counters.
+        let writes: AsyncStream<[EventCounterKey: Int64]>
+        private let started: AsyncStream<[EventCounterKey: Int64]>.Continuation
+        private let gate = NIOLockedValueBox<(first: Bool, open: Bool, waiting: CheckedContinuation<Void, Never>?)>((true, false, nil))
+
+        init(base: SQLiteStore) {
+            self.base = base
+            (writes, started) = AsyncStream.makeStream()
+        }
+
+        func open() {
+            gate.withLockedValue { gate -> CheckedContinuation<Void, Never>? in
+                gate.open = true
+                defer { gate.waiting = nil }
+                return gate.waiting
+            }?.resume()
+        }
+
+        func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
+            started.yield(counts)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let held = gate.withLockedValue { gate in
+                    defer { gate.first = false }
+                    guard gate.first, !gate.open else { return false }
+                    gate.waiting = continuation
+                    return true
+                }
+                if !held { continuation.resume() }
+            }
+            try await base.addEventCounts(counts)
+        }
+
+        func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] { try await base.eventCounts(linkId: linkId, fromDay: fromDay) }
+        func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount] {
+            try await base.variantEventCounts(linkId: linkId, fromDay: fromDay)
+        }
+        func clickCount(linkId: Int64) async throws -> Int64 { try await base.clickCount(linkId: linkId) }
+        func dailyEventCounts(_ scope: StatsScope, fromDay: Int, toDay: Int) async throws -> [DailyEventCount] {
+            try await base.dailyEventCounts(scope, fromDay: fromDay, toDay: toDay)
+        }
+        func confidenceCounts(_ scope: StatsScope, fromDay: Int, toDay: Int) async throws -> [ConfidenceCount] {
+            try await base.confidenceCounts(scope, fromDay: fromDay, toDay: toDay)
+        }
+        func clickCounts(linkIds: [Int64], fromDay: Int) async throws -> [Int64: Int64] {
+            try await base.clickCounts(linkIds: linkIds, fromDay: fromDay)
+        }
+    }
+
+    static func link(in store: SQLiteStore, code: String, maxClicks: Int? = nil) async throws -> ShortLinkRecord {
+        try await store.insertLink(
+            ShortLinkDraft(
+                projectId: "pictlink", domain: "https://go.pictlink.com", code: code, longLink: ShortLinkAPITests.sampleLongLink,
+                parameters: LongLink.parse(ShortLinkAPITests.sampleLongLink).parameters, suffixOption: .custom, idempotencyKey: nil,
+                createdAt: Date(), maxClicks: maxClicks))
+    }
+
+    /// A stats flush asked while the periodic flush writes: it returns with the periodic flush's click and the click
+    /// recorded meanwhile both in the store; until then both count as unwritten (a click limit adds them).
+    @Test func aFlushDuringAWriteIncludesWhatWasRecordedBeforeIt() async throws {
+        let base = try SQLiteStore()
+        let link = try await Self.link(in: base, code: "gated")
+        let store = GatedEventStore(base: base)
+        let recorder = EventRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test"))
+        var writes = store.writes.makeAsyncIterator()
+
+        recorder.record(linkId: link.id, platform: .android, event: .click)
+        let periodic = Task { await recorder.flush() }
+        // The periodic flush is writing the first click.
+        let first = await writes.next()
+        #expect(first?.values.reduce(0, +) == 1)
+        #expect(recorder.unwrittenClicks(linkId: link.id) == 1)
+
+        recorder.record(linkId: link.id, platform: .iPhone, event: .click)
+        let stats = Task {
+            await recorder.flush()
+            return try await base.clickCount(linkId: link.id)
+        }
+        // Time for the stats flush to ask (it must wait, however long this is).
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(recorder.unwrittenClicks(linkId: link.id) == 2, "the click being written and the one buffered")
+        store.open()
+        #expect(try await stats.value == 2, "the stats flush returned before the clicks recorded before it were written")
+        await periodic.value
+        #expect(recorder.unwrittenClicks(linkId: link.id) == 0)
+        #expect(recorder.writtenCount == 2)
+    }
+
+    /// Flushes asked together while a write runs share the next write; each returns with everything it asked for.
+    @Test func flushesAskedTogetherShareOneWrite() async throws {
+        let base = try SQLiteStore()
+        let link = try await Self.link(in: base, code: "shared")
+        let store = GatedEventStore(base: base)
+        let recorder = EventRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test"))
+        var writes = store.writes.makeAsyncIterator()
+        recorder.record(linkId: link.id, platform: .android, event: .click)
+        let periodic = Task { await recorder.flush() }
+        _ = await writes.next()
+        recorder.record(linkId: link.id, platform: .android, event: .click)
+        recorder.record(linkId: link.id, platform: .iPhone, event: .click)
+        let flushes = (0..<5).map { _ in
+            Task {
+                await recorder.flush()
+                return try await base.clickCount(linkId: link.id)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        store.open()
+        for flush in flushes { #expect(try await flush.value == 3) }
+        await periodic.value
+        // The first write, then one for the five flushes (they asked during the first).
+        let second = await writes.next()
+        #expect(second?.values.reduce(0, +) == 2)
+        recorder.record(linkId: link.id, platform: .android, event: .click)
+        await recorder.flush()
+        let third = await writes.next()
+        #expect(third?.values.reduce(0, +) == 1)
+    }
+}

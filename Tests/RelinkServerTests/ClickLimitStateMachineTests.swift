@@ -1,0 +1,156 @@
+import Atomics
+import Testing
+
+@testable import RelinkServer
+
+/// Click limits by link id, driven event by event.
+@Suite("Click limit state machine") struct ClickLimitStateMachineTests {
+    let start = ContinuousClock.now
+
+    /// The first click reads; clicks arriving during the read wait for it and are answered from it, in order.
+    @Test func concurrentFirstClicksWaitForOneRead() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 10)
+        #expect(limits.click(linkId: 7, limit: 2, taking: true, now: start) == .read)
+        #expect(limits.click(linkId: 7, limit: 2, taking: true, now: start) == .wait)
+        #expect(limits.wait(linkId: 7, limit: 2, taking: true, waiter: 1, now: start) == .wait)
+        #expect(limits.click(linkId: 7, limit: 2, taking: true, now: start) == .wait)
+        #expect(limits.wait(linkId: 7, limit: 2, taking: true, waiter: 2, now: start) == .wait)
+        // A crawler's click waits too, but takes nothing.
+        #expect(limits.click(linkId: 7, limit: 2, taking: false, now: start) == .wait)
+        #expect(limits.wait(linkId: 7, limit: 2, taking: false, waiter: 3, now: start) == .wait)
+        let (answer, resume) = limits.readSucceeded(linkId: 7, count: 0, start: start, limit: 2, taking: true)
+        #expect(answer == .allow)
+        #expect(resume.map(\.0) == [1, 2, 3])
+        #expect(resume.map(\.1) == [.allow, .refuse, .refuse])
+        // Fresh: answered from memory.
+        #expect(limits.click(linkId: 7, limit: 2, taking: true, now: start + .milliseconds(500)) == .refuse)
+    }
+
+    /// A waiter that comes back after the read ended is answered at once.
+    @Test func aWaiterAfterTheReadIsAnsweredAtOnce() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 10)
+        #expect(limits.click(linkId: 1, limit: 1, taking: true, now: start) == .read)
+        #expect(limits.click(linkId: 1, limit: 1, taking: true, now: start) == .wait)
+        let (answer, resume) = limits.readSucceeded(linkId: 1, count: 0, start: start, limit: 1, taking: true)
+        #expect(answer == .allow && resume.isEmpty)
+        #expect(limits.wait(linkId: 1, limit: 1, taking: true, waiter: 9, now: start) == .refuse)
+    }
+
+    /// The store's count counts: a link read at its limit refuses.
+    @Test func theStoresCountIsTheStart() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 10)
+        #expect(limits.click(linkId: 1, limit: 3, taking: true, now: start) == .read)
+        #expect(limits.readSucceeded(linkId: 1, count: 2, start: start, limit: 3, taking: true).0 == .allow)
+        #expect(limits.click(linkId: 1, limit: 3, taking: true, now: start) == .refuse)
+        // Looking (a crawler, HEAD, the debug page) takes nothing, and is refused too at the limit.
+        #expect(limits.click(linkId: 1, limit: 3, taking: false, now: start) == .refuse)
+        // A raised limit (an edit) lets clicks through again.
+        #expect(limits.click(linkId: 1, limit: 4, taking: true, now: start) == .allow)
+    }
+
+    /// After a second one click reads again while the others go on with the count in memory; the read never loses
+    /// the clicks taken meanwhile, and adds what other instances took.
+    @Test func aStaleCountIsReadAgainByOneClick() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 10)
+        #expect(limits.click(linkId: 1, limit: 5, taking: true, now: start) == .read)
+        #expect(limits.readSucceeded(linkId: 1, count: 0, start: start, limit: 5, taking: true).0 == .allow)
+        let later = start + .seconds(2)
+        #expect(limits.click(linkId: 1, limit: 5, taking: true, now: later) == .read)
+        #expect(limits.click(linkId: 1, limit: 5, taking: true, now: later) == .allow)
+        #expect(limits.click(linkId: 1, limit: 5, taking: false, now: later) == .allow)
+        // The read saw none of the two clicks (not written yet): 2 known, and the reader takes the third.
+        #expect(limits.readSucceeded(linkId: 1, count: 0, start: later, limit: 5, taking: true).0 == .allow)
+        #expect(limits.click(linkId: 1, limit: 5, taking: true, now: later) == .allow)
+        #expect(limits.click(linkId: 1, limit: 5, taking: true, now: later) == .allow)
+        #expect(limits.click(linkId: 1, limit: 5, taking: true, now: later) == .refuse)
+
+        // Another instance's clicks: a read finds more than this instance knows.
+        var other = ClickLimitStateMachine<Int>(capacity: 10)
+        #expect(other.click(linkId: 2, limit: 5, taking: true, now: start) == .read)
+        #expect(other.readSucceeded(linkId: 2, count: 1, start: start, limit: 5, taking: true).0 == .allow)
+        #expect(other.click(linkId: 2, limit: 5, taking: true, now: later) == .read)
+        #expect(other.readSucceeded(linkId: 2, count: 4, start: later, limit: 5, taking: true).0 == .allow)
+        #expect(other.click(linkId: 2, limit: 5, taking: true, now: later) == .refuse)
+    }
+
+    /// A failed first read fails its waiters and forgets the link: the next click reads again. A failed later read
+    /// keeps the count.
+    @Test func aFailedReadFailsItsWaitersAndIsTriedAgain() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 10)
+        #expect(limits.click(linkId: 1, limit: 2, taking: true, now: start) == .read)
+        #expect(limits.wait(linkId: 1, limit: 2, taking: true, waiter: 4, now: start) == .wait)
+        #expect(limits.readFailed(linkId: 1) == [4])
+        #expect(limits.count == 0)
+        // A waiter coming back after the failure reads itself.
+        #expect(limits.wait(linkId: 1, limit: 2, taking: true, waiter: 5, now: start) == .read)
+        #expect(limits.readSucceeded(linkId: 1, count: 1, start: start, limit: 2, taking: true).0 == .allow)
+        let later = start + .seconds(2)
+        #expect(limits.click(linkId: 1, limit: 2, taking: true, now: later) == .read)
+        #expect(limits.readFailed(linkId: 1).isEmpty)
+        #expect(limits.click(linkId: 1, limit: 2, taking: false, now: later) == .read)
+        #expect(limits.readSucceeded(linkId: 1, count: 0, start: later, limit: 2, taking: false).0 == .refuse)
+    }
+
+    /// Links are held by id up to the capacity; idle ones make room, busy ones do not, and a click finding no room
+    /// reads for itself.
+    @Test func theTableIsCapped() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 2)
+        for link: Int64 in [1, 2] {
+            #expect(limits.click(linkId: link, limit: 9, taking: true, now: start) == .read)
+            #expect(limits.readSucceeded(linkId: link, count: 0, start: start, limit: 9, taking: true).0 == .allow)
+        }
+        #expect(limits.click(linkId: 3, limit: 9, taking: true, now: start + .milliseconds(100)) == .readUntracked)
+        #expect(limits.count == 2)
+        // Link 2 clicked again: only link 1 is idle a second later.
+        #expect(limits.click(linkId: 2, limit: 9, taking: true, now: start + .milliseconds(900)) == .allow)
+        #expect(limits.click(linkId: 3, limit: 9, taking: true, now: start + .milliseconds(1_500)) == .read)
+        #expect(limits.count == 2)
+        #expect(limits.click(linkId: 2, limit: 9, taking: true, now: start + .milliseconds(1_600)) == .read)
+        // A link whose read runs is never let go.
+        #expect(limits.click(linkId: 4, limit: 9, taking: true, now: start + .seconds(5)) == .readUntracked)
+        // A read for a link that is not held answers from the count alone.
+        #expect(limits.readSucceeded(linkId: 4, count: 9, start: start, limit: 9, taking: true).0 == .refuse)
+    }
+
+    /// The driver: clicks arriving together on a link share one read of the store, and exactly the limit pass; a
+    /// failed first read fails the clicks waiting for it, and the next click reads again.
+    @Test func clicksTogetherShareOneReadAndPassExactlyTheLimit() async throws {
+        let limits = ClickLimits()
+        let reads = ManagedAtomic(0)
+        let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await limits.take(linkId: 1, limit: 5, taking: true) {
+                        reads.wrappingIncrement(ordering: .relaxed)
+                        try await Task.sleep(for: .milliseconds(50))
+                        return 0
+                    }
+                }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(allowed == 5)
+        #expect(reads.load(ordering: .relaxed) == 1)
+
+        struct Unavailable: Error {}
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await limits.take(linkId: 2, limit: 5, taking: true) {
+                            try await Task.sleep(for: .milliseconds(50))
+                            throw Unavailable()
+                        }
+                        return false
+                    } catch {
+                        return error is Unavailable
+                    }
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(failures == 10)
+        #expect(try await limits.take(linkId: 2, limit: 5, taking: true) { 4 })
+        #expect(try await !limits.take(linkId: 2, limit: 5, taking: true) { 4 })
+    }
+}
