@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Hummingbird's request and response types, imported directly (`HTTPTypes`) by server code and tests.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // /metrics: families made on swift-prometheus' registry, with their help text, in Prometheus' text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The HTTP request parts Hummingbird's channel passes (`NIOHTTPTypes`), for the request-timeout handler.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),

@@ -16,9 +16,8 @@ import ServiceLifecycle
 /// next attempt, within the same cap.
 public final class EventRecorder: Service, Sendable {
     /// A link's counters are all in one stripe (by its id), so that clicks on different links do not queue for one
-    /// lock (with one, the two event loops of a 2-core machine waited for each other about a hundred times a second,
-    /// each wait stalling every connection of that loop), and a counter is held once, so the cap counts distinct
-    /// counters.
+    /// lock and stall each other's event loops (see docs/performance.md, "Click counters in stripes"), and a counter
+    /// is held once, so the cap counts distinct counters.
     private static let stripeCount = 8
 
     private let writer: BufferedWriter<EventCounterBuffer>
