@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+/// A claim flushes the pending-click recorder before it looks for the install's click (`DeferredLinkService.claim`):
+/// a click made a moment ago, while the periodic flush is still writing the clicks before it, must be in the store
+/// when that flush returns.
+@Suite("Claim flushes") struct ClaimFlushTests {
+    /// A pending-click store whose first write waits until `open` (the periodic flush, caught in the middle).
+    final class GatedPendingClickStore: DeferredLinkRepository {
+        let base: SQLiteStore
+        /// Yields when a write starts, with its clicks' ids.
+        let writes: AsyncStream<[String]>
+        private let started: AsyncStream<[String]>.Continuation
+        private let gate = NIOLockedValueBox<(first: Bool, open: Bool, waiting: CheckedContinuation<Void, Never>?)>((true, false, nil))
+
+        init(base: SQLiteStore) {
+            self.base = base
+            (writes, started) = AsyncStream.makeStream()
+        }
+
+        func open() {
+            gate.withLockedValue { gate -> CheckedContinuation<Void, Never>? in
+                gate.open = true
+                defer { gate.waiting = nil }
+                return gate.waiting
+            }?.resume()
+        }
+
+        func insertPendingClicks(_ clicks: [PendingClick]) async throws {
+            started.yield(clicks.map(\.id))
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let held = gate.withLockedValue { gate in
+                    defer { gate.first = false }
+                    guard gate.first, !gate.open else { return false }
+                    gate.waiting = continuation
+                    return true
+                }
+                if !held { continuation.resume() }
+            }
+            try await base.insertPendingClicks(clicks)
+        }
+
+        func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool {
+            try await base.addBrowserSignals(clickId: clickId, screen: screen, timeZone: timeZone, languages: languages)
+        }
+        func pendingClick(id: String) async throws -> PendingClick? { try await base.pendingClick(id: id) }
+        func candidateClicks(
+            projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        ) async throws -> [PendingClick] {
+            try await base.candidateClicks(
+                projectId: projectId, platform: platform, appId: appId, since: since, fingerprint: fingerprint, limit: limit)
+        }
+        func addressActivity(
+            projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
+        ) async throws -> AddressActivity {
+            try await base.addressActivity(projectId: projectId, addressHash: addressHash, since: since, platform: platform, fingerprint: fingerprint)
+        }
+        func claim(
+            clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
+        ) async throws -> ClaimOutcome {
+            try await base.claim(clickId: clickId, confidence: confidence, projectId: projectId, installId: installId, response: response, at: at)
+        }
+        func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
+            try await base.installClaim(projectId: projectId, installId: installId)
+        }
+        func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] { try await base.linkClicks(linkId: linkId, limit: limit) }
+        func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws {
+            try await base.recordShadowMatch(projectId: projectId, day: day, confidence: confidence, sameClick: sameClick)
+        }
+        func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount] {
+            try await base.shadowMatches(projectId: projectId, fromDay: fromDay)
+        }
+        func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
+            try await base.purgeDeferredData(projectId: projectId, clicksBefore: clicksBefore, claimsBefore: claimsBefore)
+        }
+    }
+
+    @Test func aClaimsFlushIncludesAClickRecordedDuringThePeriodicFlush() async throws {
+        let base = try SQLiteStore()
+        let store = GatedPendingClickStore(base: base)
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: TestSupport.configuration, interval: .seconds(3600), logger: Logger(label: "test"))
+        var writes = store.writes.makeAsyncIterator()
+
+        recorder.record(WriteBufferTests.click(1))
+        let periodic = Task { await recorder.flush() }
+        // The periodic flush is writing the first click, and is held there.
+        #expect(await writes.next() == ["click1"])
+
+        // The install's own click, a moment before its claim.
+        recorder.record(WriteBufferTests.click(2))
+        let claim = Task {
+            await recorder.flush()
+            return try await base.pendingClick(id: "click2")
+        }
+        // Time for the claim's flush to ask (it must wait, however long this is).
+        try await Task.sleep(for: .milliseconds(100))
+        store.open()
+        #expect(try await claim.value != nil, "the claim's flush returned before the click made before it was written")
+        await periodic.value
+        #expect(try await base.pendingClick(id: "click1") != nil)
+    }
+}
