@@ -96,7 +96,7 @@ import Testing
         #expect(recorder.unwrittenClicks(linkId: link.id) == 2, "the click being written and the one buffered")
         store.open()
         #expect(try await stats.value == 2, "the stats flush returned before the clicks recorded before it were written")
-        await periodic.value
+        #expect(await periodic.value)
         #expect(recorder.unwrittenClicks(linkId: link.id) == 0)
         #expect(recorder.writtenCount == 2)
     }
@@ -122,7 +122,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         store.open()
         for flush in flushes { #expect(try await flush.value == 3) }
-        await periodic.value
+        #expect(await periodic.value)
         // The first write, then one for the five flushes (they asked during the first).
         let second = await writes.next()
         #expect(second?.values.reduce(0, +) == 2)

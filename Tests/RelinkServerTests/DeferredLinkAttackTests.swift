@@ -326,4 +326,52 @@ struct DeferredLinkAttackTests {
             #expect(minted2.status == .ok)
         }
     }
+
+    /// Stats (and a link's pending clicks) asked while the store cannot take the clicks in memory answer 503, not
+    /// counts without those clicks (an attack on loopback: 7 clicks under another process's write lock, then
+    /// `linkStats` answered 200 with none).
+    @Test func statsWhoseClicksCannotBeWrittenAreA503() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appending(path: "relink.sqlite").path
+        let store = try SQLiteStore(path: path)
+        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
+        let other = try DatabaseQueue(path: path)
+        try await T.application(store: store).test(.router) { client in
+            // With the iOS app's parameters: an iPhone's click gets the preview page and a pending click.
+            let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
+            let linkPath = try #require(AbsoluteURI(minted.shortLink)).path
+            let statsURI = "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/linkStats?durationDays=1&key=\(key)"
+            let locked = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let holder = Thread {
+                try? other.inDatabase { db in
+                    try db.execute(sql: "BEGIN EXCLUSIVE")
+                    locked.signal()
+                    release.wait()
+                    try db.execute(sql: "ROLLBACK")
+                }
+                locked.signal()
+            }
+            holder.start()
+            locked.wait()
+            let click = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
+            #expect(click.status.code < 400)
+            let refused = try await client.execute(uri: statsURI, method: .get)
+            try ShortLinkAPITests.expectError(refused, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
+            // The same for a link's pending clicks (answered 200 with none).
+            let page = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.iPhone))
+            #expect(page.status == .ok)
+            let clicksURI = "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/deferredClicks?key=\(key)"
+            let clicks = try await client.execute(uri: clicksURI, method: .get)
+            try ShortLinkAPITests.expectError(clicks, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
+            release.signal()
+            locked.wait()
+            let stats = try JSONDecoder().decode(LinkStatsResponse.self, from: try await client.execute(uri: statsURI, method: .get).data)
+            #expect(
+                stats.linkEventStats.filter { $0.event == .click }.reduce(0) { $0 + (Int($1.count) ?? 0) } == 2,
+                "the desktop's click and the iPhone's")
+        }
+    }
 }

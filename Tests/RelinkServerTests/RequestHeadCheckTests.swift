@@ -55,6 +55,18 @@ struct RequestHeadCheckTests {
         // Userinfo (or no host) is no authority to answer for.
         let userinfo = try await Self.exchange(Self.click(target: "http://user@go.pictlink.com/p/42", hosts: ["go.pictlink.com"]))
         #expect(userinfo.hasPrefix("HTTP/1.1 400 "), "\(userinfo.prefix(80))")
+        // Another scheme's target names another host too: refused, not answered for the Host line (it was: 302).
+        let otherForms = [
+            Self.click(target: "ftp://other.test/p/42", hosts: ["go.pictlink.com"]),
+            Self.click(target: "FTP://go.pictlink.com/p/42", hosts: ["go.pictlink.com"]),
+        ]
+        for head in otherForms {
+            let otherForm = try await Self.exchange(head)
+            #expect(otherForm.hasPrefix("HTTP/1.1 400 ") && otherForm.contains("request targets"), "\(head.prefix(40)): \(otherForm.prefix(80))")
+        }
+        // CONNECT's authority-form too (NIO sends no body in an answer to CONNECT; it was 404).
+        let connect = try await Self.exchange("CONNECT other.test:443 HTTP/1.1\r\nHost: go.pictlink.com\r\n\r\n")
+        #expect(connect.hasPrefix("HTTP/1.1 400 "), "\(connect.prefix(80))")
         // A trusted proxy's forwarded host still names the host.
         let proxied = try await Self.exchange(
             Self.click(target: "http://other.test/p/42", hosts: ["other.test"], extra: "X-Forwarded-Host: go.pictlink.com\r\n"),
@@ -71,6 +83,10 @@ struct RequestHeadCheckTests {
         #expect(verdict("*", ["a.example"]) == .pass)
         #expect(verdict("https://b.example:8443/x?y", ["a.example"]) == .authority("b.example:8443"))
         #expect(verdict("http://[2001:db8::1]", []) == .authority("[2001:db8::1]"))
+        guard case .refuse = verdict("ftp://b.example/x", ["a.example"]) else {
+            Issue.record("another scheme")
+            return
+        }
         guard case .refuse = verdict("/x", ["a.example", "A.example"]) else {
             Issue.record("two Host lines")
             return

@@ -27,8 +27,8 @@ struct DeferredClicksController: Sendable {
         let caller = try context.requireCaller()
         let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
         let limit = try LinksController.integer(request.uri.queryParameters.get("limit"), name: "limit", default: 20, in: 1...Self.maximumLimit)
-        // Clicks a moment old may still be in memory.
-        await deferredRecorder.flush()
+        // Clicks a moment old may still be in memory (a 503 when they could not be written).
+        guard await deferredRecorder.flush() else { throw StoreError.unavailable("the pending clicks in memory could not be written") }
         let clicks = try await service.store.linkClicks(linkId: record.id, limit: limit)
         return DeferredClicksResponse(
             clicks: clicks.map { click in

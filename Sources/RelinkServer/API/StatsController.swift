@@ -19,8 +19,8 @@ struct StatsController: Sendable {
             throw APIError.invalidArgument("durationDays is required: the number of days, up to today, to count.")
         }
         let days = try LinksController.integer(text, name: "durationDays", default: 1, in: 1...36_500)
-        // Counters still in memory count too: stats never lag behind clicks.
-        await recorder.flush()
+        // Counters still in memory count too: stats never lag behind clicks (a 503 when they could not be written).
+        guard await recorder.flush() else { throw StoreError.unavailable("the clicks in memory could not be written") }
         let fromDay = EventCounterKey.day(of: Date()) - days + 1
         let counts = try await service.store.eventCounts(linkId: record.id, fromDay: fromDay)
         let includeCrawlers = request.uri.queryParameters.get("includeCrawlers") == "true"

@@ -7,7 +7,8 @@ import NIOConcurrencyHelpers
 final class BufferedWriter<Buffer: WriteBuffer>: Sendable {
     private enum Turn {
         case write
-        case done
+        /// A write that covered the flush ended: whether it was written.
+        case done(written: Bool)
     }
 
     private let stripes: [NIOLockedValueBox<Buffer>]
@@ -47,34 +48,39 @@ final class BufferedWriter<Buffer: WriteBuffer>: Sendable {
     }
 
     /// Writes what is buffered now; with a write running, waits for it and then writes what is left. Returns once
-    /// everything recorded before the call has been written, or a write of it has failed.
-    @concurrent func flush() async {
+    /// everything recorded before the call has been written (true), or a write of it has failed (false: the store
+    /// lacks it, so what reads the store now would read too little).
+    @discardableResult
+    @concurrent func flush() async -> Bool {
         let turn = await withCheckedContinuation { (waiter: CheckedContinuation<Turn, Never>) in
             if flushes.withLockedValue({ $0.flushRequested(waiter) }) == .write { waiter.resume(returning: .write) }
         }
-        guard case .write = turn else { return }
-        await writeBatch()
+        if case .done(let written) = turn { return written }
+        let written = await writeBatch()
         switch flushes.withLockedValue({ $0.writeEnded() }) {
         case .finished(let resume):
-            for waiter in resume { waiter.resume(returning: .done) }
+            for waiter in resume { waiter.resume(returning: .done(written: written)) }
         case .handOff(let writer, let resume):
-            for waiter in resume { waiter.resume(returning: .done) }
+            for waiter in resume { waiter.resume(returning: .done(written: written)) }
             writer.resume(returning: .write)
         }
+        return written
     }
 
-    private func writeBatch() async {
+    /// Whether the batch was written (or there was none).
+    private func writeBatch() async -> Bool {
         let batches = stripes.map { stripe in stripe.withLockedValue { $0.takeBatch() } }
         let count = batches.reduce(0) { $0 + Buffer.count(of: $1) }
         guard count > 0 else {
             for stripe in stripes { stripe.withLockedValue { $0.writeSucceeded() } }
-            return
+            return true
         }
         let start = ContinuousClock.now
         do {
             try await write(batches)
             if let queue { metrics?.flushed(queue, duration: .now - start, failed: false) }
             for stripe in stripes { stripe.withLockedValue { $0.writeSucceeded() } }
+            return true
         } catch {
             if let queue { metrics?.flushed(queue, duration: .now - start, failed: true) }
             // Each stripe's batch back under its lock at once, so that a reader never sees it neither there nor being written.
@@ -83,6 +89,7 @@ final class BufferedWriter<Buffer: WriteBuffer>: Sendable {
             if let queue { metrics?.queueDropped(queue, count: dropped) }
             let message = failureMessage(count, dropped)
             if let outages { outages.report("flush", message, error: error) } else { logger.error("\(message): \(error)") }
+            return false
         }
     }
 }

@@ -114,9 +114,10 @@ public final class EventRecorder: Service, Sendable {
     var depth: Int { places.count }
 
     /// Writes what is pending now; with a write running (the periodic one, another request's), waits for it and then
-    /// writes what is left, so that everything recorded before the call is in the store when it returns (unless the
-    /// store failed).
-    @concurrent public func flush() async {
+    /// writes what is left, so that everything recorded before the call is in the store when it returns; false when
+    /// the store failed (and lacks some of it).
+    @discardableResult
+    @concurrent public func flush() async -> Bool {
         await writer.flush()
     }
 

@@ -72,9 +72,10 @@ public final class DeferredClickRecorder: Service, Sendable {
     }
 
     /// Writes what is buffered now; with a write running (the periodic one, a claim's), waits for it and then writes
-    /// what is left, so that every click recorded before the call is in the store when it returns (unless the store
-    /// failed).
-    @concurrent public func flush() async {
+    /// what is left, so that every click recorded before the call is in the store when it returns; false when the store
+    /// failed (and lacks some of them).
+    @discardableResult
+    @concurrent public func flush() async -> Bool {
         await writer.flush()
     }
 

@@ -20,6 +20,8 @@ struct PendingClickBuffer: WriteBuffer {
     private var bytes = 0
     /// Clicks taken by a write that has not ended yet.
     private(set) var writing = 0
+    /// About how much memory those clicks hold: they stay in memory until the write ends.
+    private var writingBytes = 0
     /// Clicks dropped because the buffer was full, since the start.
     private(set) var dropped = 0
 
@@ -32,7 +34,7 @@ struct PendingClickBuffer: WriteBuffer {
     static func size(_ click: PendingClick) -> Int { click.requestedLink.utf8.count + 512 }
 
     private func hasRoom(for click: PendingClick) -> Bool {
-        clicks.count + writing < capacity && bytes + Self.size(click) <= maximumBytes
+        clicks.count + writing < capacity && bytes + writingBytes + Self.size(click) <= maximumBytes
     }
 
     /// Buffers a click, or drops (and counts) it when the buffer is full: O(1) either way.
@@ -59,6 +61,7 @@ struct PendingClickBuffer: WriteBuffer {
     mutating func takeBatch() -> Batch {
         let taken = Batch(clicks: clicks, positions: positions)
         writing = clicks.count
+        writingBytes = bytes
         clicks = []
         clicks.reserveCapacity(taken.clicks.count)
         positions = Dictionary(minimumCapacity: taken.positions.count)
@@ -68,12 +71,14 @@ struct PendingClickBuffer: WriteBuffer {
 
     mutating func writeSucceeded() {
         writing = 0
+        writingBytes = 0
     }
 
     /// Puts back a batch that could not be written, before what arrived since, keeping what fits in `capacity` clicks
     /// and `maximumBytes` (once per failed write, not per click); returns the clicks dropped.
     mutating func writeFailed(_ batch: Batch) -> Int {
         writing = 0
+        writingBytes = 0
         let before = dropped
         let all = batch.clicks + clicks
         clicks.removeAll(keepingCapacity: true)

@@ -8,7 +8,8 @@ import NIOHTTP1
 /// - More than one `Host` line (§3.2): refused with 400, and the connection closed once the responses to the
 ///   requests before it are out (in their order; Hummingbird answers pipelined requests one after another).
 /// - An absolute-form target (§3.2.2): its authority replaces the `Host` lines, so the request is answered for the
-///   host it names. A target whose authority is not a plain `host[:port]` (userinfo, an empty host) is refused.
+///   host it names. A target whose authority is not a plain `host[:port]` (userinfo, an empty host) is refused, and
+///   so is any target neither origin-form, asterisk-form nor `http(s)://` (another scheme, CONNECT's authority-form).
 ///
 /// A trusted proxy's forwarded host still overrides either (see `RequestOrigin`).
 final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
@@ -38,7 +39,11 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         for (name, _) in headers where isHost(name) { hostLines += 1 }
         guard hostLines <= 1 else { return .refuse("A request has one Host header line (RFC 9112, section 3.2).") }
         guard let first = uri.utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*") else { return .pass }
-        guard let authority = absoluteFormAuthority(uri) else { return .pass }
+        // Any other form (`ftp://b.example/x`, `urn:x`, CONNECT's `b.example:443`) names a host too, and Hummingbird would
+        // answer its path for the Host line's.
+        guard let authority = absoluteFormAuthority(uri) else {
+            return .refuse("Relink answers origin-form and http(s) absolute-form request targets (RFC 9112, section 3.2).")
+        }
         guard RequestOrigin.isValidHost(authority) else {
             return .refuse("The request target's authority is not a host (RFC 9112, section 3.2.2).")
         }
