@@ -18,9 +18,12 @@ import Testing
         let writes: AsyncStream<[String]>
         private let started: AsyncStream<[String]>.Continuation
         private let gate = NIOLockedValueBox<(first: Bool, open: Bool, waiting: CheckedContinuation<Void, Never>?)>((true, false, nil))
+        /// Every write fails (the store is locked or down for pending clicks only), and none is held.
+        let failsWrites: Bool
 
-        init(base: SQLiteStore) {
+        init(base: SQLiteStore, failsWrites: Bool = false) {
             self.base = base
+            self.failsWrites = failsWrites
             (writes, started) = AsyncStream.makeStream()
         }
 
@@ -34,6 +37,7 @@ import Testing
 
         func insertPendingClicks(_ clicks: [PendingClick]) async throws {
             started.yield(clicks.map(\.id))
+            if failsWrites { throw StoreError.unavailable("pending clicks cannot be written") }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let held = gate.withLockedValue { gate in
                     defer { gate.first = false }
@@ -96,14 +100,36 @@ import Testing
         // The install's own click, a moment before its claim.
         recorder.record(WriteBufferTests.click(2))
         let claim = Task {
-            await recorder.flush()
+            let flushed = await recorder.flush()
+            #expect(flushed)
             return try await base.pendingClick(id: "click2")
         }
         // Time for the claim's flush to ask (it must wait, however long this is).
         try await Task.sleep(for: .milliseconds(100))
         store.open()
         #expect(try await claim.value != nil, "the claim's flush returned before the click made before it was written")
-        await periodic.value
+        #expect(await periodic.value)
         #expect(try await base.pendingClick(id: "click1") != nil)
+    }
+
+    /// A claim whose flush fails answers 503 (the app retries) instead of matching without the clicks still in
+    /// memory: that answer would be kept for the install id, and every retry would get it (an attack saw it).
+    @Test func aClaimWhoseFlushFailsIsA503() async throws {
+        let base = try SQLiteStore()
+        let recorder = DeferredClickRecorder(
+            store: GatedPendingClickStore(base: base, failsWrites: true), configuration: TestSupport.configuration,
+            interval: .seconds(3600), logger: Logger(label: "test"))
+        let service = DeferredLinkService(
+            resolver: LinkResolver(configuration: TestSupport.configuration, store: base, cache: LinkCache(capacity: 16)), recorder: recorder,
+            events: EventRecorder(store: base, interval: .seconds(3600), logger: Logger(label: "test")),
+            hasher: AddressHasher(secrets: .ephemeral()))
+        recorder.record(WriteBufferTests.click(1))
+        let request = try JSONDecoder().decode(
+            InstallAttributionRequest.self,
+            from: Data(#"{"bundleId": "jp.furyu.pictlink.ios", "iosVersion": "17.2", "installId": "flush-fails"}"#.utf8))
+        await #expect(throws: StoreError.self) {
+            _ = try await service.claim(request, clientAddress: "203.0.113.7", keyProject: nil)
+        }
+        #expect(try await base.installClaim(projectId: "pictlink", installId: "IOS/jp.furyu.pictlink.ios/flush-fails") == nil)
     }
 }

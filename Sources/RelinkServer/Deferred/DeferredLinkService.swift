@@ -119,8 +119,8 @@ final class DeferredLinkService: Sendable {
         if let installKey, let previous = try await store.installClaim(projectId: app.project.id, installId: installKey) {
             return try Self.decode(previous.response)
         }
-        // Clicks made a moment ago may still be in memory.
-        await recorder.flush()
+        // Clicks made a moment ago may still be in memory: a claim made without them would be kept for the install id.
+        guard await recorder.flush() else { throw StoreError.unavailable("the clicks in memory could not be written") }
         let claim = Claim(app: app, installKey: installKey, hashes: hasher.hashes(of: clientAddress), now: Date())
         if let answer = try await claimNamedClick(request, claim, clientAddress: clientAddress) { return answer }
         return try await claimByFingerprint(request, claim, clientAddress: clientAddress)
