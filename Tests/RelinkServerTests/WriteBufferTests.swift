@@ -11,8 +11,8 @@ import Testing
         EventCounterKey(linkId: linkId, day: 20_000, platform: platform, event: event)
     }
 
-    /// Counters share the places of all stripes; a batch being written still counts as unwritten, and gives its
-    /// places back; a failed batch comes back within the cap.
+    /// Counters share the places of all stripes; a batch being written still counts as unwritten and keeps its places
+    /// until it is written (so a slow store cannot let twice the cap be held); a failed batch comes back whole.
     @Test func eventCountersCountWhatIsBufferedAndBeingWritten() {
         let places = CounterPlaces(capacity: 3)
         var stripe = EventCounterBuffer(places: places)
@@ -31,23 +31,41 @@ import Testing
 
         let batch = stripe.takeBatch()
         #expect(EventCounterBuffer.count(of: batch) == 3)
-        #expect(places.count == 0)
+        #expect(places.count == 3, "the batch being written holds its places")
         #expect(stripe.counts.isEmpty)
         #expect(stripe.unwrittenClicks(linkId: 1) == 3, "being written: not in the store yet")
-        #expect(stripe.record(Self.key(1)) == .kept)
-        #expect(other.record(Self.key(2)) == .kept)
-        #expect(stripe.unwrittenClicks(linkId: 1) == 4)
+        // While it is written the cap still holds: no new counter in any stripe, so memory stays at the cap.
+        #expect(stripe.record(Self.key(1)) == .dropped)
+        #expect(other.record(Self.key(2)) == .dropped)
+        #expect(stripe.unwrittenClicks(linkId: 1) == 3)
 
-        // The write failed: back, merged with what came since, within the cap (one place left: two new counters).
-        #expect(stripe.writeFailed(batch) == 1, "the crawler's or the redirect's counter has no place")
+        // The write failed: it comes back whole, in its own places.
+        #expect(stripe.writeFailed(batch) == 0)
         #expect(places.count == 3)
         #expect(stripe.writing.isEmpty)
-        #expect(stripe.unwrittenClicks(linkId: 1) == 4)
+        #expect(stripe.unwrittenClicks(linkId: 1) == 3)
 
+        // Written: the places are free again.
         _ = stripe.takeBatch()
         stripe.writeSucceeded()
+        #expect(places.count == 0)
         #expect(stripe.unwrittenClicks(linkId: 1) == 0)
         #expect(stripe.writing.isEmpty)
+        #expect(other.record(Self.key(2)) == .kept)
+    }
+
+    /// A counter recorded again while its batch is written takes a place of its own, and gives it back when the
+    /// failed batch merges into it.
+    @Test func aFailedBatchMergesIntoTheSameCounterRecordedSince() {
+        let places = CounterPlaces(capacity: 4)
+        var stripe = EventCounterBuffer(places: places)
+        #expect(stripe.record(Self.key(1)) == .kept)
+        let batch = stripe.takeBatch()
+        #expect(stripe.record(Self.key(1)) == .kept)
+        #expect(places.count == 2)
+        #expect(stripe.writeFailed(batch) == 0)
+        #expect(places.count == 1)
+        #expect(stripe.unwrittenClicks(linkId: 1) == 2)
     }
 
     static func click(_ number: Int, link: String = "https://go.pictlink.com/x") -> PendingClick {

@@ -42,32 +42,34 @@ struct EventCounterBuffer: WriteBuffer {
     mutating func takeBatch() -> [EventCounterKey: Int64] {
         // Handed over without a copy, and a new table of the same size put in its place: clearing a table that
         // `writing` still shares would copy it under the lock, holding back the clicks arriving meanwhile.
+        // The batch keeps its places until it is written: counters held in memory, buffered or being written, stay
+        // within the cap however slow the store is.
         let batch = counts
         counts = Dictionary(minimumCapacity: min(batch.count, places.capacity))
         writing = batch
-        places.release(batch.count)
         return batch
     }
 
     mutating func writeSucceeded() {
+        places.release(writing.count)
         writing = [:]
     }
 
-    /// Puts the counts back, within the cap (the next write retries them); returns the events dropped.
+    /// Puts the counts back (the next write retries them), each counter in its own place or merged into the same
+    /// counter recorded since (whose place then suffices); nothing is dropped, so it returns 0.
     mutating func writeFailed(_ batch: [EventCounterKey: Int64]) -> Int {
         writing = [:]
-        var lost: Int64 = 0
+        var merged = 0
         for (key, count) in batch {
             if let index = counts.index(forKey: key) {
                 counts.values[index] += count
-            } else if places.reserve() {
-                counts[key] = count
+                merged += 1
             } else {
-                lost += count
+                counts[key] = count
             }
         }
-        dropped += lost
-        return Int(lost)
+        places.release(merged)
+        return 0
     }
 
     static func count(of batch: [EventCounterKey: Int64]) -> Int { batch.count }
