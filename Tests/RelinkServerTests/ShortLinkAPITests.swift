@@ -1,9 +1,11 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOHTTP1
 import RelinkCore
 import RelinkStore
 import Testing
@@ -129,20 +131,38 @@ struct ShortLinkAPITests {
     @Test func twoHundredConcurrentShortMintsGetTwoHundredCodes() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
-        // AsyncHTTPClient, so the 200 requests really are in flight at once, on many connections.
-        try await app.test(.ahc(.http)) { client in
-            let codes = try await withThrowingTaskGroup(of: String.self) { group in
-                for index in 0..<200 {
-                    group.addTask {
-                        let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fitem%2F\(index)&apn=jp.furyu.pictlink.android"
-                        let response = try await client.execute(
-                            uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(long, option: "SHORT"))
-                        #expect(response.status == .ok)
-                        return try Self.decode(CreateShortLinkResponse.self, response).shortLink
-                    }
-                }
-                return try await group.reduce(into: [String]()) { $0.append($1) }
+        // AsyncHTTPClient, so the 200 requests really are in flight at once, on 64 connections; with time to wait for
+        // one (its default 10 s is not enough when the other suites load the machine and mints queue for SQLite).
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            configuration.connectionPool = .init(idleTimeout: .seconds(5), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+            configuration.timeout.connect = .seconds(60)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let minted: Result<[String], any Error>
+            do {
+                minted = .success(
+                    try await withThrowingTaskGroup(of: String.self) { group in
+                        for index in 0..<200 {
+                            group.addTask {
+                                let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fitem%2F\(index)&apn=jp.furyu.pictlink.android"
+                                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/shortLinks?key=\(key)")
+                                request.method = .POST
+                                request.headers.add(name: "Host", value: "go.pictlink.com")
+                                request.body = .bytes(Self.mintBody(long, option: "SHORT"))
+                                let response = try await http.execute(request, timeout: .seconds(60))
+                                let body = try await response.body.collect(upTo: 1 << 20)
+                                #expect(response.status == .ok)
+                                return try JSONDecoder().decode(CreateShortLinkResponse.self, from: Data(body.readableBytesView)).shortLink
+                            }
+                        }
+                        return try await group.reduce(into: [String]()) { $0.append($1) }
+                    })
+            } catch {
+                minted = .failure(error)
             }
+            try await http.shutdown()
+            let codes = try minted.get()
             #expect(codes.count == 200)
             #expect(Set(codes).count == 200)
             // The same request twice, at once, mints one link.
