@@ -17,32 +17,18 @@ import Testing
         /// Yields when a write starts, with its counters.
         let writes: AsyncStream<[EventCounterKey: Int64]>
         private let started: AsyncStream<[EventCounterKey: Int64]>.Continuation
-        private let gate = NIOLockedValueBox<(first: Bool, open: Bool, waiting: CheckedContinuation<Void, Never>?)>((true, false, nil))
+        private let gate = FirstWriteGate()
 
         init(base: SQLiteStore) {
             self.base = base
             (writes, started) = AsyncStream.makeStream()
         }
 
-        func open() {
-            gate.withLockedValue { gate -> CheckedContinuation<Void, Never>? in
-                gate.open = true
-                defer { gate.waiting = nil }
-                return gate.waiting
-            }?.resume()
-        }
+        func open() { gate.open() }
 
         func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
             started.yield(counts)
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let held = gate.withLockedValue { gate in
-                    defer { gate.first = false }
-                    guard gate.first, !gate.open else { return false }
-                    gate.waiting = continuation
-                    return true
-                }
-                if !held { continuation.resume() }
-            }
+            await gate.pass()
             try await base.addEventCounts(counts)
         }
 

@@ -17,7 +17,7 @@ import Testing
         /// Yields when a write starts, with its clicks' ids.
         let writes: AsyncStream<[String]>
         private let started: AsyncStream<[String]>.Continuation
-        private let gate = NIOLockedValueBox<(first: Bool, open: Bool, waiting: CheckedContinuation<Void, Never>?)>((true, false, nil))
+        private let gate = FirstWriteGate()
         /// Every write fails (the store is locked or down for pending clicks only), and none is held.
         let failsWrites: Bool
 
@@ -27,26 +27,12 @@ import Testing
             (writes, started) = AsyncStream.makeStream()
         }
 
-        func open() {
-            gate.withLockedValue { gate -> CheckedContinuation<Void, Never>? in
-                gate.open = true
-                defer { gate.waiting = nil }
-                return gate.waiting
-            }?.resume()
-        }
+        func open() { gate.open() }
 
         func insertPendingClicks(_ clicks: [PendingClick]) async throws {
             started.yield(clicks.map(\.id))
             if failsWrites { throw StoreError.unavailable("pending clicks cannot be written") }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let held = gate.withLockedValue { gate in
-                    defer { gate.first = false }
-                    guard gate.first, !gate.open else { return false }
-                    gate.waiting = continuation
-                    return true
-                }
-                if !held { continuation.resume() }
-            }
+            await gate.pass()
             try await base.insertPendingClicks(clicks)
         }
 
