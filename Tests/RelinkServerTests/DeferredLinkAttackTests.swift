@@ -278,19 +278,7 @@ struct DeferredLinkAttackTests {
             let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fcached", key: key, with: client)
             let cachedPath = try #require(AbsoluteURI(minted.shortLink)).path
             // Another connection holds an exclusive lock, on a thread of its own, until released.
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = Thread {
-                try? other.inDatabase { db in
-                    try db.execute(sql: "BEGIN EXCLUSIVE")
-                    locked.signal()
-                    release.wait()
-                    try db.execute(sql: "ROLLBACK")
-                }
-                locked.signal()
-            }
-            holder.start()
-            locked.wait()
+            let (release, locked) = Self.holdExclusiveLock(other)
             let refused = try await client.execute(
                 uri: "/v1/shortLinks?key=\(key)", method: .post,
                 body: ByteBuffer(string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fnew"}"#))
@@ -344,19 +332,7 @@ struct DeferredLinkAttackTests {
             let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
             let linkPath = try #require(AbsoluteURI(minted.shortLink)).path
             let statsURI = "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/linkStats?durationDays=1&key=\(key)"
-            let locked = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = Thread {
-                try? other.inDatabase { db in
-                    try db.execute(sql: "BEGIN EXCLUSIVE")
-                    locked.signal()
-                    release.wait()
-                    try db.execute(sql: "ROLLBACK")
-                }
-                locked.signal()
-            }
-            holder.start()
-            locked.wait()
+            let (release, locked) = Self.holdExclusiveLock(other)
             let click = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
             #expect(click.status.code < 400)
             let refused = try await client.execute(uri: statsURI, method: .get)
@@ -374,5 +350,24 @@ struct DeferredLinkAttackTests {
                 stats.linkEventStats.filter { $0.event == .click }.reduce(0) { $0 + (Int($1.count) ?? 0) } == 2,
                 "the desktop's click and the iPhone's")
         }
+    }
+
+    /// Another connection takes SQLite's exclusive lock, on a thread of its own, and holds it until `release` is
+    /// signalled; `released` is signalled once it has rolled back.
+    static func holdExclusiveLock(_ other: DatabaseQueue) -> (release: DispatchSemaphore, released: DispatchSemaphore) {
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? other.inDatabase { db in
+                try db.execute(sql: "BEGIN EXCLUSIVE")
+                locked.signal()
+                release.wait()
+                try db.execute(sql: "ROLLBACK")
+            }
+            locked.signal()
+        }
+        holder.start()
+        locked.wait()
+        return (release, locked)
     }
 }
