@@ -278,7 +278,11 @@ struct AttributionMatcherTests {
         #expect(IPAddress("64:ff9b::cb00:7107") == v4)
         #expect(IPAddress("64:ff9b::198.51.100.7")?.networkPrefix == [198, 51, 100])
         #expect(IPAddress("64:ff9b:1::203.0.113.7")?.version == .v6)
-        for bad in ["", "1.2.3", "256.1.1.1", "1.2.3.4.5", "::1::", "2001:db8::g", "example.com"] {
+        #expect(IPAddress("010.0.0.255")?.bytes == [10, 0, 0, 255])
+        for bad in [
+            "", "1.2.3", "256.1.1.1", "1.2.3.4.5", "::1::", "2001:db8::g", "example.com", "1..2.3", ".1.2.3", "1.2.3.", "1.2.3.0004",
+            "1.2.3.４", "1.2.3.4 ", "-1.2.3.4",
+        ] {
             #expect(IPAddress(bad) == nil, "\(bad)")
         }
         #expect(LanguageList.fromAcceptLanguage("en-US,en;q=0.9,fr-CA;q=0.8,*;q=0.1") == ["en", "fr"])
