@@ -33,6 +33,26 @@ struct AttributionSimulationTests {
         if settings.name == "default" { #expect(report.organicDefault == 0) }
     }
 
+    /// One carrier address behind most clickers (70% on carrier, one NAT address): past every bound a claim reads
+    /// within, so the bounded reads and the estimated crowd are what decide there.
+    static let beyondTheBounds = PopulationSettings(name: "one carrier address", wifiShare: 0.3, natPoolSize: 1, natAddressesPerNetwork: 1)
+
+    /// The bounds on what a claim reads (`CandidateBounds.default`, `AddressActivity.countedClicks`) leave the figures
+    /// where reading everything puts them: DEFAULT at 0.99 or better everywhere, its recall within half a point, no
+    /// more organic installs given DEFAULT. (The populations but the last stay within the bounds almost always.)
+    @Test(arguments: populations + [beyondTheBounds])
+    func boundedReadsKeepTheFigures(_ settings: PopulationSettings) {
+        let bounded = AttributionSimulation.run(settings, matcher: AttributionSimulation.relink())
+        let unbounded = AttributionSimulation.run(
+            settings, bounds: CandidateBounds(perAddress: .max, perNetwork: .max), countedClicks: .max, matcher: AttributionSimulation.relink())
+        print("bounded, " + bounded.description)
+        print("unbounded, " + unbounded.description)
+        #expect(bounded.correct[.unique] == bounded.returned[.unique])
+        #expect(bounded.precision(.default) >= 0.99, "\(settings.name)")
+        #expect(abs(bounded.recall(.default) - unbounded.recall(.default)) <= 0.005, "\(settings.name)")
+        #expect(bounded.organicDefault <= unbounded.organicDefault, "\(settings.name)")
+    }
+
     /// Against the rules it replaced, on the default population: DEFAULT at least as precise with no organic install
     /// given one, recall within 3 points (both near the frontier: the rules' extra answers are where organic installs
     /// and neighbours get DEFAULT), and WEAK answers right far more often.

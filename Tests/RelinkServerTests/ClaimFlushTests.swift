@@ -41,15 +41,16 @@ import Testing
         }
         func pendingClick(id: String) async throws -> PendingClick? { try await base.pendingClick(id: id) }
         func candidateClicks(
-            projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+            projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
         ) async throws -> [PendingClick] {
             try await base.candidateClicks(
-                projectId: projectId, platform: platform, appId: appId, since: since, fingerprint: fingerprint, limit: limit)
+                projectId: projectId, platform: platform, appId: appId, since: since, fingerprint: fingerprint, bounds: bounds)
         }
         func addressActivity(
-            projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
+            projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
         ) async throws -> AddressActivity {
-            try await base.addressActivity(projectId: projectId, addressHash: addressHash, since: since, platform: platform, fingerprint: fingerprint)
+            try await base.addressActivity(
+                projectId: projectId, addressHash: addressHash, since: since, platform: platform, fingerprint: fingerprint, limit: limit)
         }
         func claim(
             clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date

@@ -304,27 +304,26 @@ struct StoreConformanceTests {
             let since = Date(timeIntervalSince1970: now - 7200)
             // Only clicks of the claiming app that share the address or the network: never by OS and device alone.
             let candidates = try await store.candidateClicks(
-                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, bounds: .default)
             #expect(candidates.map(\.id) == ["same-address", "same-network"])
-            let limited = try await store.candidateClicks(
-                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 1)
-            #expect(limited.map(\.id) == ["same-address"])
             #expect(
                 try await store.candidateClicks(
-                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.other", since: since, fingerprint: probe, limit: 10
+                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.other", since: since, fingerprint: probe, bounds: .default
                 ).map(\.id) == ["other-app"])
             var anywhere = probe
             (anywhere.addressHash, anywhere.networkHash) = (nil, nil)
             #expect(
                 try await store.candidateClicks(
-                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: anywhere, limit: 10
+                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: anywhere, bounds: .default
                 ).isEmpty)
 
             let activity = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe)
+                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe,
+                limit: 100)
             #expect(activity == AddressActivity(clicks: 3, similarClicks: 2))
             let none = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe)
+                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe,
+                limit: 100)
             #expect(none == AddressActivity(clicks: 0, similarClicks: 0))
 
             // Claimed clicks are no longer candidates; weakly claimed ones still are (a better match may take them).
@@ -337,13 +336,41 @@ struct StoreConformanceTests {
                     clickId: "same-network", confidence: .weak, projectId: "pictlink", installId: "i2", response: "{}",
                     at: Date(timeIntervalSince1970: now)) == .claimed)
             let after = try await store.candidateClicks(
-                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, limit: 10)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, bounds: .default)
             #expect(after.map(\.id) == ["same-network"])
             #expect(after.first?.isWeaklyClaimed == true)
             let claimed = try #require(try await store.pendingClick(id: "same-address"))
             #expect(claimed.claimedAt == Date(timeIntervalSince1970: now))
             #expect(claimed.confidence == .default)
             #expect(!claimed.isWeaklyClaimed)
+        }
+    }
+
+    /// A crowded address costs a claim its bounds, not its crowd: each arm reads the most recent clicks of the
+    /// address or the network (every platform, claimed or not), and only then keeps the claiming app's unclaimed ones;
+    /// the activity count stops at its limit and says when the oldest counted click was made.
+    @Test(arguments: StoreKind.available) func aCrowdedAddressIsReadOnlyToItsBounds(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now: TimeInterval = 1_700_000_000
+            var clicks = (0..<20).map { Self.click("address-\($0)", at: now - 2000 + Double($0) * 10) }
+            clicks += (0..<5).map { Self.click("android-\($0)", at: now - 1805 + Double($0), platform: .android) }
+            clicks += (0..<10).map { Self.click("network-\($0)", at: now - 500 + Double($0), address: "a2") }
+            try await store.insertPendingClicks(clicks)
+            let probe = Self.click("probe").fingerprint
+            let since = Date(timeIntervalSince1970: now - 7200)
+            let candidates = try await store.candidateClicks(
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe,
+                bounds: CandidateBounds(perAddress: 8, perNetwork: 3))
+            // The address's 8 latest are the 5 Android clicks and 3 iPhone ones; the network's 3 latest are from a2.
+            #expect(candidates.map(\.id) == ["network-9", "network-8", "network-7", "address-19", "address-18", "address-17"])
+
+            let day = Date(timeIntervalSince1970: now - 86_400)
+            let bounded = try await store.addressActivity(
+                projectId: "pictlink", addressHash: "a1", since: day, platform: .iOS, fingerprint: probe, limit: 10)
+            #expect(bounded == AddressActivity(clicks: 10, similarClicks: 5, oldestCounted: Date(timeIntervalSince1970: now - 1850)))
+            let whole = try await store.addressActivity(
+                projectId: "pictlink", addressHash: "a1", since: day, platform: .iOS, fingerprint: probe, limit: 100)
+            #expect(whole == AddressActivity(clicks: 25, similarClicks: 20))
         }
     }
 
@@ -530,7 +557,7 @@ struct StoreConformanceTests {
             #expect(try await store.pendingClick(id: "other")?.requestedLink == long + "&utm_source=b")
             let candidates = try await store.candidateClicks(
                 projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: Date(timeIntervalSince1970: now - 50),
-                fingerprint: clicks[0].fingerprint, limit: 10)
+                fingerprint: clicks[0].fingerprint, bounds: CandidateBounds(perAddress: 10, perNetwork: 10))
             #expect(candidates.count == 10 && candidates.allSatisfy { $0.requestedLink == long })
             // A short link stays in its row.
             try await store.insertPendingClicks([Self.click("short")])

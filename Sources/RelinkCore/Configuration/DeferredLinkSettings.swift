@@ -13,18 +13,21 @@ public struct DeferredLinkSettings: Hashable, Sendable {
     /// never by id). For testing on devices: it tells a claiming device about other people's recent clicks from its
     /// network, so it is off by default and the server warns at start when it is on.
     public var debug: Bool
+    /// How many recent clicks from the install's address and network a fingerprint claim reads.
+    public var candidateBounds: CandidateBounds
 
     public static let `default` = DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: false)
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool, minimumConfidence: AttributionConfidence = .weak,
-        debug: Bool = false
+        debug: Bool = false, candidateBounds: CandidateBounds = .default
     ) {
         self.fingerprintWindowMinutes = fingerprintWindowMinutes
         self.tokenWindowHours = tokenWindowHours
         self.clipboard = clipboard
         self.minimumConfidence = minimumConfidence
         self.debug = debug
+        self.candidateBounds = candidateBounds
     }
 }

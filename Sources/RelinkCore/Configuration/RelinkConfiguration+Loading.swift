@@ -343,7 +343,9 @@ extension RelinkConfiguration {
     )
         -> DeferredLinkSettings?
     {
-        let keys = ["fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence", "debug"]
+        let keys = [
+            "fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence", "debug", "candidatesPerAddress", "candidatesPerNetwork",
+        ]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let defaults = DeferredLinkSettings.default
         let fingerprint = reader.integer(fields, "fingerprintWindowMinutes", in: 1...1440) ?? defaults.fingerprintWindowMinutes
@@ -359,7 +361,10 @@ extension RelinkConfiguration {
         return DeferredLinkSettings(
             fingerprintWindowMinutes: fingerprint, tokenWindowHours: token, clipboard: reader.bool(fields, "clipboard") ?? defaults.clipboard,
             minimumConfidence: minimum.flatMap(AttributionConfidence.init(rawValue:)) ?? defaults.minimumConfidence,
-            debug: reader.bool(fields, "debug") ?? defaults.debug)
+            debug: reader.bool(fields, "debug") ?? defaults.debug,
+            candidateBounds: CandidateBounds(
+                perAddress: reader.integer(fields, "candidatesPerAddress", in: CandidateBounds.allowed) ?? defaults.candidateBounds.perAddress,
+                perNetwork: reader.integer(fields, "candidatesPerNetwork", in: CandidateBounds.allowed) ?? defaults.candidateBounds.perNetwork))
     }
 
     private static func readSocialPreview(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> SocialPreviewSettings? {

@@ -319,7 +319,8 @@ final class DeferredLinkService: Sendable {
         }
     }
 
-    /// How busy this address has been lately, under the current and previous secrets.
+    /// How busy this address has been lately, under the current and previous secrets: each read counts at most
+    /// `AddressActivity.countedClicks`, and a crowd past that is estimated from their rate.
     func addressActivity(
         _ fingerprint: DeviceFingerprint, _ claim: Claim, previous: [AddressHasher.Hashes]
     ) async throws -> AddressActivity {
@@ -327,29 +328,30 @@ final class DeferredLinkService: Sendable {
         for hashes in [claim.hashes].compactMap({ $0 }) + previous {
             var keyed = fingerprint
             keyed.addressHash = hashes.address
-            let more = try await store.addressActivity(
+            let counted = try await store.addressActivity(
                 projectId: claim.app.project.id, addressHash: hashes.address,
-                since: claim.now.addingTimeInterval(-AttributionMatcher.crowdPeriod), platform: claim.app.platform, fingerprint: keyed)
-            activity.clicks += more.clicks
-            activity.similarClicks += more.similarClicks
+                since: claim.now.addingTimeInterval(-AttributionMatcher.crowdPeriod), platform: claim.app.platform, fingerprint: keyed,
+                limit: AddressActivity.countedClicks)
+            activity = activity + counted.estimated(now: claim.now)
         }
         return activity
     }
 
     /// The clicks this install may be, from its address or network, under the current and previous secrets (the
-    /// latter translated to the current secret's hashes).
+    /// latter translated to the current secret's hashes): each read bounded by the project's `CandidateBounds`.
     func candidateClicks(
         _ fingerprint: DeviceFingerprint, _ claim: Claim, since: Date, previous: [AddressHasher.Hashes]
     ) async throws -> [PendingClick] {
         let app = claim.app
+        let bounds = app.project.deferred.candidateBounds
         var candidates = try await store.candidateClicks(
-            projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: fingerprint, limit: 500)
+            projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: fingerprint, bounds: bounds)
         guard let hashes = claim.hashes else { return candidates }
         for old in previous {
             var keyed = fingerprint
             (keyed.addressHash, keyed.networkHash) = (old.address, old.network)
             for var click in try await store.candidateClicks(
-                projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: keyed, limit: 500)
+                projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: keyed, bounds: bounds)
             {
                 if click.fingerprint.addressHash == old.address { click.fingerprint.addressHash = hashes.address }
                 if click.fingerprint.networkHash == old.network { click.fingerprint.networkHash = hashes.network }

@@ -64,21 +64,23 @@ extension PostgresStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await rows(
             """
             \(unescaped: ClickedLink.selectClicks)
             WHERE p.id IN (
-                SELECT id FROM pending_clicks
-                WHERE project_id = \(projectId) AND address_hash = \(fingerprint.addressHash) AND created_at >= \(since.timeIntervalSince1970)
+                (SELECT id FROM pending_clicks
+                 WHERE project_id = \(projectId) AND address_hash = \(fingerprint.addressHash) AND created_at >= \(since.timeIntervalSince1970)
+                 ORDER BY created_at DESC LIMIT \(bounds.perAddress))
                 UNION
-                SELECT id FROM pending_clicks
-                WHERE project_id = \(projectId) AND network_hash = \(fingerprint.networkHash) AND created_at >= \(since.timeIntervalSince1970)
+                (SELECT id FROM pending_clicks
+                 WHERE project_id = \(projectId) AND network_hash = \(fingerprint.networkHash) AND created_at >= \(since.timeIntervalSince1970)
+                 ORDER BY created_at DESC LIMIT \(bounds.perNetwork))
             )
               AND p.platform = \(platform.rawValue) AND p.app_id = \(appId) AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
-            ORDER BY p.created_at DESC LIMIT \(limit)
+            ORDER BY p.created_at DESC
             """
         ).map(PendingClick.init(row:))
     }
@@ -92,19 +94,26 @@ extension PostgresStore {
     }
 
     public func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
+        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> AddressActivity {
         let row = try await rows(
             """
             SELECT COUNT(*)::BIGINT AS clicks,
                    COUNT(*) FILTER (WHERE platform = \(platform.rawValue) AND os_version IS NOT DISTINCT FROM \(fingerprint.osVersion)
-                                    AND device IS NOT DISTINCT FROM \(fingerprint.device))::BIGINT AS similar
-            FROM pending_clicks
-            WHERE project_id = \(projectId) AND address_hash = \(addressHash) AND created_at >= \(since.timeIntervalSince1970)
+                                    AND device IS NOT DISTINCT FROM \(fingerprint.device))::BIGINT AS similar,
+                   MIN(created_at) AS oldest
+            FROM (
+                SELECT platform, os_version, device, created_at FROM pending_clicks
+                WHERE project_id = \(projectId) AND address_hash = \(addressHash) AND created_at >= \(since.timeIntervalSince1970)
+                ORDER BY created_at DESC LIMIT \(limit)
+            ) AS recent
             """
         ).first
+        let clicks = Int(try row?.value("clicks", as: Int64.self) ?? 0)
+        let oldest = try row?.value("oldest", as: Double?.self) ?? nil
         return AddressActivity(
-            clicks: Int(try row?.value("clicks", as: Int64.self) ?? 0), similarClicks: Int(try row?.value("similar", as: Int64.self) ?? 0))
+            clicks: clicks, similarClicks: Int(try row?.value("similar", as: Int64.self) ?? 0),
+            oldestCounted: clicks >= limit ? oldest.map(Date.init(timeIntervalSince1970:)) : nil)
     }
 
     public func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws {

@@ -7,16 +7,19 @@ public protocol DeferredLinkRepository: Sendable {
     /// Adds what the preview page's script measured in the browser; false when there is no such unclaimed click.
     func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool
     func pendingClick(id: String) async throws -> PendingClick?
-    /// Clicks of a project, platform and app (`appId`) since `since` that share the address or the network of
-    /// `fingerprint`, unclaimed or claimed only as `WEAK`: the candidates worth scoring, newest first.
+    /// The candidates worth scoring for a claim, newest first: of a project's clicks since `since`, the
+    /// `bounds.perAddress` most recent from the address of `fingerprint` and the `bounds.perNetwork` most recent from
+    /// its network (any platform, claimed or not: the bounds are on what is read), then those of `platform` and
+    /// `appId` that are unclaimed or claimed only as `WEAK`. Each read is one range of an index ending with the time.
     func candidateClicks(
-        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
     ) async throws -> [PendingClick]
-    /// How many clicks of a project came from an address since `since`, claimed or not: all of them (a busy address
-    /// is a shared one: carrier NAT, public Wi-Fi), and those of `platform` with the OS version and device of
-    /// `fingerprint` (several such make any match from there ambiguous).
+    /// How many clicks of a project came from an address since `since`, claimed or not, counting at most `limit`
+    /// of the most recent: all of them (a busy address is a shared one: carrier NAT, public Wi-Fi), and those of
+    /// `platform` with the OS version and device of `fingerprint` (several such make any match from there
+    /// ambiguous). When the count reaches `limit`, `oldestCounted` says when the oldest counted click was made.
     func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
+        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> AddressActivity
     /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
     /// the click if nobody has, or if an earlier claim took it only as `WEAK` and this one is `DEFAULT` or `UNIQUE`;
@@ -33,16 +36,6 @@ public protocol DeferredLinkRepository: Sendable {
     func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount]
     /// Deletes a project's clicks created before `clicksBefore` and its claims created before `claimsBefore`.
     func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int
-}
-
-public struct AddressActivity: Sendable, Equatable {
-    public var clicks: Int
-    public var similarClicks: Int
-
-    public init(clicks: Int, similarClicks: Int) {
-        self.clicks = clicks
-        self.similarClicks = similarClicks
-    }
 }
 
 /// Small named values the service keeps, such as the secret for hashing addresses.

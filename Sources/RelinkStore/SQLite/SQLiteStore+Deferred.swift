@@ -284,7 +284,7 @@ extension SQLiteStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await read { db in
@@ -293,36 +293,46 @@ extension SQLiteStore {
                     sql: """
                         \(ClickedLink.selectClicks)
                         WHERE p.rowid IN (
-                            SELECT rowid FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                            SELECT rowid FROM (
+                                SELECT rowid FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                                ORDER BY created_at DESC LIMIT ?)
                             UNION
-                            SELECT rowid FROM pending_clicks WHERE project_id = ? AND network_hash = ? AND created_at >= ?
+                            SELECT rowid FROM (
+                                SELECT rowid FROM pending_clicks WHERE project_id = ? AND network_hash = ? AND created_at >= ?
+                                ORDER BY created_at DESC LIMIT ?)
                         )
                           AND p.platform = ? AND p.app_id = ? AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
-                        ORDER BY p.created_at DESC LIMIT ?
+                        ORDER BY p.created_at DESC
                         """),
                 arguments: [
-                    projectId, fingerprint.addressHash, since.timeIntervalSince1970, projectId, fingerprint.networkHash,
-                    since.timeIntervalSince1970, platform.rawValue, appId, limit,
+                    projectId, fingerprint.addressHash, since.timeIntervalSince1970, bounds.perAddress, projectId, fingerprint.networkHash,
+                    since.timeIntervalSince1970, bounds.perNetwork, platform.rawValue, appId,
                 ]
             ).map(PendingClick.init(row:))
         }
     }
 
     public func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint
+        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
     ) async throws -> AddressActivity {
         try await read { db in
             let row = try Row.fetchOne(
                 try db.cachedStatement(
                     sql: """
-                        SELECT COUNT(*) AS clicks,
-                               COALESCE(SUM(platform = ? AND os_version IS ? AND device IS ?), 0) AS similar
-                        FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                        SELECT COUNT(*) AS clicks, COALESCE(SUM(platform = ? AND os_version IS ? AND device IS ?), 0) AS similar,
+                               MIN(created_at) AS oldest
+                        FROM (
+                            SELECT platform, os_version, device, created_at FROM pending_clicks
+                            WHERE project_id = ? AND address_hash = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?)
                         """),
                 arguments: [
-                    platform.rawValue, fingerprint.osVersion, fingerprint.device, projectId, addressHash, since.timeIntervalSince1970,
+                    platform.rawValue, fingerprint.osVersion, fingerprint.device, projectId, addressHash, since.timeIntervalSince1970, limit,
                 ])
-            return AddressActivity(clicks: row?["clicks"] ?? 0, similarClicks: row?["similar"] ?? 0)
+            let clicks: Int = row?["clicks"] ?? 0
+            let oldest: Double? = row?["oldest"]
+            return AddressActivity(
+                clicks: clicks, similarClicks: row?["similar"] ?? 0,
+                oldestCounted: clicks >= limit ? oldest.map(Date.init(timeIntervalSince1970:)) : nil)
         }
     }
 

@@ -70,23 +70,34 @@ struct AttributionSimulation {
         }
     }
 
-    static func run(_ settings: PopulationSettings, window: TimeInterval = 7200, matcher: Matcher) -> Report {
+    /// Runs `settings`' population through `matcher`, reading candidates and address activity as the store does:
+    /// at most `bounds` of the latest clicks per address and per network in the window (any platform, claimed or
+    /// not), then the install's platform's unclaimed ones; the day's clicks at the address counted over at most
+    /// `countedClicks` of them and estimated past that (`AddressActivity`).
+    static func run(
+        _ settings: PopulationSettings, window: TimeInterval = 7200, bounds: CandidateBounds = .default,
+        countedClicks: Int = AddressActivity.countedClicks, matcher: Matcher
+    ) -> Report {
         let users = settings.users()
         var report = Report(name: settings.name)
         let clickers = users.filter { $0.click != nil }.sorted { $0.clickTime < $1.clickTime }
-        let clickTimes = clickers.map(\.clickTime)
-        let timesByAddress = Dictionary(grouping: clickers, by: { $0.click!.addressHash! }).mapValues { $0.map(\.clickTime) }
-        func similarKey(_ android: Bool, _ fingerprint: DeviceFingerprint) -> String {
-            "\(fingerprint.addressHash!)|\(android)|\(fingerprint.osVersion!)|\(fingerprint.device!)"
+        // Each address's and network's clicks, oldest first, as indexes into `clickers`.
+        let byAddress = Dictionary(grouping: clickers.indices, by: { clickers[$0].click!.addressHash! })
+        let byNetwork = Dictionary(grouping: clickers.indices, by: { clickers[$0].click!.networkHash! })
+        func similar(_ click: SimulatedUser, to user: SimulatedUser) -> Bool {
+            click.android == user.android && click.click!.osVersion == user.install.osVersion && click.click!.device == user.install.device
         }
-        let timesBySimilar = Dictionary(grouping: clickers, by: { similarKey($0.android, $0.click!) }).mapValues { $0.map(\.clickTime) }
-        func lowerBound(_ times: [Double], _ time: Double) -> Int {
-            var (low, high) = (0, times.count)
+        /// The clicks of `list` made in [`from`, `to`], at most the `limit` latest, latest first.
+        func latest(_ list: [Int]?, from: Double, to: Double, limit: Int) -> ArraySlice<Int> {
+            guard let list else { return [] }
+            var (low, high) = (0, list.count)
             while low < high {
                 let middle = (low + high) / 2
-                if times[middle] < time { low = middle + 1 } else { high = middle }
+                if clickers[list[middle]].clickTime <= to { low = middle + 1 } else { high = middle }
             }
-            return low
+            var first = low
+            while first > 0, low - first < limit, clickers[list[first - 1]].clickTime >= from { first -= 1 }
+            return list[first..<low].reversed()[...]
         }
         var claimed: Set<Int> = []
         var weaklyClaimed: Set<Int> = []
@@ -114,22 +125,28 @@ struct AttributionSimulation {
                 }
                 continue
             }
-            let first = lowerBound(clickTimes, user.installTime - window)
-            let last = lowerBound(clickTimes, user.installTime.nextUp)
-            let candidates = clickers[first..<max(first, last)].filter { other in
+            let from = user.installTime - window
+            let read = Set(
+                latest(byAddress[user.install.addressHash!], from: from, to: user.installTime, limit: bounds.perAddress)
+                    + latest(byNetwork[user.install.networkHash!], from: from, to: user.installTime, limit: bounds.perNetwork))
+            let candidates = read.sorted(by: >).map { clickers[$0] }.filter { other in
                 other.android == user.android && (!claimed.contains(other.id) || weaklyClaimed.contains(other.id))
             }.map {
                 AttributionMatcher.Candidate(
                     id: String($0.id), createdAt: Date(timeIntervalSince1970: $0.clickTime), fingerprint: $0.click!,
                     weaklyClaimed: weaklyClaimed.contains($0.id))
             }
-            func count(_ times: [Double]) -> Int {
-                lowerBound(times, user.installTime.nextUp) - lowerBound(times, user.installTime - AttributionMatcher.crowdPeriod)
-            }
+            let counted = latest(
+                byAddress[user.install.addressHash!], from: user.installTime - AttributionMatcher.crowdPeriod, to: user.installTime,
+                limit: countedClicks)
+            let now = Date(timeIntervalSince1970: user.installTime)
+            let activity = AddressActivity(
+                clicks: counted.count, similarClicks: counted.filter { similar(clickers[$0], to: user) }.count,
+                oldestCounted: counted.count >= countedClicks ? counted.last.map { Date(timeIntervalSince1970: clickers[$0].clickTime) } : nil
+            ).estimated(now: now)
             let question = Question(
-                install: user.install, candidates: candidates, now: Date(timeIntervalSince1970: user.installTime), window: window,
-                addressActivity: count(timesByAddress[user.install.addressHash!] ?? []),
-                similarActivity: count(timesBySimilar[similarKey(user.android, user.install)] ?? []))
+                install: user.install, candidates: candidates, now: now, window: window, addressActivity: activity.clicks,
+                similarActivity: activity.similarClicks)
             switch matcher(question) {
             case .matched(let id, let confidence, _):
                 let clickId = Int(id)!
