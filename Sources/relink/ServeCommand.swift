@@ -96,6 +96,13 @@ struct ServeCommand: AsyncParsableCommand {
             "Per-client rate limits count an IPv6 client by this prefix of its address, 32 to 128 (default: 64).", valueName: "bits"))
     var ipv6LimitPrefix: Int = 64
 
+    @Option(
+        help: ArgumentHelp(
+            "Clicks one client network (an IPv4 address, an IPv6 --ipv6-limit-prefix) may leave for deferred linking, a second, "
+                + "with a burst of 100 seconds' worth; past it clicks are redirected and counted, not kept (default: 10).",
+            valueName: "clicks"))
+    var keptClicksPerNetwork: Int = 10
+
     @Option(help: "text (the default) or json: one JSON object a line, with the request id (default: $RELINK_LOG_FORMAT).")
     var logFormat: String?
 
@@ -166,6 +173,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (32...128).contains(ipv6LimitPrefix) else {
             throw CLIError.usage("--ipv6-limit-prefix must be 32 to 128 bits, got \(ipv6LimitPrefix)")
         }
+        guard (1...100_000).contains(keptClicksPerNetwork) else {
+            throw CLIError.usage("--kept-clicks-per-network must be 1 to 100000 a second, got \(keptClicksPerNetwork)")
+        }
         let format = (logFormat ?? environment["RELINK_LOG_FORMAT"] ?? "text").lowercased()
         switch format {
         case "text": Self.bootstrapLogging { label in TextLogHandler(label: label) }
@@ -208,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
             ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
+        server.keptClicksPerNetwork = RateLimit(requestsPerSecond: Double(keptClicksPerNetwork), burst: keptClicksPerNetwork * 100)
         server.console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
         if let text = linkCache.map(String.init) ?? environment["RELINK_LINK_CACHE"], !text.isEmpty {
             guard let entries = Int(text), (16...100_000_000).contains(entries) else {

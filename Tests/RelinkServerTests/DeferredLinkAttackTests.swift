@@ -224,6 +224,26 @@ struct DeferredLinkAttackTests {
         }
     }
 
+    /// One network clicking fast (a script, a flood): past its budget of kept clicks (here 1 a second, 20 at once)
+    /// its clicks still get their page and are counted, without being kept; another network's are kept.
+    @Test func clicksKeptForDeferredLinkingAreCappedPerNetwork() async throws {
+        let store = try SQLiteStore()
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, store: store)
+        configuration.keptClicksPerNetwork = RateLimit(requestsPerSecond: 1, burst: 20)
+        try await buildApplication(configuration: configuration).test(.router) { client in
+            let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<60 { group.addTask { try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.30") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(pages.allSatisfy { $0.status == .ok })
+            func keptClick(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
+            let kept = pages.filter(keptClick).count
+            #expect(kept >= 20 && kept < 40, "\(kept) of 60 kept")
+            #expect(keptClick(try await D.click(client, "/?\(T.sampleQuery)", from: "203.0.113.30")))
+        }
+    }
+
     /// Clicks on long links (here 7,000 characters) fill the buffer's bytes before its count.
     @Test func theClickBufferIsCappedInBytes() async throws {
         let store = try SQLiteStore()

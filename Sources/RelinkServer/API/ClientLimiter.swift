@@ -10,6 +10,9 @@ final class ClientLimiter: Sendable {
         /// Keeping a click on a long link (over `PendingClick.inlineLinkLength`) for deferred deep linking: each
         /// distinct one costs its text in the database for a day.
         case longLinkCapture = "long_link_capture"
+        /// Keeping any click for deferred deep linking: each costs a row for the project's token window, so one
+        /// network cannot fill the disk (`keptClicks`, `--kept-clicks-per-network`).
+        case clickCapture = "click_capture"
 
         /// An app claims once per install, so this allows busy carrier NATs, not scanning; beacons come once per
         /// preview page. Re-opens are counted, so a script may not report many. A mistyped key or a rotation gone
@@ -19,6 +22,7 @@ final class ClientLimiter: Sendable {
             case .claim, .beacon, .longLinkCapture: RateLimit(requestsPerSecond: 20, burst: 100)
             case .reopen: RateLimit(requestsPerSecond: 2, burst: 60)
             case .failedKey: RateLimit(requestsPerSecond: 0.1, burst: 20)
+            case .clickCapture: ClientLimiter.defaultKeptClicks
             }
         }
 
@@ -30,6 +34,7 @@ final class ClientLimiter: Sendable {
             case .beacon: "beacons from this address"
             case .failedKey: "failed API key attempts from this address"
             case .longLinkCapture: "deferred-link clicks on long links from this address"
+            case .clickCapture: "deferred-link clicks kept from this address"
             }
         }
     }
@@ -39,13 +44,23 @@ final class ClientLimiter: Sendable {
         let network: ClientNetwork
     }
 
+    /// Clicks kept for deferred linking per client network: 10 a second, and a burst of 1,000 (docs/attribution.md
+    /// says why no real carrier NAT address comes near it).
+    static let defaultKeptClicks = RateLimit(requestsPerSecond: 10, burst: 1_000)
+
     private let buckets: RateLimiter<Key>
     /// The IPv6 prefix length clients are counted by (`--ipv6-limit-prefix`).
     let ipv6PrefixLength: Int
+    /// How many clicks one network may leave for deferred linking (`--kept-clicks-per-network`).
+    let keptClicks: RateLimit
     private let metrics: RelinkMetrics?
 
-    init(ipv6PrefixLength: Int = 64, capacity: Int = 100_000, metrics: RelinkMetrics? = nil) {
+    init(
+        ipv6PrefixLength: Int = 64, keptClicks: RateLimit = ClientLimiter.defaultKeptClicks, capacity: Int = 100_000,
+        metrics: RelinkMetrics? = nil
+    ) {
         self.ipv6PrefixLength = ipv6PrefixLength
+        self.keptClicks = keptClicks
         buckets = RateLimiter(capacity: capacity)
         self.metrics = metrics
     }
@@ -58,7 +73,8 @@ final class ClientLimiter: Sendable {
     /// Takes a token of `endpoint`'s budget for `network` (a request's, from its context), or answers the 429 to send.
     func acquire(_ endpoint: Endpoint, network: ClientNetwork) -> Result<Void, APIError> {
         let key = Key(endpoint: endpoint, network: network)
-        let outcome = buckets.acquire(keyId: key, limit: endpoint.limit, limiting: endpoint.limiting)
+        let limit = endpoint == .clickCapture ? keptClicks : endpoint.limit
+        let outcome = buckets.acquire(keyId: key, limit: limit, limiting: endpoint.limiting)
         if case .failure = outcome { metrics?.rateLimited(endpoint.rawValue) }
         return outcome
     }

@@ -75,7 +75,8 @@ struct ApplicationParts {
         let recorder = EventRecorder(
             store: store, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics, outages: outages)
         // One limiter for every endpoint anyone may call, each with its own budget per client network.
-        let clientLimiter = ClientLimiter(ipv6PrefixLength: configuration.ipv6PrefixLength, metrics: metrics)
+        let clientLimiter = ClientLimiter(
+            ipv6PrefixLength: configuration.ipv6PrefixLength, keptClicks: configuration.keptClicksPerNetwork, metrics: metrics)
         let authenticator = APIKeyAuthenticator(store: store, configuration: relink, limiter: clientLimiter)
         // Every path from a URL to its link goes through this one resolver.
         let resolver = LinkResolver(configuration: relink, store: store, cache: cache)

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var webhookLease: Duration = .seconds(60)
     /// The first retry's delay (then doubling, up to an hour, for a day).
     public var webhookRetryBase: Duration = .seconds(30)
+    /// How many clicks one client network may leave for deferred linking (`--kept-clicks-per-network`); past it a
+    /// click is redirected and counted, not kept.
+    public var keptClicksPerNetwork = ClientLimiter.defaultKeptClicks
     /// The most short links kept in memory for clicks (`--link-cache`); past it, the oldest give way.
     public var linkCacheCapacity = LinkCache.defaultCapacity
     /// Where the web console is served.
