@@ -233,6 +233,15 @@ extension PostgresStore {
                 "CREATE INDEX event_counters_by_day ON event_counters (day, link_id)",
             ]
         ),
+        (
+            "15-address-activity",
+            [
+                // How busy a claimer's address is, counted over its latest clicks from the index alone: a crowded
+                // address's latest clicks lie all over the table.
+                "DROP INDEX pending_clicks_by_address",
+                "CREATE INDEX pending_clicks_by_address ON pending_clicks (project_id, address_hash, created_at) INCLUDE (platform, os_version, device)",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -181,6 +181,15 @@ extension SQLiteStore {
                     CREATE INDEX event_counters_by_day ON event_counters (day, link_id);
                     """)
         }
+        migrator.registerMigration("15-address-activity") { db in
+            // How busy a claimer's address is, counted over its latest clicks from the index alone: a crowded
+            // address's latest clicks lie all over the table.
+            try db.execute(
+                sql: """
+                    DROP INDEX pending_clicks_by_address;
+                    CREATE INDEX pending_clicks_by_address ON pending_clicks (project_id, address_hash, created_at, platform, os_version, device);
+                    """)
+        }
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
