@@ -38,10 +38,17 @@ struct ConfigurationTests {
         #expect(!pictlink.allowlist.allows("https://evil.example/", projectDomains: pictlink.domains))
     }
 
+    @Test func aProjectSetsItsCandidateBounds() throws {
+        let json = Self.project(#""deferred": {"candidatesPerAddress": 50, "candidatesPerNetwork": 1000}"#)
+        let project = try #require(try RelinkConfiguration(json: Data(json.utf8)).projects.first)
+        #expect(project.deferred.candidateBounds == CandidateBounds(perAddress: 50, perNetwork: 1000))
+    }
+
     @Test func aMinimalProjectGetsDefaults() throws {
         let configuration = try RelinkConfiguration(json: Data(Self.project("").utf8))
         let project = try #require(configuration.projects.first)
         #expect(project.deferred == .default)
+        #expect(project.deferred.candidateBounds == CandidateBounds(perAddress: 200, perNetwork: 200))
         #expect(project.ios.isEmpty && project.android.isEmpty && project.routes.isEmpty)
         #expect(project.allowlist.allows("https://go.example.com/x", projectDomains: project.domains))
         #expect(project.allowlist.allows("https://apps.apple.com/app/id1", projectDomains: project.domains))
@@ -210,6 +217,8 @@ struct ConfigurationTests {
         (project(#""deferred": {"tokenWindowHours": 1.5}"#), "projects[0].deferred.tokenWindowHours: must be a whole number, got a fraction"),
         (project(#""deferred": {"tokenWindowHours": "24"}"#), "projects[0].deferred.tokenWindowHours: must be a whole number, got a string"),
         (project(#""deferred": {"clipboard": "yes"}"#), "projects[0].deferred.clipboard: must be true or false, got a string"),
+        (project(#""deferred": {"candidatesPerAddress": 0}"#), "projects[0].deferred.candidatesPerAddress: must be from 1 to 1000, got 0"),
+        (project(#""deferred": {"candidatesPerNetwork": 5000}"#), "projects[0].deferred.candidatesPerNetwork: must be from 1 to 1000, got 5000"),
         (
             project(#""deferred": {"fingerprintWindowMinutes": 180, "tokenWindowHours": 2}"#),
             "projects[0].deferred.fingerprintWindowMinutes: must not exceed tokenWindowHours (2 h)"

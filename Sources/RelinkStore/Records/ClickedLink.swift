@@ -39,9 +39,15 @@ enum ClickedLink {
     /// retried flush) still finds it.
     static let graceAfterLastClick: TimeInterval = 3600
 
-    /// The columns of a pending click and its link, for `SELECT`.
+    /// What `PendingClick(row:)` reads, in this order: the click's columns, then its kept link's text.
+    static let clickColumns = [
+        "id", "project_id", "platform", "link_id", "app_id", "requested_link", "created_at", "address_hash", "network_hash", "ip_version",
+        "os_version", "device", "languages", "screen", "time_zone", "claimed_at", "confidence", "variant", "kept_link",
+    ]
+
+    /// The columns of a pending click and its link, for `SELECT`, in the order of `clickColumns`.
     static let selectClicks = """
-        SELECT p.*, l.link AS kept_link FROM pending_clicks p
+        SELECT \(clickColumns.dropLast().map { "p." + $0 }.joined(separator: ", ")), l.link AS kept_link FROM pending_clicks p
         LEFT JOIN clicked_links l ON l.project_id = p.project_id AND l.digest = p.link_digest
         """
 }

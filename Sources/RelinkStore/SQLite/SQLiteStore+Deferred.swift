@@ -2,6 +2,12 @@ import Foundation
 import GRDB
 import RelinkCore
 
+#if canImport(GRDBSQLite)
+import GRDBSQLite
+#else
+import SQLite3
+#endif
+
 extension SQLiteStore {
     static func registerDeferredMigration(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2-deferred-links") { db in
@@ -192,12 +198,34 @@ extension SQLiteStore {
         }
     }
 
+    private static let clickPositions = IndexedRow.Positions(uniqueKeysWithValues: ClickedLink.clickColumns.enumerated().map { ($1, $0) })
+
+    /// The pending clicks `statement` selects (`ClickedLink.selectClicks`), stepped by hand and read by position: a
+    /// claim reads up to 400 of them, and GRDB's `Row` lowercased each column's name for every value read (a seventh
+    /// of a crowded address's claim).
+    static func pendingClicks(_ statement: Statement, arguments: StatementArguments, in db: Database) throws -> [PendingClick] {
+        try statement.setArguments(arguments)
+        let sqliteStatement = statement.sqliteStatement
+        defer { sqlite3_reset(sqliteStatement) }
+        let row = IndexedRow(statement: sqliteStatement, positions: clickPositions)
+        var clicks: [PendingClick] = []
+        while true {
+            switch sqlite3_step(sqliteStatement) {
+            case SQLITE_ROW: clicks.append(try PendingClick(row: row))
+            case SQLITE_DONE: return clicks
+            case let result:
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql,
+                    arguments: arguments)
+            }
+        }
+    }
+
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {
         try await read { db in
-            try Row.fetchAll(
+            try Self.pendingClicks(
                 try db.cachedStatement(sql: ClickedLink.selectClicks + " WHERE p.link_id = ? ORDER BY p.created_at DESC LIMIT ?"),
-                arguments: [linkId, limit]
-            ).map(PendingClick.init(row:))
+                arguments: [linkId, limit], in: db)
         }
     }
 
@@ -286,9 +314,7 @@ extension SQLiteStore {
 
     public func pendingClick(id: String) async throws -> PendingClick? {
         try await read { db in
-            try Row.fetchOne(
-                try db.cachedStatement(sql: ClickedLink.selectClicks + " WHERE p.id = ?"), arguments: [id]
-            ).map(PendingClick.init(row:))
+            try Self.pendingClicks(try db.cachedStatement(sql: ClickedLink.selectClicks + " WHERE p.id = ?"), arguments: [id], in: db).first
         }
     }
 
@@ -297,7 +323,7 @@ extension SQLiteStore {
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await read { db in
-            try Row.fetchAll(
+            try Self.pendingClicks(
                 try db.cachedStatement(
                     sql: """
                         \(ClickedLink.selectClicks)
@@ -316,8 +342,7 @@ extension SQLiteStore {
                 arguments: [
                     projectId, fingerprint.addressHash, since.timeIntervalSince1970, bounds.perAddress, projectId, fingerprint.networkHash,
                     since.timeIntervalSince1970, bounds.perNetwork, platform.rawValue, appId,
-                ]
-            ).map(PendingClick.init(row:))
+                ], in: db)
         }
     }
 
