@@ -18,7 +18,7 @@ gcc -O2 -shared -fPIC -o "$WORK/malloc-count.so" "$ROOT/Benchmarks/MallocCount/m
 allocations() {
     local binary=$1 path=$2 agent=$3 port=18490 count="$WORK/count"
     rm -f "$WORK"/allocations.sqlite*
-    MALLOC_COUNT_FILE=$count LD_PRELOAD="$WORK/malloc-count.so" "$binary" serve --config "$ROOT/routes.json" \
+    MALLOC_COUNT_FILE=$count LD_PRELOAD="$WORK/malloc-count.so" "$binary" serve $(keep_every_click "$binary") --config "$ROOT/routes.json" \
         --db "$WORK/allocations.sqlite" --port $port --log-level error 2>/dev/null &
     local pid=$!
     wait_for "http://127.0.0.1:$port/healthz"

@@ -128,3 +128,10 @@ rounds = max(len(r) for r in rows.values())
 print(f'(ratio: requests/s relative to "{baseline}"' + (f"; medians of {rounds} rounds)" if rounds > 1 else ")"))
 PY
 }
+
+# keep_every_click BINARY: the flag that lifts the per-network cap on clicks kept for deferred linking, for the
+# benchmarks whose clicks all come from one address and should each be kept as a real user's would (nothing for
+# a build without the cap, so a baseline runs as it is).
+keep_every_click() {
+    if "$1" serve --help 2>/dev/null | grep -q -- --kept-clicks-per-network; then echo "--kept-clicks-per-network 100000"; fi
+}

@@ -26,7 +26,7 @@ start_relink() {
     # start_relink PORT STORE-OPTION...
     local port=$1
     shift
-    "$RELINK" serve --config "$ROOT/routes.json" --port "$port" --log-level info "$@" 2> "$WORK/relink-$port.log" &
+    "$RELINK" serve $(keep_every_click "$RELINK") --config "$ROOT/routes.json" --port "$port" --log-level info "$@" 2> "$WORK/relink-$port.log" &
     PIDS+=($!)
     wait_for "http://127.0.0.1:$port/healthz"
 }

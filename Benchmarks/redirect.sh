@@ -16,11 +16,11 @@ ROUNDS=${ROUNDS:-1}
 
 build_release
 start_nginx "$NGINX_PORT"
-"$RELINK" serve --config "$ROOT/routes.json" --db "$WORK/redirect.sqlite" --port "$RELINK_PORT" --log-level warning &
+"$RELINK" serve $(keep_every_click "$RELINK") --config "$ROOT/routes.json" --db "$WORK/redirect.sqlite" --port "$RELINK_PORT" --log-level warning &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$RELINK_PORT/healthz"
 if [ -n "${BASELINE:-}" ]; then
-    "$BASELINE" serve --config "$ROOT/routes.json" --db "$WORK/baseline.sqlite" --port "$BASELINE_PORT" --log-level warning &
+    "$BASELINE" serve $(keep_every_click "$BASELINE") --config "$ROOT/routes.json" --db "$WORK/baseline.sqlite" --port "$BASELINE_PORT" --log-level warning &
     PIDS+=($!)
     wait_for "http://127.0.0.1:$BASELINE_PORT/healthz"
 fi

@@ -36,7 +36,7 @@ start_nginx "$NGINX_PORT"
 "$ROOT/Benchmarks/Floor/.build/release/Floor" "$FLOOR_PORT" > /dev/null &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$FLOOR_PORT/"
-"$RELINK" serve --config "$ROOT/routes.json" --db "$DB" --port "$RELINK_PORT" --log-level warning --secret-file "$WORK/secret" \
+"$RELINK" serve $(keep_every_click "$RELINK") --config "$ROOT/routes.json" --db "$DB" --port "$RELINK_PORT" --log-level warning --secret-file "$WORK/secret" \
     ${LINK_CACHE:+--link-cache "$LINK_CACHE"} &
 RELINK_PID=$!
 PIDS+=("$RELINK_PID")
@@ -56,7 +56,7 @@ if [ "${POSTGRES:-1}" = 1 ]; then
     "$PG_BIN/psql" -q -h 127.0.0.1 -p "$PG_PORT" -U relink relink \
         -c "\copy links (project_id, domain, code, long_link, parameters, suffix_option, created_at, updated_at) FROM '$WORK/links.csv' CSV" \
         -c "ANALYZE links" > /dev/null
-    "$RELINK" serve --config "$ROOT/routes.json" --database "$RELINK_TEST_DATABASE_URL" --port "$RELINK_PG_PORT" --log-level warning \
+    "$RELINK" serve $(keep_every_click "$RELINK") --config "$ROOT/routes.json" --database "$RELINK_TEST_DATABASE_URL" --port "$RELINK_PG_PORT" --log-level warning \
         --secret-file "$WORK/secret" ${LINK_CACHE:+--link-cache "$LINK_CACHE"} &
     RELINK_PG_PID=$!
     PIDS+=("$RELINK_PG_PID")

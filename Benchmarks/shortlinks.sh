@@ -25,7 +25,7 @@ PY
 KEY=$("$RELINK" keys create --project pictlink --config "$WORK/routes.json" --db "$DB" 2>/dev/null)
 
 start_relink() {
-    "$RELINK" serve --config "$WORK/routes.json" --db "$DB" --port "$RELINK_PORT" --log-level info 2> "$WORK/relink.log" &
+    "$RELINK" serve $(keep_every_click "$RELINK") --config "$WORK/routes.json" --db "$DB" --port "$RELINK_PORT" --log-level info 2> "$WORK/relink.log" &
     RELINK_PID=$!
     PIDS+=("$RELINK_PID")
     wait_for "http://127.0.0.1:$RELINK_PORT/healthz"
