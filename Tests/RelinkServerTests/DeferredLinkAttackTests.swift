@@ -244,6 +244,35 @@ struct DeferredLinkAttackTests {
         }
     }
 
+    /// A network's long links past their own budget are not kept, and must not spend its budget of kept clicks:
+    /// 200 long links at once (about 100 kept), then its short links are still kept within the 200 kept clicks.
+    @Test func longLinksPastTheirBudgetSpendNoKeptClicks() async throws {
+        let store = try SQLiteStore()
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, store: store)
+        configuration.keptClicksPerNetwork = RateLimit(requestsPerSecond: 1, burst: 200)
+        let padding = String(repeating: "x", count: 600)
+        try await buildApplication(configuration: configuration).test(.router) { client in
+            func keptClick(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
+            let long = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)\(index)", from: "198.51.100.40")
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let keptLong = long.filter(keptClick).count
+            #expect(keptLong >= ClientLimiter.Endpoint.longLinkCapture.limit.burst && keptLong < 200, "\(keptLong) of 200 long links kept")
+            var keptShort = 0
+            for _ in 0..<50 where keptClick(try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)", from: "198.51.100.40")) {
+                keptShort += 1
+            }
+            // Before, each refused long link took a kept click's token too: none were left for the short links.
+            #expect(keptShort >= min(50, 200 - keptLong) - 5, "\(keptShort) of 50 short links kept after \(keptLong) long ones")
+        }
+    }
+
     /// Clicks on long links (here 7,000 characters) fill the buffer's bytes before its count.
     @Test func theClickBufferIsCappedInBytes() async throws {
         let store = try SQLiteStore()

@@ -271,14 +271,15 @@ struct RedirectController: Sendable {
         let origin = context.origin
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
-        // Past its budget of kept clicks, or of long links, a client network's clicks still redirect and count,
-        // without being kept. (A request without a peer address comes only from an in-memory test client.)
+        // Past its budget of long links, or of kept clicks, a client network's clicks still redirect and count,
+        // without being kept. (A request without a peer address comes only from an in-memory test client.) The
+        // long-link budget is asked first: a long link refused there must not spend a token of the kept clicks.
         if let limiter, origin.clientAddress != nil {
-            if case .failure = limiter.acquire(.clickCapture, network: context.clientNetwork) { return (plan, nil) }
             if link.url.utf8.count > PendingClick.inlineLinkLength, case .failure = limiter.acquire(.longLinkCapture, network: context.clientNetwork)
             {
                 return (plan, nil)
             }
+            if case .failure = limiter.acquire(.clickCapture, network: context.clientNetwork) { return (plan, nil) }
         }
         let clickID = DeferredLinkService.newClickID()
         // Only a preview page copies the claim link: a redirect to the store does not build it.
