@@ -39,6 +39,20 @@ import Testing
         #expect(allowed(.reopen, "2001:db8:0:1::1"), "another /64 was limited")
     }
 
+    /// Clicks from many networks (each takes a kept click's token) do not make the limiter forget a network it is
+    /// limiting on another endpoint: here its wrong API keys, whose budget would start full again.
+    @Test func keptClicksDoNotPushOutOtherBudgets() {
+        let limiter = ClientLimiter(ipv6PrefixLength: 64, capacity: 64)
+        func allowed(_ endpoint: ClientLimiter.Endpoint, _ address: String) -> Bool {
+            if case .success = limiter.acquire(endpoint, clientAddress: address) { return true }
+            return false
+        }
+        for _ in 0..<ClientLimiter.Endpoint.failedKey.limit.burst { #expect(allowed(.failedKey, "198.51.100.1")) }
+        #expect(!allowed(.failedKey, "198.51.100.1"))
+        for number in 0..<1_000 { #expect(allowed(.clickCapture, "10.0.\(number / 256).\(number % 256)")) }
+        #expect(!allowed(.failedKey, "198.51.100.1"), "1,000 networks' clicks reset this network's budget of wrong API keys")
+    }
+
     /// Click events past the cap are dropped and counted, not held; the counters already held keep counting, and a
     /// failed write keeps them.
     @Test func eventCountersHaveACap() async throws {

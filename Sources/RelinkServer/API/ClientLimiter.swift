@@ -2,7 +2,8 @@ import RelinkCore
 
 /// The one rate limiter of every endpoint anyone may call without a key: claims, re-opens, beacons, and failed API
 /// keys. Each endpoint has its own budget per client network (an IPv4 address, an IPv6 /64 by default), kept in
-/// one fixed-capacity table, so neither the cost of a request nor the memory grows with the number of clients.
+/// fixed-capacity tables (one for kept clicks, one for the rest), so neither the cost of a request nor the memory
+/// grows with the number of clients.
 final class ClientLimiter: Sendable {
     enum Endpoint: String, Sendable, CaseIterable {
         case claim, reopen, beacon
@@ -49,6 +50,9 @@ final class ClientLimiter: Sendable {
     static let defaultKeptClicks = RateLimit(requestsPerSecond: 10, burst: 1_000)
 
     private let buckets: RateLimiter<Key>
+    /// The kept clicks' buckets, apart: every click from a phone takes a token, from more networks than any other
+    /// endpoint sees, and in the one table they would push out the buckets of networks being limited elsewhere.
+    private let keptClickBuckets: RateLimiter<Key>
     /// The IPv6 prefix length clients are counted by (`--ipv6-limit-prefix`).
     let ipv6PrefixLength: Int
     /// How many clicks one network may leave for deferred linking (`--kept-clicks-per-network`).
@@ -62,6 +66,7 @@ final class ClientLimiter: Sendable {
         self.ipv6PrefixLength = ipv6PrefixLength
         self.keptClicks = keptClicks
         buckets = RateLimiter(capacity: capacity)
+        keptClickBuckets = RateLimiter(capacity: capacity)
         self.metrics = metrics
     }
 
@@ -73,8 +78,10 @@ final class ClientLimiter: Sendable {
     /// Takes a token of `endpoint`'s budget for `network` (a request's, from its context), or answers the 429 to send.
     func acquire(_ endpoint: Endpoint, network: ClientNetwork) -> Result<Void, APIError> {
         let key = Key(endpoint: endpoint, network: network)
-        let limit = endpoint == .clickCapture ? keptClicks : endpoint.limit
-        let outcome = buckets.acquire(keyId: key, limit: limit, limiting: endpoint.limiting)
+        let outcome =
+            endpoint == .clickCapture
+            ? keptClickBuckets.acquire(keyId: key, limit: keptClicks, limiting: endpoint.limiting)
+            : buckets.acquire(keyId: key, limit: endpoint.limit, limiting: endpoint.limiting)
         if case .failure = outcome { metrics?.rateLimited(endpoint.rawValue) }
         return outcome
     }
