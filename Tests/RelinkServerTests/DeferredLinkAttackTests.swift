@@ -244,6 +244,26 @@ struct DeferredLinkAttackTests {
         }
     }
 
+    /// A request without a client address (on a live server: a connection reset while its pipelined requests are
+    /// served) shares one budget of kept clicks, rather than none: resets kept hundreds of clicks a second.
+    @Test func clicksWithoutAnAddressShareOneBudgetOfKeptClicks() async throws {
+        let store = try SQLiteStore()
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, store: store)
+        configuration.keptClicksPerNetwork = RateLimit(requestsPerSecond: 1, burst: 20)
+        try await buildApplication(configuration: configuration).test(.router) { client in
+            let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<60 {
+                    group.addTask { try await client.execute(uri: "/?\(T.sampleQuery)", method: .get, headers: T.headers(agent: T.Agent.iPhone)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(pages.allSatisfy { $0.status == .ok })
+            let kept = pages.filter { $0.text.range(of: " data-click=\"") != nil }.count
+            #expect(kept >= 20 && kept < 40, "\(kept) of 60 kept")
+        }
+    }
+
     /// A network's long links past their own budget are not kept, and must not spend its budget of kept clicks:
     /// 200 long links at once (about 100 kept), then its short links are still kept within the 200 kept clicks.
     @Test func longLinksPastTheirBudgetSpendNoKeptClicks() async throws {

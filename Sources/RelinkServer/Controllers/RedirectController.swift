@@ -272,10 +272,12 @@ struct RedirectController: Sendable {
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
         // Past its budget of long links, or of kept clicks, a client network's clicks still redirect and count,
-        // without being kept. (A request without a peer address comes only from an in-memory test client.) The
-        // long-link budget is asked first: a long link refused there must not spend a token of the kept clicks.
-        if let limiter, origin.clientAddress != nil {
-            if link.url.utf8.count > PendingClick.inlineLinkLength, case .failure = limiter.acquire(.longLinkCapture, network: context.clientNetwork)
+        // without being kept. The long-link budget is asked first: a long link refused there must not spend a token
+        // of the kept clicks. Requests without an address (a connection reset while its pipelined requests are
+        // served, or an in-memory test client) share one budget of kept clicks, which bounds their long links too.
+        if let limiter {
+            if link.url.utf8.count > PendingClick.inlineLinkLength, origin.clientAddress != nil,
+                case .failure = limiter.acquire(.longLinkCapture, network: context.clientNetwork)
             {
                 return (plan, nil)
             }
