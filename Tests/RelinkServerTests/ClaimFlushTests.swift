@@ -41,10 +41,11 @@ import Testing
         }
         func pendingClick(id: String) async throws -> PendingClick? { try await base.pendingClick(id: id) }
         func candidateClicks(
-            projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
+            projectId: String, platform: AppPlatform, appId: String, since: Date, until: Date, fingerprint: DeviceFingerprint,
+            bounds: CandidateBounds
         ) async throws -> [PendingClick] {
             try await base.candidateClicks(
-                projectId: projectId, platform: platform, appId: appId, since: since, fingerprint: fingerprint, bounds: bounds)
+                projectId: projectId, platform: platform, appId: appId, since: since, until: until, fingerprint: fingerprint, bounds: bounds)
         }
         func addressActivity(
             projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int

@@ -340,7 +340,8 @@ struct DeferredLinkTests {
         let hashes = try #require(AddressHasher(secrets: secrets).hashes(of: "2001:db8:1234:5678::abcd"))
         let probe = DeviceFingerprint(addressHash: hashes.address, networkHash: hashes.network, languages: [])
         let clicks = try await store.candidateClicks(
-            projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, fingerprint: probe, bounds: .default)
+            projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, until: .distantFuture,
+            fingerprint: probe, bounds: .default)
         let click = try #require(clicks.first)
         #expect(click.fingerprint.addressHash?.count == 32)
         #expect(click.fingerprint.ipVersion == .v6)
@@ -354,7 +355,8 @@ struct DeferredLinkTests {
         await recorder.purge(now: Date().addingTimeInterval(25 * 3600))
         #expect(
             try await store.candidateClicks(
-                projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, fingerprint: probe,
+                projectId: "pictlink", platform: .android, appId: "jp.furyu.pictlink.android", since: .distantPast, until: .distantFuture,
+                fingerprint: probe,
                 bounds: .default
             ).isEmpty)
     }

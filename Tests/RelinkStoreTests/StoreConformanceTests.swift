@@ -304,17 +304,20 @@ struct StoreConformanceTests {
             let since = Date(timeIntervalSince1970: now - 7200)
             // Only clicks of the claiming app that share the address or the network: never by OS and device alone.
             let candidates = try await store.candidateClicks(
-                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, bounds: .default)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, until: .distantFuture, fingerprint: probe,
+                bounds: .default)
             #expect(candidates.map(\.id) == ["same-address", "same-network"])
             #expect(
                 try await store.candidateClicks(
-                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.other", since: since, fingerprint: probe, bounds: .default
+                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.other", since: since, until: .distantFuture, fingerprint: probe,
+                    bounds: .default
                 ).map(\.id) == ["other-app"])
             var anywhere = probe
             (anywhere.addressHash, anywhere.networkHash) = (nil, nil)
             #expect(
                 try await store.candidateClicks(
-                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: anywhere, bounds: .default
+                    projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, until: .distantFuture, fingerprint: anywhere,
+                    bounds: .default
                 ).isEmpty)
 
             let activity = try await store.addressActivity(
@@ -336,7 +339,8 @@ struct StoreConformanceTests {
                     clickId: "same-network", confidence: .weak, projectId: "pictlink", installId: "i2", response: "{}",
                     at: Date(timeIntervalSince1970: now)) == .claimed)
             let after = try await store.candidateClicks(
-                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe, bounds: .default)
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, until: .distantFuture, fingerprint: probe,
+                bounds: .default)
             #expect(after.map(\.id) == ["same-network"])
             #expect(after.first?.isWeaklyClaimed == true)
             let claimed = try #require(try await store.pendingClick(id: "same-address"))
@@ -355,11 +359,14 @@ struct StoreConformanceTests {
             var clicks = (0..<20).map { Self.click("address-\($0)", at: now - 2000 + Double($0) * 10) }
             clicks += (0..<5).map { Self.click("android-\($0)", at: now - 1805 + Double($0), platform: .android) }
             clicks += (0..<10).map { Self.click("network-\($0)", at: now - 500 + Double($0), address: "a2") }
+            // Dated after `until` (an instance whose clock runs ahead): they take no place within the bounds.
+            clicks += (0..<10).map { Self.click("future-\($0)", at: now + 3600 + Double($0), address: "a3") }
             try await store.insertPendingClicks(clicks)
             let probe = Self.click("probe").fingerprint
             let since = Date(timeIntervalSince1970: now - 7200)
             let candidates = try await store.candidateClicks(
-                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, fingerprint: probe,
+                projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: since, until: Date(timeIntervalSince1970: now),
+                fingerprint: probe,
                 bounds: CandidateBounds(perAddress: 8, perNetwork: 3))
             // The address's 8 latest are the 5 Android clicks and 3 iPhone ones; the network's 3 latest are from a2.
             #expect(candidates.map(\.id) == ["network-9", "network-8", "network-7", "address-19", "address-18", "address-17"])
@@ -557,7 +564,7 @@ struct StoreConformanceTests {
             #expect(try await store.pendingClick(id: "other")?.requestedLink == long + "&utm_source=b")
             let candidates = try await store.candidateClicks(
                 projectId: "pictlink", platform: .iOS, appId: "jp.furyu.pictlink.ios", since: Date(timeIntervalSince1970: now - 50),
-                fingerprint: clicks[0].fingerprint, bounds: CandidateBounds(perAddress: 10, perNetwork: 10))
+                until: .distantFuture, fingerprint: clicks[0].fingerprint, bounds: CandidateBounds(perAddress: 10, perNetwork: 10))
             #expect(candidates.count == 10 && candidates.allSatisfy { $0.requestedLink == long })
             // A short link stays in its row.
             try await store.insertPendingClicks([Self.click("short")])

@@ -41,6 +41,8 @@ public enum AttributionMatcher {
     }
 
     public static let noMatchMessage = "No pre-install link matched for this device."
+    /// How far a click may be dated after the claim (the clocks of two instances) and still be a candidate.
+    public static let clockSkewBetweenInstances: TimeInterval = 60
     /// How far back the clicks from an address count towards how busy it is (`addressActivity`).
     public static let crowdPeriod: TimeInterval = 86_400
 
@@ -122,7 +124,7 @@ public enum AttributionMatcher {
             let age = now.timeIntervalSince(candidate.createdAt)
             let comparison = compare(install, candidate.fingerprint)
             var reason: String?
-            if age < -60 || age > window {  // a minute of clock skew between instances
+            if age < -clockSkewBetweenInstances || age > window {
                 reason = age < 0 ? "made after the claim" : "older than the window"
             } else if !comparison.sameAddress && !comparison.sameNetwork {
                 reason = "neither the address nor its network is the install's"

@@ -344,14 +344,18 @@ final class DeferredLinkService: Sendable {
     ) async throws -> [PendingClick] {
         let app = claim.app
         let bounds = app.project.deferred.candidateBounds
+        // Clicks dated past the matcher's allowance for clock skew would only take places within the bounds.
+        let until = claim.now.addingTimeInterval(AttributionMatcher.clockSkewBetweenInstances)
         var candidates = try await store.candidateClicks(
-            projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: fingerprint, bounds: bounds)
+            projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, until: until, fingerprint: fingerprint,
+            bounds: bounds)
         guard let hashes = claim.hashes else { return candidates }
         for old in previous {
             var keyed = fingerprint
             (keyed.addressHash, keyed.networkHash) = (old.address, old.network)
             for var click in try await store.candidateClicks(
-                projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, fingerprint: keyed, bounds: bounds)
+                projectId: app.project.id, platform: app.platform, appId: app.bundle, since: since, until: until, fingerprint: keyed,
+                bounds: bounds)
             {
                 if click.fingerprint.addressHash == old.address { click.fingerprint.addressHash = hashes.address }
                 if click.fingerprint.networkHash == old.network { click.fingerprint.networkHash = hashes.network }

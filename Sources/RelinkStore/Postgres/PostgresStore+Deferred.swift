@@ -64,7 +64,8 @@ extension PostgresStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
+        projectId: String, platform: AppPlatform, appId: String, since: Date, until: Date, fingerprint: DeviceFingerprint,
+        bounds: CandidateBounds
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await rows(
@@ -72,11 +73,13 @@ extension PostgresStore {
             \(unescaped: ClickedLink.selectClicks)
             WHERE p.id IN (
                 (SELECT id FROM pending_clicks
-                 WHERE project_id = \(projectId) AND address_hash = \(fingerprint.addressHash) AND created_at >= \(since.timeIntervalSince1970)
+                 WHERE project_id = \(projectId) AND address_hash = \(fingerprint.addressHash)
+                   AND created_at BETWEEN \(since.timeIntervalSince1970) AND \(until.timeIntervalSince1970)
                  ORDER BY created_at DESC LIMIT \(bounds.perAddress))
                 UNION
                 (SELECT id FROM pending_clicks
-                 WHERE project_id = \(projectId) AND network_hash = \(fingerprint.networkHash) AND created_at >= \(since.timeIntervalSince1970)
+                 WHERE project_id = \(projectId) AND network_hash = \(fingerprint.networkHash)
+                   AND created_at BETWEEN \(since.timeIntervalSince1970) AND \(until.timeIntervalSince1970)
                  ORDER BY created_at DESC LIMIT \(bounds.perNetwork))
             )
               AND p.platform = \(platform.rawValue) AND p.app_id = \(appId) AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')

@@ -7,12 +7,13 @@ public protocol DeferredLinkRepository: Sendable {
     /// Adds what the preview page's script measured in the browser; false when there is no such unclaimed click.
     func addBrowserSignals(clickId: String, screen: String?, timeZone: String?, languages: [String]) async throws -> Bool
     func pendingClick(id: String) async throws -> PendingClick?
-    /// The candidates worth scoring for a claim, newest first: of a project's clicks since `since`, the
+    /// The candidates worth scoring for a claim, newest first: of a project's clicks from `since` to `until`, the
     /// `bounds.perAddress` most recent from the address of `fingerprint` and the `bounds.perNetwork` most recent from
     /// its network (any platform, claimed or not: the bounds are on what is read), then those of `platform` and
     /// `appId` that are unclaimed or claimed only as `WEAK`. Each read is one range of an index ending with the time.
     func candidateClicks(
-        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
+        projectId: String, platform: AppPlatform, appId: String, since: Date, until: Date, fingerprint: DeviceFingerprint,
+        bounds: CandidateBounds
     ) async throws -> [PendingClick]
     /// How many clicks of a project came from an address since `since`, claimed or not, counting at most `limit`
     /// of the most recent: all of them (a busy address is a shared one: carrier NAT, public Wi-Fi), and those of

@@ -319,7 +319,8 @@ extension SQLiteStore {
     }
 
     public func candidateClicks(
-        projectId: String, platform: AppPlatform, appId: String, since: Date, fingerprint: DeviceFingerprint, bounds: CandidateBounds
+        projectId: String, platform: AppPlatform, appId: String, since: Date, until: Date, fingerprint: DeviceFingerprint,
+        bounds: CandidateBounds
     ) async throws -> [PendingClick] {
         guard fingerprint.addressHash != nil || fingerprint.networkHash != nil else { return [] }
         return try await read { db in
@@ -329,19 +330,19 @@ extension SQLiteStore {
                         \(ClickedLink.selectClicks)
                         WHERE p.rowid IN (
                             SELECT rowid FROM (
-                                SELECT rowid FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at >= ?
+                                SELECT rowid FROM pending_clicks WHERE project_id = ? AND address_hash = ? AND created_at BETWEEN ? AND ?
                                 ORDER BY created_at DESC LIMIT ?)
                             UNION
                             SELECT rowid FROM (
-                                SELECT rowid FROM pending_clicks WHERE project_id = ? AND network_hash = ? AND created_at >= ?
+                                SELECT rowid FROM pending_clicks WHERE project_id = ? AND network_hash = ? AND created_at BETWEEN ? AND ?
                                 ORDER BY created_at DESC LIMIT ?)
                         )
                           AND p.platform = ? AND p.app_id = ? AND (p.claimed_at IS NULL OR p.confidence = 'WEAK')
                         ORDER BY p.created_at DESC
                         """),
                 arguments: [
-                    projectId, fingerprint.addressHash, since.timeIntervalSince1970, bounds.perAddress, projectId, fingerprint.networkHash,
-                    since.timeIntervalSince1970, bounds.perNetwork, platform.rawValue, appId,
+                    projectId, fingerprint.addressHash, since.timeIntervalSince1970, until.timeIntervalSince1970, bounds.perAddress, projectId,
+                    fingerprint.networkHash, since.timeIntervalSince1970, until.timeIntervalSince1970, bounds.perNetwork, platform.rawValue, appId,
                 ], in: db)
         }
     }
