@@ -336,13 +336,8 @@ struct DeferredLinkAttackTests {
     /// API's JSON body after the busy timeout (never a 500 after 10 s), links keep redirecting; all is well once
     /// the lock is gone.
     @Test func aLockedDatabaseIsA503() async throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, store, key, other) = try await Self.lockableStore()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appending(path: "relink.sqlite").path
-        let store = try SQLiteStore(path: path)
-        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
-        let other = try DatabaseQueue(path: path)
         try await T.application(store: store).test(.router) { client in
             let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fcached", key: key, with: client)
             let cachedPath = try #require(AbsoluteURI(minted.shortLink)).path
@@ -389,13 +384,8 @@ struct DeferredLinkAttackTests {
     /// counts without those clicks (an attack on loopback: 7 clicks under another process's write lock, then
     /// `linkStats` answered 200 with none).
     @Test func statsWhoseClicksCannotBeWrittenAreA503() async throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, store, key, other) = try await Self.lockableStore()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appending(path: "relink.sqlite").path
-        let store = try SQLiteStore(path: path)
-        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
-        let other = try DatabaseQueue(path: path)
         try await T.application(store: store).test(.router) { client in
             // With the iOS app's parameters: an iPhone's click gets the preview page and a pending click.
             let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
@@ -419,6 +409,17 @@ struct DeferredLinkAttackTests {
                 stats.linkEventStats.filter { $0.event == .click }.reduce(0) { $0 + (Int($1.count) ?? 0) } == 2,
                 "the desktop's click and the iPhone's")
         }
+    }
+
+    /// A SQLite store in a folder of its own (the caller removes it), with a key, and another connection to its
+    /// file that can take its write lock (`holdExclusiveLock`).
+    static func lockableStore() async throws -> (folder: URL, store: SQLiteStore, key: String, other: DatabaseQueue) {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-locked-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appending(path: "relink.sqlite").path
+        let store = try SQLiteStore(path: path)
+        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
+        return (folder, store, key, try DatabaseQueue(path: path))
     }
 
     /// Another connection takes SQLite's exclusive lock, on a thread of its own, and holds it until `release` is
