@@ -263,6 +263,19 @@ struct AttributionMatcherTests {
         #expect(disagreeing.confidence == .weak)
     }
 
+    /// Candidates read only up to their bound: the address's crowd in the window stands for the ones not read, so
+    /// 200 alike candidates out of 600 in the window expect 599 strangers, as reading all 600 would, not 199.
+    @Test func aBoundedReadCountsTheWindowsWholeCrowd() {
+        let read = (0..<200).map { Self.click("c\($0)", minutesAgo: 1 + Double($0) * 0.2) }
+        let bounded = AttributionMatcher.assess(
+            install: Self.install, candidates: read, now: Self.now, window: Self.window, addressActivity: 600, crowdInWindow: 600)
+        let unaware = AttributionMatcher.assess(
+            install: Self.install, candidates: read, now: Self.now, window: Self.window, addressActivity: 600)
+        #expect(bounded.expectedStrangersAtAddress >= 599)
+        #expect(unaware.expectedStrangersAtAddress < 200)
+        #expect(bounded.candidates.compactMap(\.posterior).max() ?? 1 < unaware.candidates.compactMap(\.posterior).max() ?? 0)
+    }
+
     @Test func parsesAddressesAndLanguages() throws {
         let v4 = try #require(IPAddress("203.0.113.7"))
         #expect(v4.version == .v4)

@@ -38,8 +38,9 @@ struct AttributionSimulationTests {
     static let beyondTheBounds = PopulationSettings(name: "one carrier address", wifiShare: 0.3, natPoolSize: 1, natAddressesPerNetwork: 1)
 
     /// The bounds on what a claim reads (`CandidateBounds.default`, `AddressActivity.countedClicks`) leave the figures
-    /// where reading everything puts them: DEFAULT at 0.99 or better everywhere, its recall within half a point, no
-    /// more organic installs given DEFAULT. (The populations but the last stay within the bounds almost always.)
+    /// where reading everything puts them: DEFAULT at 0.99 or better everywhere, its recall within half a point (past
+    /// the bounds, at most a point lower), no more organic installs given DEFAULT. (The populations but the last stay
+    /// within the bounds almost always.)
     @Test(arguments: populations + [beyondTheBounds])
     func boundedReadsKeepTheFigures(_ settings: PopulationSettings) {
         let bounded = AttributionSimulation.run(settings, matcher: AttributionSimulation.relink())
@@ -49,7 +50,13 @@ struct AttributionSimulationTests {
         print("unbounded, " + unbounded.description)
         #expect(bounded.correct[.unique] == bounded.returned[.unique])
         #expect(bounded.precision(.default) >= 0.99, "\(settings.name)")
-        #expect(abs(bounded.recall(.default) - unbounded.recall(.default)) <= 0.005, "\(settings.name)")
+        if settings.name == Self.beyondTheBounds.name {
+            // Past the bounds, the window's whole crowd (every platform, claimed or not) stands for the candidates
+            // not read: a little more careful than reading everything, never less.
+            #expect(bounded.recall(.default) <= unbounded.recall(.default) && bounded.recall(.default) >= unbounded.recall(.default) - 0.01)
+        } else {
+            #expect(abs(bounded.recall(.default) - unbounded.recall(.default)) <= 0.005, "\(settings.name)")
+        }
         #expect(bounded.organicDefault <= unbounded.organicDefault, "\(settings.name)")
     }
 

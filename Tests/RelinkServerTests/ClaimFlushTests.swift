@@ -48,10 +48,12 @@ import Testing
                 projectId: projectId, platform: platform, appId: appId, since: since, until: until, fingerprint: fingerprint, bounds: bounds)
         }
         func addressActivity(
-            projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
+            projectId: String, addressHash: String, since: Date, recentSince: Date, platform: AppPlatform, fingerprint: DeviceFingerprint,
+            limit: Int
         ) async throws -> AddressActivity {
             try await base.addressActivity(
-                projectId: projectId, addressHash: addressHash, since: since, platform: platform, fingerprint: fingerprint, limit: limit)
+                projectId: projectId, addressHash: addressHash, since: since, recentSince: recentSince, platform: platform,
+                fingerprint: fingerprint, limit: limit)
         }
         func claim(
             clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date

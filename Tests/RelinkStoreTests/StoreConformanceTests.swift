@@ -321,12 +321,12 @@ struct StoreConformanceTests {
                 ).isEmpty)
 
             let activity = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe,
-                limit: 100)
-            #expect(activity == AddressActivity(clicks: 3, similarClicks: 2))
+                projectId: "pictlink", addressHash: "a1", since: Date(timeIntervalSince1970: now - 86_400), recentSince: since, platform: .iOS,
+                fingerprint: probe, limit: 100)
+            #expect(activity == AddressActivity(clicks: 3, similarClicks: 2, recentClicks: 3))
             let none = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), platform: .iOS, fingerprint: probe,
-                limit: 100)
+                projectId: "pictlink", addressHash: "zz", since: Date(timeIntervalSince1970: now - 86_400), recentSince: since, platform: .iOS,
+                fingerprint: probe, limit: 100)
             #expect(none == AddressActivity(clicks: 0, similarClicks: 0))
 
             // Claimed clicks are no longer candidates; weakly claimed ones still are (a better match may take them).
@@ -371,13 +371,15 @@ struct StoreConformanceTests {
             // The address's 8 latest are the 5 Android clicks and 3 iPhone ones; the network's 3 latest are from a2.
             #expect(candidates.map(\.id) == ["network-9", "network-8", "network-7", "address-19", "address-18", "address-17"])
 
-            let day = Date(timeIntervalSince1970: now - 86_400)
+            // The window's clicks here: those since 1,900 s before `now` (the 5 Android ones and address-10 on).
+            let (day, recent) = (Date(timeIntervalSince1970: now - 86_400), Date(timeIntervalSince1970: now - 1900))
             let bounded = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "a1", since: day, platform: .iOS, fingerprint: probe, limit: 10)
-            #expect(bounded == AddressActivity(clicks: 10, similarClicks: 5, oldestCounted: Date(timeIntervalSince1970: now - 1850)))
+                projectId: "pictlink", addressHash: "a1", since: day, recentSince: recent, platform: .iOS, fingerprint: probe, limit: 10)
+            #expect(
+                bounded == AddressActivity(clicks: 10, similarClicks: 5, recentClicks: 10, oldestCounted: Date(timeIntervalSince1970: now - 1850)))
             let whole = try await store.addressActivity(
-                projectId: "pictlink", addressHash: "a1", since: day, platform: .iOS, fingerprint: probe, limit: 100)
-            #expect(whole == AddressActivity(clicks: 25, similarClicks: 20))
+                projectId: "pictlink", addressHash: "a1", since: day, recentSince: recent, platform: .iOS, fingerprint: probe, limit: 100)
+            #expect(whole == AddressActivity(clicks: 25, similarClicks: 20, recentClicks: 15))
         }
     }
 

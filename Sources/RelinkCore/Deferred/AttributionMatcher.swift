@@ -86,17 +86,19 @@ public enum AttributionMatcher {
     ///   - addressActivity: how many clicks of the project came from the install's address in the last
     ///     `crowdPeriod`, on any platform, claimed or not.
     ///   - similarActivity: how many of those came from the install's platform, OS version and device.
+    ///   - crowdInWindow: when the candidates were read only up to their bound (`CandidateBounds`), how many clicks
+    ///     the install's address made in the window, on any platform, claimed or not; 0 when every one was read.
     ///   - installedAt: when the app says it was installed (`appInstallationTime`); a click's delay is measured to it
     ///     when the click came before it (and it is not in the future), else to `now`.
     ///   - model: the evidence's weights.
     /// - Returns: the click and the confidence, or no match with the message FDL's clients show.
     public static func match(
         install: DeviceFingerprint, candidates: [Candidate], now: Date, window: TimeInterval, addressActivity: Int = 0,
-        similarActivity: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
+        similarActivity: Int = 0, crowdInWindow: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
     ) -> Decision {
         assess(
             install: install, candidates: candidates, now: now, window: window, addressActivity: addressActivity,
-            similarActivity: similarActivity, installedAt: installedAt, model: model
+            similarActivity: similarActivity, crowdInWindow: crowdInWindow, installedAt: installedAt, model: model
         ).decision
     }
 
@@ -104,7 +106,7 @@ public enum AttributionMatcher {
     /// - Returns: the assessment, its `decision` being `match`'s.
     public static func assess(
         install: DeviceFingerprint, candidates: [Candidate], now: Date, window: TimeInterval, addressActivity: Int = 0,
-        similarActivity: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
+        similarActivity: Int = 0, crowdInWindow: Int = 0, installedAt: Date? = nil, model: AttributionModel = .calibrated
     ) -> AttributionAssessment {
         let android = install.device.map { $0 != "iphone" && $0 != "ipad" } ?? false
         // The app's install time is the claimant's word: it may only shorten a click's delay (a first launch hours
@@ -144,8 +146,9 @@ public enum AttributionMatcher {
         // hundreds), whichever is more. A click at a quiet address is strong evidence, one at a carrier NAT weak:
         // this is what makes a crowded address need more signals.
         let fromAddress = kept.filter { $0.comparison.sameAddress }.count
+        // Past the candidate bound, the address's crowd in the window stands for the candidates not read.
         let strangersAtAddress = max(
-            model.quietAddress, Double(fromAddress - 1),
+            model.quietAddress, Double(fromAddress - 1), Double(crowdInWindow - 1),
             Double(max(0, addressActivity - fromAddress)) * max(window / crowdPeriod, model.presentShare))
         let strangersOnNetwork = max(1, Double(kept.count - fromAddress))
         let deviceSignal = model.device(android: android)

@@ -293,6 +293,7 @@ final class DeferredLinkService: Sendable {
                 candidates: clicks.map {
                     .init(id: $0.id, createdAt: $0.createdAt, fingerprint: $0.fingerprint, weaklyClaimed: $0.id != unclaimed && $0.isWeaklyClaimed)
                 }, now: claim.now, window: window, addressActivity: activity.clicks, similarActivity: activity.similarClicks,
+                crowdInWindow: activity.recentClicks >= claim.app.project.deferred.candidateBounds.perAddress ? activity.recentClicks : 0,
                 installedAt: installedAt)
         }
 
@@ -328,11 +329,12 @@ final class DeferredLinkService: Sendable {
         for hashes in [claim.hashes].compactMap({ $0 }) + previous {
             var keyed = fingerprint
             keyed.addressHash = hashes.address
+            let window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
             let counted = try await store.addressActivity(
                 projectId: claim.app.project.id, addressHash: hashes.address,
-                since: claim.now.addingTimeInterval(-AttributionMatcher.crowdPeriod), platform: claim.app.platform, fingerprint: keyed,
-                limit: AddressActivity.countedClicks)
-            activity = activity + counted.estimated(now: claim.now)
+                since: claim.now.addingTimeInterval(-AttributionMatcher.crowdPeriod), recentSince: claim.now.addingTimeInterval(-window),
+                platform: claim.app.platform, fingerprint: keyed, limit: AddressActivity.countedClicks)
+            activity = activity + counted.estimated(now: claim.now, window: window)
         }
         return activity
     }

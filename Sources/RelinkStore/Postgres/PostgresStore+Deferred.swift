@@ -97,13 +97,15 @@ extension PostgresStore {
     }
 
     public func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, addressHash: String, since: Date, recentSince: Date, platform: AppPlatform, fingerprint: DeviceFingerprint,
+        limit: Int
     ) async throws -> AddressActivity {
         let row = try await rows(
             """
             SELECT COUNT(*)::BIGINT AS clicks,
                    COUNT(*) FILTER (WHERE platform = \(platform.rawValue) AND os_version IS NOT DISTINCT FROM \(fingerprint.osVersion)
                                     AND device IS NOT DISTINCT FROM \(fingerprint.device))::BIGINT AS similar,
+                   COUNT(*) FILTER (WHERE created_at >= \(recentSince.timeIntervalSince1970))::BIGINT AS recent,
                    MIN(created_at) AS oldest
             FROM (
                 SELECT platform, os_version, device, created_at FROM pending_clicks
@@ -116,6 +118,7 @@ extension PostgresStore {
         let oldest = try row?.value("oldest", as: Double?.self) ?? nil
         return AddressActivity(
             clicks: clicks, similarClicks: Int(try row?.value("similar", as: Int64.self) ?? 0),
+            recentClicks: Int(try row?.value("recent", as: Int64.self) ?? 0),
             oldestCounted: clicks >= limit ? oldest.map(Date.init(timeIntervalSince1970:)) : nil)
     }
 

@@ -18,9 +18,11 @@ public protocol DeferredLinkRepository: Sendable {
     /// How many clicks of a project came from an address since `since`, claimed or not, counting at most `limit`
     /// of the most recent: all of them (a busy address is a shared one: carrier NAT, public Wi-Fi), and those of
     /// `platform` with the OS version and device of `fingerprint` (several such make any match from there
-    /// ambiguous). When the count reaches `limit`, `oldestCounted` says when the oldest counted click was made.
+    /// ambiguous), and those made since `recentSince` (the fingerprint window). When the count reaches `limit`,
+    /// `oldestCounted` says when the oldest counted click was made.
     func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, addressHash: String, since: Date, recentSince: Date, platform: AppPlatform, fingerprint: DeviceFingerprint,
+        limit: Int
     ) async throws -> AddressActivity
     /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
     /// the click if nobody has, or if an earlier claim took it only as `WEAK` and this one is `DEFAULT` or `UNIQUE`;

@@ -348,25 +348,27 @@ extension SQLiteStore {
     }
 
     public func addressActivity(
-        projectId: String, addressHash: String, since: Date, platform: AppPlatform, fingerprint: DeviceFingerprint, limit: Int
+        projectId: String, addressHash: String, since: Date, recentSince: Date, platform: AppPlatform, fingerprint: DeviceFingerprint,
+        limit: Int
     ) async throws -> AddressActivity {
         try await read { db in
             let row = try Row.fetchOne(
                 try db.cachedStatement(
                     sql: """
                         SELECT COUNT(*) AS clicks, COALESCE(SUM(platform = ? AND os_version IS ? AND device IS ?), 0) AS similar,
-                               MIN(created_at) AS oldest
+                               COALESCE(SUM(created_at >= ?), 0) AS recent, MIN(created_at) AS oldest
                         FROM (
                             SELECT platform, os_version, device, created_at FROM pending_clicks
                             WHERE project_id = ? AND address_hash = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?)
                         """),
                 arguments: [
-                    platform.rawValue, fingerprint.osVersion, fingerprint.device, projectId, addressHash, since.timeIntervalSince1970, limit,
+                    platform.rawValue, fingerprint.osVersion, fingerprint.device, recentSince.timeIntervalSince1970, projectId, addressHash,
+                    since.timeIntervalSince1970, limit,
                 ])
             let clicks: Int = row?["clicks"] ?? 0
             let oldest: Double? = row?["oldest"]
             return AddressActivity(
-                clicks: clicks, similarClicks: row?["similar"] ?? 0,
+                clicks: clicks, similarClicks: row?["similar"] ?? 0, recentClicks: row?["recent"] ?? 0,
                 oldestCounted: clicks >= limit ? oldest.map(Date.init(timeIntervalSince1970:)) : nil)
         }
     }

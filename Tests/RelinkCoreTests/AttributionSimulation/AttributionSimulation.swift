@@ -14,6 +14,8 @@ struct AttributionSimulation {
         var window: TimeInterval
         var addressActivity: Int
         var similarActivity: Int
+        /// The address's clicks in the window when the candidates were read only up to their bound, else 0.
+        var crowdInWindow: Int
     }
 
     typealias Matcher = @Sendable (Question) -> AttributionMatcher.Decision
@@ -142,11 +144,13 @@ struct AttributionSimulation {
             let now = Date(timeIntervalSince1970: user.installTime)
             let activity = AddressActivity(
                 clicks: counted.count, similarClicks: counted.filter { similar(clickers[$0], to: user) }.count,
+                recentClicks: counted.filter { clickers[$0].clickTime >= from }.count,
                 oldestCounted: counted.count >= countedClicks ? counted.last.map { Date(timeIntervalSince1970: clickers[$0].clickTime) } : nil
-            ).estimated(now: now)
+            ).estimated(now: now, window: window)
             let question = Question(
                 install: user.install, candidates: candidates, now: now, window: window, addressActivity: activity.clicks,
-                similarActivity: activity.similarClicks)
+                similarActivity: activity.similarClicks,
+                crowdInWindow: activity.recentClicks >= bounds.perAddress ? activity.recentClicks : 0)
             switch matcher(question) {
             case .matched(let id, let confidence, _):
                 let clickId = Int(id)!
@@ -168,8 +172,8 @@ struct AttributionSimulation {
         { question in
             AttributionMatcher.match(
                 install: question.install, candidates: question.candidates, now: question.now, window: question.window,
-                addressActivity: question.addressActivity, similarActivity: question.similarActivity, installedAt: question.now,
-                model: model)
+                addressActivity: question.addressActivity, similarActivity: question.similarActivity,
+                crowdInWindow: question.crowdInWindow, installedAt: question.now, model: model)
         }
     }
 
