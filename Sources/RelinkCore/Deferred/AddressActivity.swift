@@ -5,7 +5,7 @@ import Foundation
 ///
 /// It is counted over at most `countedClicks` of the address's most recent clicks, so that a claim from a carrier
 /// NAT's address costs what one from a home's does. An address past that bound is crowded by definition: its day is
-/// estimated from the rate of the clicks counted (`estimated(now:)`), which keeps it crowded in the matcher's eyes.
+/// estimated from the rate of the clicks counted (`estimated(now:window:period:)`), which keeps it crowded in the matcher's eyes.
 public struct AddressActivity: Sendable, Equatable {
     /// The most clicks of one address counted for one claim.
     public static let countedClicks = 1_000

@@ -278,7 +278,7 @@ final class DeferredLinkService: Sendable {
             fingerprint = DeferredLinkService.fingerprint(request, platform: claim.app.platform, hashes: claim.hashes)
             window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
             previous = service.hasher.previousHashes(of: clientAddress)
-            activity = try await service.addressActivity(fingerprint, claim, previous: previous)
+            activity = try await service.addressActivity(fingerprint, claim, window: window, previous: previous)
         }
 
         func candidates(_ service: DeferredLinkService) async throws -> [PendingClick] {
@@ -323,13 +323,12 @@ final class DeferredLinkService: Sendable {
     /// How busy this address has been lately, under the current and previous secrets: each read counts at most
     /// `AddressActivity.countedClicks`, and a crowd past that is estimated from their rate.
     func addressActivity(
-        _ fingerprint: DeviceFingerprint, _ claim: Claim, previous: [AddressHasher.Hashes]
+        _ fingerprint: DeviceFingerprint, _ claim: Claim, window: TimeInterval, previous: [AddressHasher.Hashes]
     ) async throws -> AddressActivity {
         var activity = AddressActivity(clicks: 0, similarClicks: 0)
         for hashes in [claim.hashes].compactMap({ $0 }) + previous {
             var keyed = fingerprint
             keyed.addressHash = hashes.address
-            let window = TimeInterval(claim.app.project.deferred.fingerprintWindowMinutes) * 60
             let counted = try await store.addressActivity(
                 projectId: claim.app.project.id, addressHash: hashes.address,
                 since: claim.now.addingTimeInterval(-AttributionMatcher.crowdPeriod), recentSince: claim.now.addingTimeInterval(-window),

@@ -35,6 +35,18 @@ struct IndexedRow: StoreRow {
         return position
     }
 
+    /// Steps `statement` (prepared with `arguments`, stepped by hand) to its next row: false when it is done.
+    static func step(_ statement: Statement, arguments: StatementArguments, in db: Database) throws -> Bool {
+        switch sqlite3_step(statement.sqliteStatement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let result:
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql,
+                arguments: arguments)
+        }
+    }
+
     func isNull(_ position: Int32) -> Bool { sqlite3_column_type(statement, position) == SQLITE_NULL }
 
     /// The text at `position`, nil for NULL.

@@ -209,16 +209,8 @@ extension SQLiteStore {
         defer { sqlite3_reset(sqliteStatement) }
         let row = IndexedRow(statement: sqliteStatement, positions: clickPositions)
         var clicks: [PendingClick] = []
-        while true {
-            switch sqlite3_step(sqliteStatement) {
-            case SQLITE_ROW: clicks.append(try PendingClick(row: row))
-            case SQLITE_DONE: return clicks
-            case let result:
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql,
-                    arguments: arguments)
-            }
-        }
+        while try IndexedRow.step(statement, arguments: arguments, in: db) { clicks.append(try PendingClick(row: row)) }
+        return clicks
     }
 
     public func linkClicks(linkId: Int64, limit: Int) async throws -> [PendingClick] {

@@ -204,16 +204,7 @@ extension SQLiteStore {
         let sqliteStatement = statement.sqliteStatement
         defer { sqlite3_reset(sqliteStatement) }
         let row = IndexedRow(statement: sqliteStatement, positions: Self.linkColumnPositions)
-        func step() throws -> Bool {
-            switch sqlite3_step(sqliteStatement) {
-            case SQLITE_ROW: return true
-            case SQLITE_DONE: return false
-            case let result:
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql,
-                    arguments: [domain, code])
-            }
-        }
+        func step() throws -> Bool { try IndexedRow.step(statement, arguments: [domain, code], in: db) }
         guard try step() else { return nil }
         guard row.text(at: Self.parametersContainer) == "object" else {
             throw StoreError.unavailable("the stored parameters of \(domain)/\(code) are not link parameters")
