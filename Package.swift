@@ -128,7 +128,8 @@ let package = Package(
             swiftSettings: serverSwiftSettings
         ),
         // Embedded in apps: depends on nothing but the API's messages and Foundation.
-        .target(name: "RelinkClient", dependencies: ["RelinkAPI"], swiftSettings: swiftSettings),
+        // Its privacy manifest ships with clients/RelinkClient, the package apps use.
+        .target(name: "RelinkClient", dependencies: ["RelinkAPI"], exclude: ["PrivacyInfo.xcprivacy"], swiftSettings: swiftSettings),
         // Writes a file's text as a Swift string literal, for the plugin below; runs on the build machine only.
         .executableTarget(name: "RelinkEmbed", swiftSettings: swiftSettings),
         .plugin(name: "EmbedOpenAPIDocument", capability: .buildTool(), dependencies: ["RelinkEmbed"]),

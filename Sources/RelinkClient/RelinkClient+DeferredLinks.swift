@@ -75,17 +75,12 @@ extension RelinkClient {
     public func claimDeferredLink(
         device: DeviceInfo, installId: String, clipboardLink: String? = nil, installReferrer: String? = nil
     ) async throws(RelinkClientError) -> InstallAttributionResponse {
+        let signals = DeviceSignals(
+            osVersion: device.osVersion, deviceModelName: device.deviceModelName, screenWidth: device.screenWidth,
+            screenHeight: device.screenHeight, languageCode: device.languageCode, timeZone: device.timeZone, installedAt: device.installedAt)
         let request = InstallAttributionRequest(
-            bundleId: device.bundleId, iosVersion: device.platform == .iOS ? device.osVersion : nil,
-            sdkVersion: "relink-swift-1",
-            appInstallationTime: device.installedAt.map { FlexibleValue(String(Int($0.timeIntervalSince1970))) },
-            uniqueMatchLinkToCheck: clipboardLink.flatMap { Self.isClaimLink($0) ? $0 : nil },
-            device: .init(
-                screenResolutionHeight: device.screenHeight.map { FlexibleValue(String($0)) },
-                screenResolutionWidth: device.screenWidth.map { FlexibleValue(String($0)) }, languageCode: device.languageCode,
-                languageCodeRaw: device.languageCode, timezone: device.timeZone, deviceModelName: device.deviceModelName),
-            platform: device.platform.rawValue, installReferrer: installReferrer, installId: installId,
-            osVersion: device.osVersion)
+            platform: device.platform, appId: device.bundleId, installId: installId, device: signals, clipboardLink: clipboardLink,
+            installReferrer: installReferrer, sdkVersion: "relink-swift-1")
         return try await send("POST", path: APIPath.absolute(APIPath.installAttribution), body: request)
     }
 

@@ -227,6 +227,40 @@ struct DeferredLinkTests {
         }
     }
 
+    /// `countAsReopen: false` resolves a link without counting it; a route's answer carries its path parameters, decoded,
+    /// also below a domain's path prefix; short and long links carry none.
+    @Test func resolvingALinkCountsNothingAndGivesARoutesParameters() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            func reopen(_ json: String) async throws -> ReopenAttributionResponse {
+                let response = try await client.execute(uri: "/v1/reopenAttribution", method: .post, body: ByteBuffer(string: json))
+                #expect(response.status == .ok)
+                return try JSONDecoder().decode(ReopenAttributionResponse.self, from: response.data)
+            }
+            let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fr", key: key, with: client)
+            let resolved = try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "countAsReopen": false}"#)
+            #expect(resolved.deepLink == "https://pictlink.com/r")
+            #expect(resolved.routeParameters == nil)
+            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+            func reopens() async throws -> String? {
+                let stats = try JSONDecoder().decode(
+                    LinkStatsResponse.self,
+                    from: try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=1&key=\(key)", method: .get).data)
+                return stats.linkEventStats.first { $0.event == .appReOpen }?.count
+            }
+            #expect(try await reopens() == nil)
+            _ = try await reopen(#"{"requestedLink": "\#(minted.shortLink)", "countAsReopen": true}"#)
+            #expect(try await reopens() == "1")
+
+            let route = try await reopen(#"{"requestedLink": "https://pictlink.com/links/p/a%20b%2Fc", "countAsReopen": false}"#)
+            #expect(route.deepLink == "https://pictlink.com/product/a%20b%2Fc")
+            #expect(route.routeParameters == ["id": "a b/c"])
+            let long = try await reopen(#"{"requestedLink": "https://go.pictlink.com/?\#(T.sampleQuery)"}"#)
+            #expect(long.routeParameters == nil)
+        }
+    }
+
     @Test func reopenResolvesEveryKindOfLink() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)

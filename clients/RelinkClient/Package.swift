@@ -17,6 +17,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "RelinkAPI", swiftSettings: swiftSettings),
-        .target(name: "RelinkClient", dependencies: ["RelinkAPI"], swiftSettings: swiftSettings),
+        .target(
+            name: "RelinkClient", dependencies: ["RelinkAPI"], resources: [.copy("PrivacyInfo.xcprivacy")], swiftSettings: swiftSettings),
     ]
 )

@@ -170,18 +170,24 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
     public var sdkVersion: String?
     /// The app install's own id (Relink's addition): a re-open is counted once per install, link and hour.
     public var installId: String?
+    /// Relink's addition: `false` resolves the link without counting `APP_RE_OPEN` (the app looks a link up, such
+    /// as one shown in its content, rather than being opened by it). Absent means true, as FDL's SDKs sent it.
+    public var countAsReopen: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case requestedLink, bundleId, sdkVersion, installId
+        case requestedLink, bundleId, sdkVersion, installId, countAsReopen
         case bundle_id, sdk_version
     }
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
-    public init(requestedLink: String?, bundleId: String? = nil, sdkVersion: String? = nil, installId: String? = nil) {
+    public init(
+        requestedLink: String?, bundleId: String? = nil, sdkVersion: String? = nil, installId: String? = nil, countAsReopen: Bool? = nil
+    ) {
         self.requestedLink = requestedLink
         self.bundleId = bundleId
         self.sdkVersion = sdkVersion
         self.installId = installId
+        self.countAsReopen = countAsReopen
     }
 
     public init(from decoder: any Decoder) throws {
@@ -190,6 +196,7 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
         bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId) ?? container.decodeIfPresent(String.self, forKey: .bundle_id)
         sdkVersion = try container.decodeIfPresent(String.self, forKey: .sdkVersion) ?? container.decodeIfPresent(String.self, forKey: .sdk_version)
         installId = try container.decodeIfPresent(String.self, forKey: .installId)
+        countAsReopen = try container.decodeIfPresent(Bool.self, forKey: .countAsReopen)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -198,6 +205,7 @@ public struct ReopenAttributionRequest: Codable, Sendable, Equatable {
         try container.encodeIfPresent(bundleId, forKey: .bundleId)
         try container.encodeIfPresent(sdkVersion, forKey: .sdkVersion)
         try container.encodeIfPresent(installId, forKey: .installId)
+        try container.encodeIfPresent(countAsReopen, forKey: .countAsReopen)
     }
 }
 
@@ -211,13 +219,17 @@ public struct ReopenAttributionResponse: Codable, Sendable, Equatable {
     public var utmCampaign: String?
     public var utmContent: String?
     public var utmTerm: String?
+    /// Relink's addition, for a route (`/p/{id}`): its path parameters, decoded (`{"id": "42"}`); absent otherwise.
+    public var routeParameters: [String: String]?
 
     /// The answer for a link opened in the app.
     /// - Parameters:
     ///   - deepLink: what the app opens.
     ///   - resolvedLink: the long form of the link.
     ///   - parameters: its parameters, whose utm values and minimum version the answer carries.
-    public init(deepLink: String, resolvedLink: String, parameters: LinkParameters) {
+    ///   - routeParameters: a route's path parameters.
+    public init(deepLink: String, resolvedLink: String, parameters: LinkParameters, routeParameters: [String: String]? = nil) {
+        self.routeParameters = routeParameters
         self.deepLink = deepLink
         self.invitationId = ""
         self.iosMinAppVersion = parameters.imv

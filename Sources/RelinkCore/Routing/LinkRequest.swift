@@ -32,9 +32,7 @@ public enum LinkRequest: Sendable {
                     warnings: parsed.warnings, errors: parsed.errors, isDebug: parsed.parameters.isDebug))
         }
         let debug = query.map(isDebugQuery) ?? false
-        let segments = relativePath.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
-        for route in project.routes where route.path.segments.count == segments {
-            guard let captures = route.path.match(relativePath) else { continue }
+        if let (route, captures) = matchingRoute(project: project, relativePath: relativePath) {
             var own = LinkParameters()
             own.link = substitute(route.link, captures, decode: false)
             for (parameter, value) in route.parameters.entries {
@@ -50,6 +48,15 @@ public enum LinkRequest: Sendable {
         let segment = relativePath.dropFirst()
         if let code = ShortCode(segment) { return .shortLink(code, debug: debug) }
         return .notFound
+    }
+
+    /// The first of the project's routes whose template matches `relativePath`, with its raw captures.
+    static func matchingRoute(project: Project, relativePath: Substring) -> (PathRoute, [String: Substring])? {
+        let segments = relativePath.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        for route in project.routes where route.path.segments.count == segments {
+            if let captures = route.path.match(relativePath) { return (route, captures) }
+        }
+        return nil
     }
 
     /// Whether a short link's or route's query asks for the debug page; nothing else in it is read.

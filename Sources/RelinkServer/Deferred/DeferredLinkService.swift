@@ -522,8 +522,9 @@ final class DeferredLinkService: Sendable {
 
     // MARK: Re-opens
 
-    /// A link opened inside the installed app, resolved to its deep link; counts `APP_RE_OPEN` for short links,
-    /// once per install (else client address), link and hour.
+    /// A link opened inside the installed app, resolved to its deep link (and a route's path parameters); counts
+    /// `APP_RE_OPEN` for short links, once per install (else client address), link and hour, unless the app only
+    /// looks the link up (`countAsReopen` false).
     func reopen(_ request: ReopenAttributionRequest, clientAddress: String?, keyProject: Project?) async throws -> ReopenAttributionResponse {
         guard let text = request.requestedLink?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw APIError.invalidArgument("requestedLink is required.")
@@ -549,7 +550,7 @@ final class DeferredLinkService: Sendable {
         guard let deepLink = platform == .android ? (parameters.al ?? parameters.link) : parameters.link else {
             throw APIError.invalidArgument("The link has no deep link.")
         }
-        if let linkId = target.shortLink?.record.id {
+        if request.countAsReopen != false, let linkId = target.shortLink?.record.id {
             // The network as per-address limits count it: an IPv4 address, an IPv6 /64.
             let hashes = hasher.hashes(of: clientAddress)
             let network = hashes.map { $0.version == .v4 ? $0.address : $0.network } ?? "unknown"
@@ -560,6 +561,7 @@ final class DeferredLinkService: Sendable {
                     data: InstallEventData(link: target.link.url, platform: platform.rawValue, confidence: nil, variant: nil))
             }
         }
-        return ReopenAttributionResponse(deepLink: deepLink, resolvedLink: target.longLink, parameters: parameters)
+        return ReopenAttributionResponse(
+            deepLink: deepLink, resolvedLink: target.longLink, parameters: parameters, routeParameters: target.routeParameters)
     }
 }

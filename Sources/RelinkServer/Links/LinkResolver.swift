@@ -37,6 +37,8 @@ final class LinkResolver: Sendable {
         var link: ResolvedLink
         /// The stored link and what clicks derive from it, for a short link.
         var shortLink: ResolvedShortLink?
+        /// A route's path parameters, decoded: filled by `resolve(linkURL:)` for apps, never for clicks.
+        var routeParameters: [String: String]?
 
         /// The long form of the link: as requested for a long link, made from the parameters otherwise.
         var longLink: String {
@@ -119,9 +121,9 @@ final class LinkResolver: Sendable {
         guard let uri = AbsoluteURI(text), uri.isHTTP, let host = uri.host else {
             throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
         }
-        let resolution = try await resolve(
-            host: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(uri.path.isEmpty ? "/" : uri.path),
-            query: uri.query.map { Substring($0) })
+        let hostKey = uri.port.map { "\(host):\($0)" } ?? host
+        let path = Substring(uri.path.isEmpty ? "/" : uri.path)
+        let resolution = try await resolve(host: hostKey, path: path, query: uri.query.map { Substring($0) })
         switch resolution {
         case .unknownDomain:
             throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
@@ -131,11 +133,14 @@ final class LinkResolver: Sendable {
             throw APIError.notFound("Dynamic Link Not Found: Short URL (\(url)) not found.")
         case .inactive(let record, _):
             throw APIError.notFound("Dynamic Link Not Found: Short URL (\(record.domain)/\(record.code)) is no longer available.")
-        case .found(let target):
+        case .found(var target):
             if let error = target.link.errors.first { throw APIError.invalidArgument(error.message) }
             let project = target.project
             if let violation = project.allowlist.violations(in: target.link.parameters, projectDomains: project.domains).first {
                 throw APIError.invalidArgument(violation.description)
+            }
+            if case .route = target.link.kind, let match = directory.match(host: hostKey, path: path) {
+                target.routeParameters = LinkRequest.routeParameters(project: project, relativePath: match.relativePath)
             }
             return target
         }

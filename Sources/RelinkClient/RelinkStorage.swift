@@ -1,0 +1,42 @@
+import Foundation
+
+/// Where `Relink` keeps its two facts across launches: the install id and whether the first launch's claim was
+/// answered. `UserDefaultsStorage` on Apple platforms; `MemoryStorage` for tests and apps that keep them elsewhere.
+public protocol RelinkStorage: Sendable {
+    func string(forKey key: String) -> String?
+    func set(_ value: String, forKey key: String)
+}
+
+/// `RelinkStorage` in `UserDefaults` (the standard defaults unless another suite is given).
+public struct UserDefaultsStorage: RelinkStorage, @unchecked Sendable {
+    // UserDefaults is documented as thread-safe; the SDK marks it Sendable only from iOS 17's.
+    private let defaults: UserDefaults
+
+    public init(_ defaults: UserDefaults = .standard) {
+        self.defaults = defaults
+    }
+
+    public func string(forKey key: String) -> String? { defaults.string(forKey: key) }
+    public func set(_ value: String, forKey key: String) { defaults.set(value, forKey: key) }
+}
+
+/// `RelinkStorage` in memory: lost when the process ends.
+public final class MemoryStorage: RelinkStorage, @unchecked Sendable {
+    // Guarded by `lock`; NSLock because Mutex needs iOS 18.
+    private var values: [String: String] = [:]
+    private let lock = NSLock()
+
+    public init() {}
+
+    public func string(forKey key: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[key]
+    }
+
+    public func set(_ value: String, forKey key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        values[key] = value
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import RelinkAPI
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `Relink`'s requests: JSON to the configured server only, never following a redirect (the claim's body would go
+/// with it), each within the timeout, 429 and 503 retried after `Retry-After` while the retry budget lasts. Every
+/// failure becomes a `RelinkError`.
+final class RelinkTransport: Sendable {
+    /// Attempts of one call, the first included.
+    static let maxAttempts = 3
+    /// An answer larger than this is not a Relink answer.
+    static let maxAnswerBytes = 1 << 20
+
+    let server: URL
+    let options: Relink.Options
+    private let session: URLSession
+
+    init(server: URL, options: Relink.Options) {
+        self.server = server
+        self.options = options
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = options.timeout
+        configuration.timeoutIntervalForResource = options.timeout
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// `POST /v1/<name>` with `body`, the answer decoded.
+    func post<Body: Encodable, Answer: Decodable>(_ name: String, _ body: Body, answer: Answer.Type) async -> Result<Answer, RelinkError> {
+        let base = server.absoluteString.hasSuffix("/") ? String(server.absoluteString.dropLast()) : server.absoluteString
+        guard let url = URL(string: base + APIPath.absolute(name)) else {
+            return .failure(RelinkError(kind: .invalidInput, message: "cannot make a URL from '\(server.absoluteString)'"))
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            request.httpBody = try encoder.encode(body)
+        } catch {
+            return .failure(RelinkError(kind: .invalidInput, message: "cannot encode the request: \(error)"))
+        }
+        var waited: TimeInterval = 0
+        var attempt = 1
+        while true {
+            let (status, retryAfter, data): (Int, String?, Data)
+            switch await exchange(request) {
+            case .failure(let error): return .failure(error)
+            case .success(let answer): (status, retryAfter, data) = answer
+            }
+            if (200..<300).contains(status) {
+                guard data.count <= Self.maxAnswerBytes, let decoded = try? JSONDecoder().decode(Answer.self, from: data) else {
+                    return .failure(RelinkError(kind: .malformed, status: status, message: "the answer from \(base) is not Relink's JSON"))
+                }
+                return .success(decoded)
+            }
+            let apiError = try? JSONDecoder().decode(APIErrorBody.self, from: data)
+            let retryAfterSeconds = retryAfter.flatMap(Self.seconds)
+            if status == 429 || status == 503 {
+                let wait = TimeInterval(retryAfterSeconds ?? 1)
+                if attempt < Self.maxAttempts, waited + wait <= options.retryBudget, !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+                    waited += wait
+                    attempt += 1
+                    continue
+                }
+            }
+            let kind: RelinkError.Kind = status == 429 ? .rateLimited : status == 503 ? .unavailable : .http
+            return .failure(
+                RelinkError(
+                    kind: kind, status: status, apiStatus: apiError?.error.status,
+                    message: apiError?.error.message ?? "HTTP \(status) from \(base)", retryAfterSeconds: retryAfterSeconds))
+        }
+    }
+
+    /// One request: its status, `Retry-After` and body, or why there is none.
+    private func exchange(_ request: URLRequest) async -> Result<(Int, String?, Data), RelinkError> {
+        do {
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else {
+                return .failure(RelinkError(kind: .malformed, message: "the answer from \(server.absoluteString) is not HTTP"))
+            }
+            return .success((http.statusCode, http.value(forHTTPHeaderField: "Retry-After"), data))
+        } catch let error as URLError where error.code == .timedOut {
+            return .failure(RelinkError(kind: .timeout, message: "no answer from \(server.absoluteString) within \(options.timeout) s"))
+        } catch {
+            return .failure(RelinkError(kind: .offline, message: "cannot reach \(server.absoluteString): \(error.localizedDescription)"))
+        }
+    }
+
+    /// `Retry-After` in seconds (RFC 9110 §10.2.3's delay-seconds; an HTTP date counts as unreadable).
+    static func seconds(_ retryAfter: String) -> Int? {
+        let text = retryAfter.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return Int(text)
+    }
+}
+
+/// Answers a redirect with itself: the request's body never goes to another URL.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}

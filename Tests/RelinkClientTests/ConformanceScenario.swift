@@ -1,0 +1,161 @@
+import Foundation
+
+/// One file of clients/conformance/scenarios, as clients/conformance/README.md describes it.
+struct ConformanceScenario: Decodable, Sendable {
+    struct ClientOptions: Decodable, Sendable {
+        var timeoutMs: Int?
+        var retryBudgetMs: Int?
+    }
+
+    struct Click: Decodable, Sendable {
+        var path: String
+        var userAgent: String
+        var address: String
+        var acceptLanguage: String?
+    }
+
+    struct Device: Decodable, Sendable {
+        var osVersion: String?
+        var deviceModelName: String?
+        var screenWidth: Int?
+        var screenHeight: Int?
+        var languageCode: String?
+        var timeZone: String?
+        var installedAt: Int?
+    }
+
+    struct Claim: Decodable, Sendable {
+        var address: String
+        var installReferrer: String?
+        var clipboardLink: String?
+        var device: Device?
+    }
+
+    struct LinkCall: Decodable, Sendable {
+        var address: String
+        var url: String
+    }
+
+    struct ExpectedError: Decodable, Sendable {
+        var kind: String
+        var status: Int?
+        var apiStatus: String?
+        var retryAfterSeconds: Int?
+    }
+
+    struct Expect: Decodable, Sendable {
+        // A click's
+        var status: Int?
+        var locationStartsWith: String?
+        // A call's
+        var result: String?
+        var deepLink: String?
+        var confidence: String?
+        var utmSource: String?
+        var utmMedium: String?
+        var utmCampaign: String?
+        var utmContent: String?
+        var utmTerm: String?
+        var routeParameters: [String: String]?
+        var error: ExpectedError?
+        var requests: Int?
+        var sameInstallId: Bool?
+        var canaryRequests: Int?
+
+        /// The utm fields the scenario names, by name.
+        var utm: [String: String] {
+            let fields = ["utmSource": utmSource, "utmMedium": utmMedium, "utmCampaign": utmCampaign, "utmContent": utmContent, "utmTerm": utmTerm]
+            return fields.compactMapValues { $0 }
+        }
+    }
+
+    struct Fault: Decodable, Sendable {
+        var status: Int?
+        var headers: [String: String]?
+        /// The answer's body: a string as it is, JSON written out.
+        var body: Data?
+        var forward: Bool?
+        var delayMs: Int?
+
+        enum CodingKeys: String, CodingKey { case status, headers, body, forward, delayMs }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decodeIfPresent(Int.self, forKey: .status)
+            headers = try container.decodeIfPresent([String: String].self, forKey: .headers)
+            forward = try container.decodeIfPresent(Bool.self, forKey: .forward)
+            delayMs = try container.decodeIfPresent(Int.self, forKey: .delayMs)
+            if let text = try? container.decodeIfPresent(String.self, forKey: .body) {
+                body = Data(text.utf8)
+            } else if let json = try container.decodeIfPresent(JSONValue.self, forKey: .body) {
+                body = try JSONEncoder().encode(json)
+            }
+        }
+    }
+
+    struct Step: Decodable, Sendable {
+        var click: Click?
+        var relaunch: Bool?
+        var faults: [Fault]?
+        var claim: Claim?
+        var reopen: LinkCall?
+        var resolve: LinkCall?
+        var expect: Expect?
+        var saveReferrerAs: String?
+    }
+
+    var description: String
+    var platform: String
+    var client: ClientOptions?
+    var serverDown: Bool?
+    var steps: [Step]
+}
+
+/// links.json: the short links every conformance server has.
+struct ConformanceLinks: Decodable, Sendable {
+    struct ShortLink: Decodable, Sendable {
+        var slug: String
+        var longLink: String
+    }
+
+    var shortLinks: [ShortLink]
+}
+
+/// Any JSON value, read and written back as it was (a fault's body).
+enum JSONValue: Codable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
