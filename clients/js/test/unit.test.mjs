@@ -1,9 +1,12 @@
 // What the scenarios do not reach: Retry-After parsing, the retry budget, the claim-link and server-URL checks,
 // the wire format, storage failures, and that no input makes a call throw. The server is a fetch passed in.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, test } from "node:test";
+import * as library from "../relink.mjs";
 import { Relink, SDK_VERSION, newInstallId, parseRetryAfter } from "../relink.mjs";
-import { AsyncMemoryStorage, MemoryStorage } from "./harness.mjs";
+import { AsyncMemoryStorage, MemoryStorage, jsRoot } from "./harness.mjs";
 
 const ORGANIC = { matchMessage: "No pre-install link matched for this device.", invitationId: "", isStrongMatchExecutable: false };
 const RESOLVED = { deepLink: "https://shop.example/p/1", resolvedLink: "https://go.example.com/?link=https%3A%2F%2Fshop.example%2Fp%2F1" };
@@ -428,4 +431,11 @@ describe("never a throw", () => {
             await expectFailed(client({ fetch: fakeFetch(), installIdFactory: factory }).claimDeferredLink({}), "invalidInput", String(factory));
         }
     });
+});
+
+test("relink.d.ts declares what relink.mjs exports, and the SDK version it sends", () => {
+    const declarations = readFileSync(path.join(jsRoot, "relink.d.ts"), "utf8");
+    const declared = [...declarations.matchAll(/^export declare (?:class|function|const) (\w+)/gm)].map((match) => match[1]).sort();
+    assert.deepEqual(declared, Object.keys(library).sort());
+    assert.match(declarations, new RegExp(`SDK_VERSION: "${SDK_VERSION}"`));
 });
