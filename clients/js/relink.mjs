@@ -13,6 +13,8 @@ export const SDK_VERSION = "relink-js-1";
 const INSTALL_ID_KEY = "relink.installId";
 const CLAIMED_KEY = "relink.claimed";
 const MAX_ATTEMPTS = 3;
+// setTimeout fires at once past 2^31 - 1 ms; longer timeouts and budgets are refused rather than cut short.
+const MAX_TIMER_MS = 2147483647;
 const CONFIDENCES = ["UNIQUE", "DEFAULT", "WEAK"];
 const UTM_FIELDS = ["utmSource", "utmMedium", "utmCampaign", "utmContent", "utmTerm"];
 // Plain http only where it cannot cross a network: this device, and the Android emulator's host.
@@ -536,7 +538,7 @@ function optionalSize(value, name) {
 }
 
 function isDuration(value) {
-    return typeof value === "number" && isFinite(value) && value > 0;
+    return typeof value === "number" && isFinite(value) && value > 0 && value <= MAX_TIMER_MS;
 }
 
 function messageOf(error) {

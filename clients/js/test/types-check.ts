@@ -67,6 +67,7 @@ async function negative(): Promise<void> {
 
 const seconds: number | undefined = parseRetryAfter("5");
 const id: string = newInstallId();
+const fromWebCrypto: string = newInstallId(window.crypto);
 const version: "relink-js-1" = SDK_VERSION;
 const isLink: boolean = Relink.isClaimLink("https://go.example.com/x?rc=1&_icp=1");
-export { firstLaunch, opened, negative, seconds, id, version, isLink };
+export { firstLaunch, opened, negative, seconds, id, fromWebCrypto, version, isLink };

@@ -371,7 +371,8 @@ describe("never a throw", () => {
         const base = { server: "https://go.example.com", platform: "ANDROID", appId: "a", storage: new MemoryStorage(), fetch: fakeFetch() };
         const bad = [
             undefined, null, 42, {}, { ...base, platform: "android" }, { ...base, appId: "" }, { ...base, storage: undefined },
-            { ...base, storage: { getItem() {} } }, { ...base, timeoutMs: 0 }, { ...base, timeoutMs: "10" }, { ...base, retryBudgetMs: -1 },
+            { ...base, storage: { getItem() {} } }, { ...base, timeoutMs: 0 }, { ...base, timeoutMs: "10" }, { ...base, timeoutMs: 2 ** 31 }, { ...base, retryBudgetMs: -1 },
+            { ...base, retryBudgetMs: 40 * 86400000 },
             { ...base, fetch: "no" }, { ...base, installIdFactory: 7 },
         ];
         for (const options of bad) {
