@@ -91,7 +91,7 @@ struct ContractTests {
             for (method, uri, allow) in [
                 (HTTPRequest.Method.trace, "/v1/links", "GET, HEAD"), (.delete, "/v1/shortLinks", "POST"), (.get, "/v1/shortLinks", "POST"),
                 (.put, "/v1/links/https%3A%2F%2Fgo.pictlink.com%2Fx", "GET, HEAD, PATCH"), (.trace, "/v1/openapi.json", "GET, HEAD"),
-                (.get, "/v1/webhooks/7/test", "POST"), (.options, "/v1/installAttribution", "POST"),
+                (.get, "/v1/webhooks/7/test", "POST"), (.get, "/v1/installAttribution", "OPTIONS, POST"), (.options, "/v1/shortLinks", "POST"),
             ] {
                 let response = try await client.execute(uri: uri, method: method)
                 #expect(response.status == .methodNotAllowed, "\(method) \(uri)")

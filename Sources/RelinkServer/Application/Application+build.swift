@@ -119,7 +119,7 @@ struct ApplicationParts {
         LinksController(service: service).addRoutes(to: api)
         StatsController(service: service, recorder: recorder).addRoutes(to: api)
         DeferredClicksController(service: service, deferredRecorder: deferredRecorder).addRoutes(to: api)
-        AttributionController(service: deferred, limiter: clientLimiter, metrics: metrics).addRoutes(to: api)
+        AttributionController(service: deferred, limiter: clientLimiter, metrics: metrics).addRoutes(to: api, outages: outages)
         OpenAPIController().addRoutes(to: api)
         WebhooksController(service: webhooks, policy: configuration.fetchPolicy).addRoutes(to: api)
         // The console: the API's services and mint limiter, with the signed-in key as the caller.
