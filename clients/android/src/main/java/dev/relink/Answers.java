@@ -41,22 +41,24 @@ final class Answers {
             if (matchMessage == null) throw new Malformed("matchMessage is missing.");
             String deepLink = string(json, "deepLink");
             String confidenceName = string(json, "attributionConfidence");
-            if (deepLink == null && confidenceName == null) {
-                return ClaimResult.organic(matchMessage);
+            // Read before the organic answer returns, so a field of the wrong type is malformed there too.
+            DeferredLink.Confidence confidence = null;
+            if (confidenceName != null) {
+                try {
+                    confidence = DeferredLink.Confidence.valueOf(confidenceName);
+                } catch (IllegalArgumentException e) {
+                    throw new Malformed("attributionConfidence " + confidenceName + " is none of UNIQUE, DEFAULT, WEAK.");
+                }
             }
-            if (deepLink == null || confidenceName == null) {
-                throw new Malformed("deepLink and attributionConfidence come together or not at all.");
-            }
-            DeferredLink.Confidence confidence;
-            try {
-                confidence = DeferredLink.Confidence.valueOf(confidenceName);
-            } catch (IllegalArgumentException e) {
-                throw new Malformed("attributionConfidence " + confidenceName + " is none of UNIQUE, DEFAULT, WEAK.");
-            }
-            return ClaimResult.matched(new DeferredLink(deepLink, confidence, matchMessage,
+            DeferredLink link = new DeferredLink(deepLink, confidence, matchMessage,
                     string(json, "utmSource"), string(json, "utmMedium"), string(json, "utmCampaign"),
                     string(json, "utmContent"), string(json, "utmTerm"), string(json, "appMinimumVersion"),
-                    string(json, "requestedLink"), string(json, "resolvedLink")));
+                    string(json, "requestedLink"), string(json, "resolvedLink"));
+            if (deepLink == null && confidence == null) return ClaimResult.organic(matchMessage);
+            if (deepLink == null || confidence == null) {
+                throw new Malformed("deepLink and attributionConfidence come together or not at all.");
+            }
+            return ClaimResult.matched(link);
         } catch (Malformed e) {
             return ClaimResult.failed(malformed(status, e.getMessage()));
         }
