@@ -15,8 +15,9 @@ public interface KeyValueStore {
     String get(String key);
 
     /**
-     * Stores a value. It must be readable by {@link #get} at once and survive the process (the install id written
-     * here is what makes a retry after a crash get the first answer): {@code apply()} is enough on Android.
+     * Stores a value. It must be readable by {@link #get} at once and survive the process: the install id written
+     * here is what makes a retry after a crash get the first answer. On Android, {@code commit()} rather than
+     * {@code apply()}: this runs on the background thread, and the install id should be on disk before the request.
      *
      * @param key the key.
      * @param value the value.
