@@ -153,7 +153,8 @@ class DocsExampleTest {
                 }
                 // Kotlin properties of the results: result.kind is getKind(), result.isResolved is isResolved().
                 Matcher properties = Pattern.compile("\\b(result|link|error)\\.(\\w+)\\b(?!\\s*[({])").matcher(code);
-                while (properties.find()) {
+                // Found from each name on, so result.error.kind checks error.kind too.
+                for (int from = 0; properties.find(from); from = properties.start(2)) {
                     String name = properties.group(2);
                     String getter = "get" + Character.toUpperCase(name.charAt(0)) + name.substring(1);
                     if (!members.contains(getter) && !(name.startsWith("is") && members.contains(name))) {

@@ -106,7 +106,7 @@ final class FaultProxy implements AutoCloseable {
             send(exchange, answer.statusCode(), answer.body());
         } catch (Exception e) {
             // The client has gone (it timed out) or the server is down: nothing more to answer.
-            System.err.println("FaultProxy: " + exchange.getRequestURI() + ": " + e);
+            System.err.println("FaultProxy: " + exchange.getRequestURI() + " not answered (the client may have timed out): " + e);
             try {
                 send(exchange, 599, new byte[0]);
             } catch (IOException ignored) {
