@@ -7,7 +7,16 @@ package dev.relink;
  */
 public final class ClaimResult {
     /** Which of the four answers this is. */
-    public enum Kind { MATCHED, ORGANIC, ALREADY_CLAIMED, FAILED }
+    public enum Kind {
+        /** The server matched a click: {@link #getLink()} has the deep link. */
+        MATCHED,
+        /** No click before the install: the server's {@link #getMatchMessage()} says why. */
+        ORGANIC,
+        /** An earlier launch got the server's answer; no request was made. */
+        ALREADY_CLAIMED,
+        /** {@link #getError()} says why; the claim is not marked done, so the next launch tries again. */
+        FAILED
+    }
 
     private static final ClaimResult ALREADY = new ClaimResult(Kind.ALREADY_CLAIMED, null, null, null);
 

@@ -54,9 +54,15 @@ public final class DeviceInfo {
         private String timeZone = TimeZone.getDefault().getID();
         private Long installedAtEpochSeconds;
 
-        /** @param value the OS release ({@code Build.VERSION.RELEASE}); null to leave it out. @return this builder. */
+        /**
+         * @param value the OS release ({@code Build.VERSION.RELEASE}); null to leave it out.
+         * @return this builder.
+         */
         public Builder osVersion(String value) { osVersion = value; return this; }
-        /** @param value the device model ({@code Build.MODEL}); null to leave it out. @return this builder. */
+        /**
+         * @param value the device model ({@code Build.MODEL}); null to leave it out.
+         * @return this builder.
+         */
         public Builder deviceModelName(String value) { deviceModelName = value; return this; }
         /**
          * @param width the width in density-independent pixels ({@code widthPixels / density}); null to leave it out.
@@ -64,9 +70,15 @@ public final class DeviceInfo {
          * @return this builder.
          */
         public Builder screen(Integer width, Integer height) { screenWidth = width; screenHeight = height; return this; }
-        /** @param value a BCP 47 language tag; null to leave it out. @return this builder. */
+        /**
+         * @param value a BCP 47 language tag; null to leave it out.
+         * @return this builder.
+         */
         public Builder languageCode(String value) { languageCode = value; return this; }
-        /** @param value an IANA time zone id; null to leave it out. @return this builder. */
+        /**
+         * @param value an IANA time zone id; null to leave it out.
+         * @return this builder.
+         */
         public Builder timeZone(String value) { timeZone = value; return this; }
         /**
          * The real install time ({@code PackageInfo.firstInstallTime / 1000}), not the launch time: the delay from the

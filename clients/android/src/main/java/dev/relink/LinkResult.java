@@ -3,7 +3,12 @@ package dev.relink;
 /** The answer of {@link Relink#reopen} and {@link Relink#resolve}: {@link Kind#RESOLVED} or {@link Kind#FAILED}. */
 public final class LinkResult {
     /** Which of the two answers this is. */
-    public enum Kind { RESOLVED, FAILED }
+    public enum Kind {
+        /** {@link #getLink()} has the deep link. */
+        RESOLVED,
+        /** {@link #getError()} says why. */
+        FAILED
+    }
 
     private final Kind kind;
     private final ResolvedLink link;
