@@ -4,7 +4,9 @@ import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -221,9 +223,31 @@ public final class Relink {
      * @param callback receives {@link ClaimResult}.
      */
     public void claimDeferredLink(final ClaimRequest request, final Callback<ClaimResult> callback) {
-        run(new Runnable() {
-            @Override public void run() { deliver(callback, claimDeferredLinkBlocking(request)); }
-        }, callback, ClaimResult.class);
+        if (callback == null) throw new NullPointerException("callback");
+        if (configError != null) {
+            run(new Runnable() {
+                @Override public void run() { deliver(callback, ClaimResult.failed(configError)); }
+            }, callback, ClaimResult.class);
+            return;
+        }
+        // Joined here, on the caller's thread, so a second call made before the first one's answer gets that answer
+        // even though this client's executor would run it only after the first.
+        final String key = claimKey();
+        final PendingClaim pending;
+        synchronized (CLAIMS_IN_FLIGHT) {
+            PendingClaim existing = CLAIMS_IN_FLIGHT.get(key);
+            pending = existing != null ? existing : new PendingClaim();
+            if (existing == null) CLAIMS_IN_FLIGHT.put(key, pending);
+            pending.listen(this, callback);
+            if (existing != null) return;
+        }
+        try {
+            executor.execute(new Runnable() {
+                @Override public void run() { claim(key, pending, request); }
+            });
+        } catch (RejectedExecutionException e) {
+            finish(key, pending, ClaimResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT, "The executor refused the call.")));
+        }
     }
 
     /**
@@ -237,7 +261,7 @@ public final class Relink {
      */
     public ClaimResult claimDeferredLinkBlocking(ClaimRequest request) {
         if (configError != null) return ClaimResult.failed(configError);
-        String key = base + "\n" + appId;
+        String key = claimKey();
         PendingClaim pending;
         boolean first = false;
         synchronized (CLAIMS_IN_FLIGHT) {
@@ -248,7 +272,16 @@ public final class Relink {
                 first = true;
             }
         }
-        if (!first) return pending.await();
+        return first ? claim(key, pending, request) : pending.await();
+    }
+
+    /** One claim per server and app in this process: they share the install id and the claim's state. */
+    private String claimKey() {
+        return base + "\n" + appId;
+    }
+
+    /** Makes the claim that {@code pending} stands for, and hands its result to everyone waiting. */
+    private ClaimResult claim(String key, PendingClaim pending, ClaimRequest request) {
         ClaimResult result = null;
         try {
             result = claimOnce(request == null ? new ClaimRequest(null, null, null) : request);
@@ -257,14 +290,20 @@ public final class Relink {
             result = ClaimResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT,
                     "The storage adapter failed: " + e.getClass().getName()));
         } finally {
-            synchronized (CLAIMS_IN_FLIGHT) {
-                CLAIMS_IN_FLIGHT.remove(key);
+            // An Error thrown past the catch still answers the callers waiting for this claim.
+            if (result == null) {
+                result = ClaimResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT, "The claim stopped unexpectedly."));
             }
-            // An Error thrown past the catch still wakes the callers waiting for this claim.
-            pending.complete(result != null ? result : ClaimResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT,
-                    "The claim stopped unexpectedly.")));
+            finish(key, pending, result);
         }
         return result;
+    }
+
+    private static void finish(String key, PendingClaim pending, ClaimResult result) {
+        synchronized (CLAIMS_IN_FLIGHT) {
+            CLAIMS_IN_FLIGHT.remove(key);
+        }
+        pending.complete(result);
     }
 
     private ClaimResult claimOnce(ClaimRequest request) {
@@ -466,13 +505,25 @@ public final class Relink {
         if (value != null) object.put(name, value);
     }
 
-    /** A claim in flight, for the callers that wait for it. */
+    /** A claim in flight, for the callers that wait for it and the callbacks it answers. */
     private static final class PendingClaim {
         private ClaimResult result;
+        private final List<Relink> clients = new ArrayList<Relink>();
+        private final List<Callback<ClaimResult>> callbacks = new ArrayList<Callback<ClaimResult>>();
 
-        synchronized void complete(ClaimResult value) {
-            result = value;
-            notifyAll();
+        /** Called under the lock of the claims in flight, before {@link #complete}: nothing is missed. */
+        synchronized void listen(Relink client, Callback<ClaimResult> callback) {
+            clients.add(client);
+            callbacks.add(callback);
+        }
+
+        void complete(ClaimResult value) {
+            synchronized (this) {
+                result = value;
+                notifyAll();
+            }
+            // Each callback on its own client's callback executor, outside the lock.
+            for (int i = 0; i < callbacks.size(); i++) clients.get(i).deliver(callbacks.get(i), value);
         }
 
         synchronized ClaimResult await() {

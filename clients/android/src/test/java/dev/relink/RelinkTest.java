@@ -280,6 +280,27 @@ class RelinkTest {
     }
 
     @Test
+    void aSecondCallbackClaimBeforeTheFirstAnswerGetsTheSameResult() throws Exception {
+        try (StubServer stub = new StubServer(new StubServer.Answer(200, MATCHED, null, 500))) {
+            Relink relink = client(stub.base(), Platform.ANDROID, new MemoryStore());
+            final ClaimResult[] results = new ClaimResult[2];
+            final CountDownLatch done = new CountDownLatch(2);
+            // The client's one background thread would run the second only after the first: it must join it instead.
+            relink.claimDeferredLink(new ClaimRequest(pixel(), null), r -> { results[0] = r; done.countDown(); });
+            relink.claimDeferredLink(new ClaimRequest(pixel(), null), r -> { results[1] = r; done.countDown(); });
+            assertTrue(done.await(10, TimeUnit.SECONDS));
+            assertEquals(1, stub.count());
+            assertEquals(ClaimResult.Kind.MATCHED, results[0].getKind());
+            assertSame(results[0], results[1]);
+            final AtomicReference<ClaimResult> later = new AtomicReference<>();
+            final CountDownLatch third = new CountDownLatch(1);
+            relink.claimDeferredLink(new ClaimRequest(pixel(), null), r -> { later.set(r); third.countDown(); });
+            assertTrue(third.await(10, TimeUnit.SECONDS));
+            assertEquals(ClaimResult.Kind.ALREADY_CLAIMED, later.get().getKind(), "after the answer, no second claim");
+        }
+    }
+
+    @Test
     void aThrowingStorageFailsTheClaimWithoutACrash() {
         KeyValueStore broken = new KeyValueStore() {
             @Override public String get(String key) { throw new IllegalStateException("disk full"); }
