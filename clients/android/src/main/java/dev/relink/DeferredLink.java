@@ -20,12 +20,12 @@ public final class DeferredLink {
     private final String utmCampaign;
     private final String utmContent;
     private final String utmTerm;
-    private final String appMinimumVersion;
+    private final String minimumAppVersion;
     private final String requestedLink;
     private final String resolvedLink;
 
     DeferredLink(String deepLink, Confidence confidence, String matchMessage, String utmSource, String utmMedium,
-            String utmCampaign, String utmContent, String utmTerm, String appMinimumVersion, String requestedLink,
+            String utmCampaign, String utmContent, String utmTerm, String minimumAppVersion, String requestedLink,
             String resolvedLink) {
         this.deepLink = deepLink;
         this.confidence = confidence;
@@ -35,7 +35,7 @@ public final class DeferredLink {
         this.utmCampaign = utmCampaign;
         this.utmContent = utmContent;
         this.utmTerm = utmTerm;
-        this.appMinimumVersion = appMinimumVersion;
+        this.minimumAppVersion = minimumAppVersion;
         this.requestedLink = requestedLink;
         this.resolvedLink = resolvedLink;
     }
@@ -57,7 +57,7 @@ public final class DeferredLink {
     /** @return {@code utm_term}, or null. */
     public String getUtmTerm() { return utmTerm; }
     /** @return the link's minimum app version ({@code imv}), or null. */
-    public String getAppMinimumVersion() { return appMinimumVersion; }
+    public String getMinimumAppVersion() { return minimumAppVersion; }
     /** @return the link as clicked, or null. */
     public String getRequestedLink() { return requestedLink; }
     /** @return the long form of the link clicked, or null. */

@@ -105,7 +105,7 @@ class RelinkTest {
         assertEquals("spring", link.getUtmCampaign());
         assertEquals("hero", link.getUtmContent());
         assertEquals("shoes", link.getUtmTerm());
-        assertEquals("2.1", link.getAppMinimumVersion());
+        assertEquals("2.1", link.getMinimumAppVersion());
         assertEquals("https://go.example/spring", link.getRequestedLink());
         assertEquals("https://go.example/?link=x", link.getResolvedLink());
         assertNull(result.getError());
