@@ -79,10 +79,9 @@ struct ConformanceRunner {
         variables["canary"] = canary
     }
 
-    func makeClient() -> Relink {
+    func makeClient(_ client: ConformanceScenario.ClientOptions?) -> Relink {
         let options = Relink.Options(
-            timeout: scenario.client?.timeoutMs.map { Double($0) / 1000 } ?? 10,
-            retryBudget: scenario.client?.retryBudgetMs.map { Double($0) / 1000 } ?? 10)
+            timeout: client?.timeoutMs.map { Double($0) / 1000 } ?? 10, retryBudget: client?.retryBudgetMs.map { Double($0) / 1000 } ?? 10)
         return Relink(
             server: server, platform: AppPlatform(rawValue: scenario.platform)!, appId: "test.relink.shop", storage: storage, options: options)
     }
@@ -94,11 +93,13 @@ struct ConformanceRunner {
     }
 
     mutating func run() async throws {
-        var client = makeClient()
+        var options = scenario.client
+        var client = makeClient(options)
         for (index, step) in scenario.steps.enumerated() {
             let context = "\(scenario.description) — step \(index + 1)"
             if step.relaunch == true {
-                client = makeClient()
+                options = step.client ?? options
+                client = makeClient(options)
                 continue
             }
             if let click = step.click {
@@ -132,6 +133,7 @@ struct ConformanceRunner {
                 Issue.record("\(context): a step without a click, relaunch, claim, reopen or resolve")
                 continue
             }
+            try await proxy.awaitForwarded()
             let expect = try #require(step.expect, "\(context)")
             outcome.check(against: expect, context: context)
             if let requests = expect.requests {

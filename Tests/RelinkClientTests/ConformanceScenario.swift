@@ -96,6 +96,8 @@ struct ConformanceScenario: Decodable, Sendable {
     struct Step: Decodable, Sendable {
         var click: Click?
         var relaunch: Bool?
+        /// With `relaunch`: the client's options from here on.
+        var client: ClientOptions?
         var faults: [Fault]?
         var claim: Claim?
         var reopen: LinkCall?

@@ -25,6 +25,12 @@ final class FaultProxy: RouterMiddleware, Sendable {
     var canaryCount: Int { get async { await state.canaryRequests } }
     var claimInstallIds: [String] { get async { await state.claimInstallIds } }
 
+    /// Returns once the server has answered every request the proxy forwarded (a delayed one included).
+    func awaitForwarded() async throws {
+        for _ in 0..<1500 where await state.forwarding > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        if await state.forwarding > 0 { throw CancellationError() }
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         if request.uri.path.hasPrefix(Self.canaryPrefix) {
@@ -43,7 +49,15 @@ final class FaultProxy: RouterMiddleware, Sendable {
         }
         var headers: HTTPFields = [HTTPField.Name("Forwarded")!: "for=\(address)"]
         for name in [HTTPField.Name.contentType, .accept] { headers[name] = request.headers[name] }
-        let answer = try await upstream.execute(uri: "\(request.uri)", method: request.method, headers: headers, body: body)
+        await state.startForwarding()
+        let answer: TestResponse
+        do {
+            answer = try await upstream.execute(uri: "\(request.uri)", method: request.method, headers: headers, body: body)
+            await state.endForwarding()
+        } catch {
+            await state.endForwarding()
+            throw error
+        }
         if let delay = fault?.delayMs { try await Task.sleep(for: .milliseconds(delay)) }
         var answerHeaders = HTTPFields()
         for name in [HTTPField.Name.contentType, .retryAfter, .location] { answerHeaders[name] = answer.headers[name] }
@@ -58,7 +72,11 @@ private actor ProxyState {
     var requests = 0
     var canaryRequests = 0
     var claimInstallIds: [String] = []
+    /// Requests forwarded to the server and not yet answered by it.
+    var forwarding = 0
 
+    func startForwarding() { forwarding += 1 }
+    func endForwarding() { forwarding -= 1 }
     func arm(_ faults: [ConformanceScenario.Fault]) { self.faults += faults }
     func setAddress(_ address: String) { self.address = address }
     func sawCanary() { canaryRequests += 1 }

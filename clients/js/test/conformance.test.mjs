@@ -73,6 +73,8 @@ async function runScenario(scenario, { server, proxy, canary, nowhere }) {
             continue;
         }
         if (step.relaunch) {
+            if (step.client && step.client.timeoutMs !== undefined) options.timeoutMs = step.client.timeoutMs;
+            if (step.client && step.client.retryBudgetMs !== undefined) options.retryBudgetMs = step.client.retryBudgetMs;
             relink = new Relink(options);
             continue;
         }
@@ -92,6 +94,7 @@ async function runScenario(scenario, { server, proxy, canary, nowhere }) {
         } else {
             result = await relink[call](input.url);
         }
+        await proxy.settled();
         const seen = `${where} answered ${JSON.stringify(result)}`;
         assert.equal(proxy.state.faults.length, 0, `${seen}: faults left unused`);
         checkExpect(step.expect || {}, result, seen);

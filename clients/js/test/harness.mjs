@@ -97,7 +97,7 @@ export function request(base, { method = "GET", path: target, headers = {}, body
  * with `Forwarded: for=<address>`; records each request's method, path and JSON body.
  */
 export async function startProxy(serverBase) {
-    const state = { faults: [], records: [], address: "127.0.0.1" };
+    const state = { faults: [], records: [], address: "127.0.0.1", forwarding: 0 };
     const server = http.createServer(async (incoming, outgoing) => {
         outgoing.on("error", () => {}); // the client may have timed out and gone
         try {
@@ -119,7 +119,13 @@ export async function startProxy(serverBase) {
             }
             const headers = { Forwarded: `for=${state.address}` };
             for (const name of ["content-type", "accept"]) if (incoming.headers[name]) headers[name] = incoming.headers[name];
-            const answer = await request(serverBase, { method: incoming.method, path: incoming.url, headers, body: text });
+            state.forwarding += 1;
+            let answer;
+            try {
+                answer = await request(serverBase, { method: incoming.method, path: incoming.url, headers, body: text });
+            } finally {
+                state.forwarding -= 1;
+            }
             if (fault && fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
             const passed = {};
             for (const name of ["content-type", "retry-after", "location"]) if (answer.headers[name]) passed[name] = answer.headers[name];
@@ -140,6 +146,13 @@ export async function startProxy(serverBase) {
             state.address = "127.0.0.1";
         },
         stop: () => close(server),
+        /** Resolves once the server has answered every request forwarded to it (a delayed one included). */
+        async settled() {
+            for (let waited = 0; state.forwarding > 0; waited += 20) {
+                if (waited > 30000) throw new Error("a forwarded request is still at the server after 30 s");
+                await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+        },
     };
 }
 

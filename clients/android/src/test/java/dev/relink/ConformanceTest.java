@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestFactory;
 class ConformanceTest {
     private static final Pattern TEMPLATE = Pattern.compile("\\{\\{([A-Za-z0-9_]+)\\}\\}");
     private static final Set<String> STEP_KEYS = new HashSet<>(Arrays.asList(
-            "click", "expect", "saveReferrerAs", "relaunch", "faults", "claim", "reopen", "resolve"));
+            "click", "expect", "saveReferrerAs", "relaunch", "client", "faults", "claim", "reopen", "resolve"));
     private static final Set<String> EXPECT_KEYS = new HashSet<>(Arrays.asList(
             "status", "locationStartsWith", "result", "deepLink", "confidence", "utmSource", "utmMedium", "utmCampaign",
             "utmContent", "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests"));
@@ -84,12 +84,9 @@ class ConformanceTest {
         saved.put("canary", "http://127.0.0.1:" + canary.getAddress().getPort());
         String clientServer = scenario.optBoolean("serverDown") ? downServer() : proxy.base();
         MemoryStore storage = new MemoryStore();
+        Platform platform = Platform.valueOf(scenario.getString("platform"));
         JSONObject options = scenario.optJSONObject("client");
-        Relink.Config config = new Relink.Config(clientServer, Platform.valueOf(scenario.getString("platform")),
-                "test.relink.shop", storage);
-        if (options != null && options.has("timeoutMs")) config.timeoutMillis(options.getInt("timeoutMs"));
-        if (options != null && options.has("retryBudgetMs")) config.retryBudgetMillis(options.getLong("retryBudgetMs"));
-        Relink client = new Relink(config);
+        Relink client = new Relink(config(clientServer, platform, storage, options));
 
         JSONArray steps = scenario.getJSONArray("steps");
         for (int index = 0; index < steps.length(); index++) {
@@ -101,7 +98,8 @@ class ConformanceTest {
                 for (String key : expect.keySet()) assertTrue(EXPECT_KEYS.contains(key), where + ": unknown expect field " + key);
             }
             if (step.optBoolean("relaunch")) {
-                client = new Relink(config);
+                if (step.has("client")) options = step.getJSONObject("client");
+                client = new Relink(config(clientServer, platform, storage, options));
                 continue;
             }
             if (step.has("click")) {
@@ -129,8 +127,18 @@ class ConformanceTest {
             } else {
                 throw new AssertionError(where + ": a step without click, relaunch, claim, reopen or resolve");
             }
+            proxy.awaitForwarded(30000);
             check(where, expect == null ? new JSONObject() : expect, result, proxy.recorded().size() - before);
         }
+    }
+
+    /** A client's configuration: the scenario's (or a relaunch's) timeout and budget when given, else the defaults. */
+    private static Relink.Config config(String server, Platform platform, MemoryStore storage, JSONObject options)
+            throws org.json.JSONException {
+        Relink.Config config = new Relink.Config(server, platform, "test.relink.shop", storage);
+        if (options != null && options.has("timeoutMs")) config.timeoutMillis(options.getInt("timeoutMs"));
+        if (options != null && options.has("retryBudgetMs")) config.retryBudgetMillis(options.getLong("retryBudgetMs"));
+        return config;
     }
 
     private static void click(JSONObject step, Map<String, String> saved, String where) throws Exception {

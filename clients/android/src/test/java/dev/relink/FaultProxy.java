@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -49,6 +50,8 @@ final class FaultProxy implements AutoCloseable {
     private final ConcurrentLinkedQueue<JSONObject> faults = new ConcurrentLinkedQueue<>();
     private final List<Recorded> recorded = new ArrayList<>();
     private volatile String address = "127.0.0.1";
+    /** Requests forwarded to the server and not yet answered by it. */
+    private final AtomicInteger forwarding = new AtomicInteger();
 
     FaultProxy(String upstream) throws IOException {
         this.upstream = upstream;
@@ -75,6 +78,15 @@ final class FaultProxy implements AutoCloseable {
         return new ArrayList<>(recorded);
     }
 
+    /** Returns once the server has answered every request forwarded to it (a delayed one included). */
+    void awaitForwarded(long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (forwarding.get() > 0) {
+            if (System.currentTimeMillis() > deadline) throw new AssertionError("a forwarded request is still at the server");
+            Thread.sleep(20);
+        }
+    }
+
     synchronized void reset() {
         recorded.clear();
         faults.clear();
@@ -97,7 +109,13 @@ final class FaultProxy implements AutoCloseable {
                 answerFault(exchange, fault);
                 return;
             }
-            HttpResponse<byte[]> answer = forward(exchange, body);
+            HttpResponse<byte[]> answer;
+            forwarding.incrementAndGet();
+            try {
+                answer = forward(exchange, body);
+            } finally {
+                forwarding.decrementAndGet();
+            }
             if (fault != null && fault.optBoolean("forward")) Thread.sleep(fault.optLong("delayMs"));
             for (String name : new String[] {"Content-Type", "Retry-After", "Location"}) {
                 Optional<String> value = answer.headers().firstValue(name);
