@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 extension RelinkClient {
-    /// What the app knows about its device, for matching its first launch to the click before the install.
+    /// What the app knows about itself and its device, for `claimDeferredLink`; `Relink` takes the signals alone.
     public struct DeviceInfo: Sendable, Equatable {
         /// Core's `AppPlatform`, the one app-platform type server and client share.
         public typealias Platform = AppPlatform
@@ -14,22 +14,10 @@ extension RelinkClient {
         public var platform: Platform
         /// The app's bundle ID (iOS) or package name (Android).
         public var bundleId: String
-        /// `17.2` (`UIDevice.current.systemVersion`) or the Android release (`Build.VERSION.RELEASE`).
-        public var osVersion: String?
-        /// `iPhone15,2` (`utsname.machine`) or `Build.MODEL`.
-        public var deviceModelName: String?
-        /// Screen size in points (iOS) or density-independent pixels (Android), as web pages see it.
-        public var screenWidth: Int?
-        public var screenHeight: Int?
-        /// `Locale.preferredLanguages.first`, such as `en-US`.
-        public var languageCode: String?
-        /// An IANA time zone, `TimeZone.current.identifier`.
-        public var timeZone: String?
-        /// When the app was installed: on iOS the creation date of the app's Documents folder, on Android
-        /// `PackageInfo.firstInstallTime`. The delay from a click to the install is evidence for the match; leave it
-        /// nil rather than pass the launch time.
-        public var installedAt: Date?
+        /// The device's signals: OS version, model, screen, language, time zone, install time.
+        public var signals: DeviceSignals
 
+        /// Creates the value from its parts: `platform` and `bundleId` name the app, the others are `signals`'.
         public init(
             platform: Platform, bundleId: String, osVersion: String? = nil, deviceModelName: String? = nil, screenWidth: Int? = nil,
             screenHeight: Int? = nil, languageCode: String? = Locale.preferredLanguages.first,
@@ -37,13 +25,9 @@ extension RelinkClient {
         ) {
             self.platform = platform
             self.bundleId = bundleId
-            self.osVersion = osVersion
-            self.deviceModelName = deviceModelName
-            self.screenWidth = screenWidth
-            self.screenHeight = screenHeight
-            self.languageCode = languageCode
-            self.timeZone = timeZone
-            self.installedAt = installedAt
+            self.signals = DeviceSignals(
+                osVersion: osVersion, deviceModelName: deviceModelName, screenWidth: screenWidth, screenHeight: screenHeight,
+                languageCode: languageCode, timeZone: timeZone, installedAt: installedAt)
         }
     }
 
@@ -75,11 +59,8 @@ extension RelinkClient {
     public func claimDeferredLink(
         device: DeviceInfo, installId: String, clipboardLink: String? = nil, installReferrer: String? = nil
     ) async throws(RelinkClientError) -> InstallAttributionResponse {
-        let signals = DeviceSignals(
-            osVersion: device.osVersion, deviceModelName: device.deviceModelName, screenWidth: device.screenWidth,
-            screenHeight: device.screenHeight, languageCode: device.languageCode, timeZone: device.timeZone, installedAt: device.installedAt)
         let request = InstallAttributionRequest(
-            platform: device.platform, appId: device.bundleId, installId: installId, device: signals, clipboardLink: clipboardLink,
+            platform: device.platform, appId: device.bundleId, installId: installId, device: device.signals, clipboardLink: clipboardLink,
             installReferrer: installReferrer, sdkVersion: "relink-swift-1")
         return try await send("POST", path: APIPath.absolute(APIPath.installAttribution), body: request)
     }

@@ -206,11 +206,8 @@ public struct RelinkClient: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
         if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             do {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.withoutEscapingSlashes]
-                request.httpBody = try encoder.encode(body)
+                try request.setJSONBody(body)
             } catch {
                 throw RelinkClientError(status: nil, apiStatus: nil, message: "cannot encode the request: \(error)")
             }

@@ -42,11 +42,8 @@ final class RelinkTransport: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
-            request.httpBody = try encoder.encode(body)
+            try request.setJSONBody(body)
         } catch {
             return .failure(RelinkError(kind: .invalidInput, message: "cannot encode the request: \(error)"))
         }

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import RelinkCore
+
 /// One file of clients/conformance/scenarios, as clients/conformance/README.md describes it.
 struct ConformanceScenario: Decodable, Sendable {
     struct ClientOptions: Decodable, Sendable {
@@ -121,43 +123,4 @@ struct ConformanceLinks: Decodable, Sendable {
     }
 
     var shortLinks: [ShortLink]
-}
-
-/// Any JSON value, read and written back as it was (a fault's body).
-enum JSONValue: Codable, Sendable {
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case null
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
 }
