@@ -8,6 +8,12 @@ import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.json.JSONObject;
 
@@ -34,12 +40,35 @@ final class Http {
         static Exchange failed(RelinkError error) { return new Exchange(0, null, error); }
     }
 
+    /**
+     * Ends requests that outlive their timeout as a whole: HttpURLConnection's timeouts bound each read, so a server
+     * trickling a byte now and then would hold a call for as long as it liked.
+     */
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(new ThreadFactory() {
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "relink-timeouts");
+            thread.setDaemon(true);
+            return thread;
+        }
+    });
+
     static Exchange post(URL url, String json, int timeoutMillis) {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
         HttpURLConnection connection = null;
+        ScheduledFuture<?> watchdog = null;
+        final AtomicBoolean timedOut = new AtomicBoolean();
         int status = 0;
         try {
             connection = (HttpURLConnection) url.openConnection();
+            final HttpURLConnection watched = connection;
+            watchdog = WATCHDOG.schedule(new Runnable() {
+                @Override
+                public void run() {
+                    timedOut.set(true);
+                    watched.disconnect();
+                }
+            }, timeoutMillis, TimeUnit.MILLISECONDS);
             // The body goes to the configured server only: a 3xx is an answer, never a new destination.
             connection.setInstanceFollowRedirects(false);
             connection.setConnectTimeout(timeoutMillis);
@@ -72,10 +101,15 @@ final class Http {
             return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status == 0 ? null : status, null,
                     "No answer within " + timeoutMillis + " ms.", null));
         } catch (IOException e) {
+            if (timedOut.get()) {
+                return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status == 0 ? null : status, null,
+                        "No whole answer within " + timeoutMillis + " ms.", null));
+            }
             return Exchange.failed(new RelinkError(RelinkError.Kind.OFFLINE, status == 0 ? null : status, null,
                     "No connection to the server: " + e.getClass().getSimpleName()
                             + (e.getMessage() == null ? "" : ": " + e.getMessage()), null));
         } finally {
+            if (watchdog != null) watchdog.cancel(false);
             // A connection that timed out must not be reused for the retry.
             if (connection != null) connection.disconnect();
         }

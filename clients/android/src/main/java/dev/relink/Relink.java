@@ -309,8 +309,9 @@ public final class Relink {
     private ClaimResult claimOnce(ClaimRequest request) {
         if ("1".equals(storage.get(KEY_CLAIMED))) return ClaimResult.alreadyClaimed();
         String installId = storage.get(KEY_INSTALL_ID);
-        if (installId == null || installId.isEmpty()) {
-            // Stored before the first request: a retry after a timeout or a crash must carry the same id.
+        if (!isValidInstallId(installId)) {
+            // Stored before the first request: a retry after a timeout or a crash must carry the same id. A kept id
+            // the server would refuse (another SDK's, a damaged one) is replaced, or every claim would fail for good.
             installId = UUID.randomUUID().toString();
             storage.put(KEY_INSTALL_ID, installId);
         }
@@ -325,6 +326,18 @@ public final class Relink {
             }
         }
         return result;
+    }
+
+    /** Whether the server takes {@code installId}: 1 to 128 of A-Z, a-z, 0-9, '-', '_' and '.'. */
+    static boolean isValidInstallId(String installId) {
+        if (installId == null || installId.isEmpty() || installId.length() > 128) return false;
+        for (int i = 0; i < installId.length(); i++) {
+            char c = installId.charAt(i);
+            boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+                    || c == '.';
+            if (!allowed) return false;
+        }
+        return true;
     }
 
     String claimBody(ClaimRequest request, String installId) {
@@ -425,7 +438,7 @@ public final class Relink {
             body.put("requestedLink", url);
             body.put("bundleId", appId);
             body.put("sdkVersion", SDK_VERSION);
-            if (installId != null && !installId.isEmpty()) body.put("installId", installId);
+            if (isValidInstallId(installId)) body.put("installId", installId);
             if (!countAsReopen) body.put("countAsReopen", false);
             Http.Exchange exchange = send(REOPEN_ATTRIBUTION, body.toString());
             if (exchange.error != null) return LinkResult.failed(exchange.error);

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -145,6 +147,55 @@ class RelinkTest {
         assertEquals(RelinkError.Kind.UNAVAILABLE, html.getKind());
         assertNull(html.getApiStatus());
         assertNull(html.getRetryAfterSeconds());
+    }
+
+    /** The timeout bounds the whole request: a server trickling its answer a byte at a time does not hold the call. */
+    @Test
+    void aTricklingAnswerTimesOutAsAWhole() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            Thread trickler = new Thread(() -> {
+                try (java.net.Socket socket = listener.accept()) {
+                    socket.getInputStream().read(new byte[8192]);
+                    OutputStream out = socket.getOutputStream();
+                    out.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    for (int i = 0; i < 200; i++) {
+                        out.write(' ');
+                        out.flush();
+                        Thread.sleep(100);
+                    }
+                } catch (Exception closed) {
+                    // The client gave up: that is the point.
+                }
+            });
+            trickler.setDaemon(true);
+            trickler.start();
+            Relink relink = new Relink(new Relink.Config("http://127.0.0.1:" + listener.getLocalPort(), Platform.ANDROID,
+                    "test.relink.shop", new MemoryStore()).timeoutMillis(1000));
+            long started = System.nanoTime();
+            ClaimResult result = relink.claimDeferredLinkBlocking(new ClaimRequest(pixel(), null, null));
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertEquals(ClaimResult.Kind.FAILED, result.getKind());
+            assertEquals(RelinkError.Kind.TIMEOUT, result.getError().getKind());
+            assertTrue(tookMillis < 10_000, "took " + tookMillis + " ms; the trickle lasts 20 s");
+        }
+    }
+
+    /** A kept id the server would refuse is replaced at the claim and never sent with a re-open. */
+    @Test
+    void aKeptInstallIdTheServerRefusesIsReplaced() throws Exception {
+        try (StubServer stub = new StubServer(StubServer.answer(200, MATCHED))) {
+            MemoryStore storage = new MemoryStore();
+            storage.put(Relink.KEY_INSTALL_ID, "not a valid id/");
+            Relink relink = client(stub.base(), Platform.ANDROID, storage);
+            relink.reopenBlocking("https://go.example.com/x");
+            assertFalse(new JSONObject(stub.request(0).body).has("installId"), "the refused id is not sent with a re-open");
+            relink.claimDeferredLinkBlocking(new ClaimRequest(pixel(), null, null));
+            String sent = new JSONObject(stub.request(1).body).getString("installId");
+            assertTrue(Relink.isValidInstallId(sent), sent);
+            assertEquals(sent, storage.get(Relink.KEY_INSTALL_ID));
+            assertFalse(Relink.isValidInstallId(new String(new char[129]).replace('\0', 'a')));
+            assertTrue(Relink.isValidInstallId("A-z_0.9"));
+        }
     }
 
     @Test
