@@ -1,10 +1,11 @@
 import Foundation
 
-/// Firebase Dynamic Links' export (Google Takeout, one CSV per link domain; fdl-compat.md section 7), read row by
-/// row: which column holds what, and each row as a short link with its parameters. Pure: the CSV itself is read by
-/// a CSV library, the links are checked against the project and stored elsewhere.
+/// Firebase Dynamic Links' export (Google Takeout, one CSV per link domain; its columns are listed in
+/// docs/migrate-from-firebase.md, "Export"), read row by row: which column holds what, and each row as a short link
+/// with its parameters. Pure: the CSV itself is read by a CSV library, the links are checked against the project
+/// and stored elsewhere.
 ///
-/// The documented column order is: short link, the 26 link parameters from `link` to `pt` (in `LinkParameter`'s
+/// The documented column order is: short link, the 25 link parameters from `link` to `pt` (in `LinkParameter`'s
 /// order, without `al` and `d`), archived, link name, creation timestamp. The header row's spelling is not
 /// documented, so names are matched loosely (`short_link`, `Short link`, `shortLink` alike), columns that are
 /// named but not understood are reported, and a file without a header row, or with a header this reader cannot

@@ -1,4 +1,5 @@
-/// Where Firebase Dynamic Links sent each kind of client for a link's parameters (fdl-compat.md section 2), written
+/// Where Firebase Dynamic Links sent each kind of client for a link's parameters (as Firebase documented each
+/// parameter: https://firebase.google.com/docs/dynamic-links/create-manually), written
 /// apart from `RedirectPlanner` on purpose: `relink verify` compares the two, so a difference in the planner, in a
 /// project's defaults or in an imported link shows up instead of agreeing with itself.
 public enum FirebaseRules {
