@@ -45,7 +45,7 @@ class DocsExampleTest {
     /** The Android, Play, Kotlin and JDK calls the doc's snippets make; any other call must be the library's. */
     private static final Set<String> PLATFORM_CALLS = new HashSet<>(Arrays.asList(
             "commit", "edit", "endConnection", "getInstallReferrer", "getMainLooper", "getOrNull", "getPackageInfo",
-            "getSharedPreferences", "getString", "i", "launch", "newBuilder", "onNewIntent", "putString", "resume",
+            "getSharedPreferences", "getString", "i", "launch", "newBuilder", "onCreate", "onNewIntent", "putString", "resume",
             "startConnection", "toInt", "toString"));
 
     private static String doc() throws Exception {
