@@ -145,7 +145,8 @@ export class Relink {
 
         if (await storageCall(() => storage.getItem(CLAIMED_KEY), "read") === "1") return { result: "alreadyClaimed" };
         let installId = await storageCall(() => storage.getItem(INSTALL_ID_KEY), "read");
-        if (typeof installId !== "string" || installId === "") {
+        // A kept id the server refuses (another SDK's, a damaged one) is replaced: sent, every claim would be refused.
+        if (!isValidInstallId(installId)) {
             installId = await makeInstallId(this._installIdFactory);
             // Stored before the request: a claim that times out after the server took the click is retried with
             // this id, and the server answers it with its first answer.
@@ -176,7 +177,7 @@ export class Relink {
         } catch (_) {
             // The install id only spares the link's re-open count a duplicate; the link itself still resolves.
         }
-        if (typeof installId === "string" && installId !== "") body.installId = installId;
+        if (isValidInstallId(installId)) body.installId = installId;
         if (!countAsReopen) body.countAsReopen = false;
         const answer = await this._post("/v1/reopenAttribution", body);
         if (answer.error) return failed(answer.error);
@@ -441,8 +442,13 @@ async function makeInstallId(factory) {
     } catch (error) {
         throw error && error.relinkError ? error : invalid(`installIdFactory failed: ${messageOf(error)}`);
     }
-    if (typeof id !== "string" || id === "" || id.length > 128) throw invalid("the install id must be a string of 1 to 128 characters");
+    if (!isValidInstallId(id)) throw invalid("the install id must be 1 to 128 characters A-Z, a-z, 0-9, '.', '_' and '-'");
     return id;
+}
+
+// Whether the server takes the install id (any other is refused with a 400, claim and re-open alike).
+function isValidInstallId(id) {
+    return typeof id === "string" && /^[A-Za-z0-9._-]{1,128}$/.test(id);
 }
 
 // The storage's answer, or an invalidInput error thrown: the app's adapter failed, not the server.

@@ -352,6 +352,22 @@ describe("storage", () => {
         assert.equal(fetch.calls[0].body.installId, fetch.calls[1].body.installId);
     });
 
+    test("a kept install id the server refuses is replaced at the claim and never sent with a re-open", async () => {
+        for (const kept of ["not valid!", "a".repeat(129), "ü"]) {
+            const storage = new MemoryStorage();
+            storage.setItem("relink.installId", kept);
+            const fetch = fakeFetch(json(200, RESOLVED), json(200, ORGANIC));
+            const relink = client({ fetch, storage });
+            assert.equal((await relink.resolve("https://go.example.com/x")).result, "resolved");
+            assert.equal("installId" in fetch.calls[0].body, false, kept);
+            assert.equal((await relink.claimDeferredLink({})).result, "organic");
+            const made = storage.getItem("relink.installId");
+            assert.notEqual(made, kept);
+            assert.match(made, /^[A-Za-z0-9._-]{1,128}$/);
+            assert.equal(fetch.calls[1].body.installId, made);
+        }
+    });
+
     test("a re-open resolves without an install id when the storage fails", async () => {
         const fetch = fakeFetch(json(200, RESOLVED));
         assert.equal((await client({ fetch, storage: broken("get") }).reopen("https://go.example.com/x")).result, "resolved");
@@ -428,7 +444,7 @@ describe("never a throw", () => {
         } finally {
             Object.defineProperty(globalThis, "crypto", original);
         }
-        for (const factory of [() => { throw new Error("x"); }, () => 42, () => "", () => "x".repeat(129)]) {
+        for (const factory of [() => { throw new Error("x"); }, () => 42, () => "", () => "x".repeat(129), () => "install 1"]) {
             await expectFailed(client({ fetch: fakeFetch(), installIdFactory: factory }).claimDeferredLink({}), "invalidInput", String(factory));
         }
     });
