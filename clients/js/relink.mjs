@@ -15,6 +15,8 @@ const CLAIMED_KEY = "relink.claimed";
 const MAX_ATTEMPTS = 3;
 // setTimeout fires at once past 2^31 - 1 ms; longer timeouts and budgets are refused rather than cut short.
 const MAX_TIMER_MS = 2147483647;
+// A larger answer is not a Relink answer (as in the Swift client): refused as it arrives, not buffered whole.
+const MAX_ANSWER_BYTES = 1 << 20;
 const CONFIDENCES = ["UNIQUE", "DEFAULT", "WEAK"];
 const UTM_FIELDS = ["utmSource", "utmMedium", "utmCampaign", "utmContent", "utmTerm"];
 // Plain http only where it cannot cross a network: this device, and the Android emulator's host.
@@ -255,10 +257,11 @@ export class Relink {
                 if (!(status >= 100 && status < 600)) return { error: malformed(undefined, "the answer has no HTTP status") };
                 let body;
                 try {
-                    body = await response.text();
+                    body = await readAnswer(response);
                 } catch (error) {
                     return { error: { kind: "offline", status, message: `the answer broke off: ${messageOf(error)}` } };
                 }
+                if (body === TOO_LARGE) return { error: malformed(status, `the answer is larger than ${MAX_ANSWER_BYTES} bytes`) };
                 let retryAfter;
                 try {
                     retryAfter = parseRetryAfter(response.headers ? response.headers.get("Retry-After") : null);
@@ -321,6 +324,33 @@ export function newInstallId(cryptoObject) {
 const NO_RANDOMNESS = "no crypto.randomUUID or crypto.getRandomValues to make the install id with: import "
     + "react-native-get-random-values first, or pass installIdFactory (a function answering a random UUID string)";
 const TIMED_OUT = {};
+const TOO_LARGE = {};
+
+// The answer's text, or TOO_LARGE past MAX_ANSWER_BYTES: read as a stream where fetch gives one (browsers, Node),
+// stopping at the cap; whole where it does not (React Native), bounded there by the timeout alone.
+async function readAnswer(response) {
+    const length = response.headers && typeof response.headers.get === "function" ? response.headers.get("Content-Length") : null;
+    if (typeof length === "string" && /^\d+$/.test(length.trim()) && Number(length) > MAX_ANSWER_BYTES) return TOO_LARGE;
+    const stream = response.body;
+    if (!stream || typeof stream.getReader !== "function" || typeof TextDecoder !== "function") {
+        const text = await response.text();
+        return typeof text === "string" && text.length > MAX_ANSWER_BYTES ? TOO_LARGE : text;
+    }
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    let size = 0;
+    let text = "";
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text + decoder.decode();
+        size += value.byteLength;
+        if (size > MAX_ANSWER_BYTES) {
+            reader.cancel().catch(() => {});
+            return TOO_LARGE;
+        }
+        text += decoder.decode(value, { stream: true });
+    }
+}
 
 // The server URL without its trailing slash, or an invalidInput error thrown.
 function checkServer(server) {

@@ -2,6 +2,7 @@
 // the wire format, storage failures, and that no input makes a call throw. The server is a fetch passed in.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { describe, test } from "node:test";
 import * as library from "../relink.mjs";
@@ -317,6 +318,41 @@ describe("claims", () => {
         assert.equal(storage.getItem("relink.claimed"), null);
         assert.equal((await client({ fetch, storage }).claimDeferredLink({})).result, "organic");
         assert.equal(fetch.calls[0].body.installId, fetch.calls[1].body.installId);
+    });
+});
+
+describe("answers", () => {
+    // The end of the answer comes after the timeout: only a client that stops at the cap answers malformed.
+    test("an answer over 1 MiB is refused as it arrives, not buffered to its end", async () => {
+        const server = http.createServer((incoming, outgoing) => {
+            incoming.resume();
+            outgoing.writeHead(200, { "Content-Type": "application/json" });
+            outgoing.write(" ".repeat((1 << 20) + 1));
+            const end = setTimeout(() => outgoing.end(JSON.stringify(RESOLVED)), 4000);
+            outgoing.on("close", () => clearTimeout(end));
+        });
+        await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+            const relink = new Relink({
+                server: `http://127.0.0.1:${server.address().port}`, platform: "ANDROID", appId: "com.example.app",
+                storage: new MemoryStorage(), timeoutMs: 3000,
+            });
+            const result = await relink.resolve("https://go.example.com/x");
+            assert.equal(result.result, "failed");
+            assert.equal(result.error.kind, "malformed");
+        } finally {
+            server.closeAllConnections();
+            await new Promise((resolve) => server.close(resolve));
+        }
+    });
+
+    test("a Content-Length over 1 MiB is refused before the body is read", async () => {
+        const fetch = fakeFetch(() => ({
+            status: 200, headers: new Headers({ "Content-Length": String((1 << 20) + 1) }),
+            text: () => { throw new Error("read the body"); },
+        }));
+        const result = await client({ fetch }).resolve("https://go.example.com/x");
+        assert.equal(result.error.kind, "malformed");
     });
 });
 
