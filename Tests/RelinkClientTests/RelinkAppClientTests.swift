@@ -210,4 +210,28 @@ struct RelinkAppClientTests {
             #expect(requests.withLockedValue { $0 } == 1)
         }
     }
+
+    /// `resolve` asks the server not to count a re-open (`countAsReopen: false`); `reopen` leaves it to count. The
+    /// conformance scenarios see only the answers, which are the same either way.
+    @Test func resolveAsksNotToCountAReopenAndReopenDoesNot() async throws {
+        let countAsReopen = NIOLockedValueBox<[String]>([])
+        let router = Router()
+        router.post("/v1/reopenAttribution") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 16)
+            let sent = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] ?? [:]
+            countAsReopen.withLockedValue { $0.append(sent["countAsReopen"].map { "\($0)" } ?? "absent") }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"deepLink": "https://shop.example/p/1", "resolvedLink": "https://go.relink.test/p/1"}"#)))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let relink = Relink(server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage())
+            _ = await relink.resolve("https://go.relink.test/p/1")
+            _ = await relink.reopen("https://go.relink.test/p/1")
+            #expect(countAsReopen.withLockedValue { $0 } == ["0", "absent"])
+        }
+    }
 }
