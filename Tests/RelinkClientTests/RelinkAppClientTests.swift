@@ -222,7 +222,8 @@ struct RelinkAppClientTests {
             countAsReopen.withLockedValue { $0.append(sent["countAsReopen"].map { "\($0)" } ?? "absent") }
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"deepLink": "https://shop.example/p/1", "resolvedLink": "https://go.relink.test/p/1"}"#)))
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(string: #"{"deepLink": "https://shop.example/p/1", "resolvedLink": "https://go.relink.test/p/1"}"#)))
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
         try await app.test(.live) { client in
