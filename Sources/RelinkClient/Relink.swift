@@ -113,20 +113,34 @@ public actor Relink {
         guard !link.isEmpty else { return .failed(RelinkError(kind: .invalidInput, message: "the link is empty")) }
         if let serverProblem { return .failed(serverProblem) }
         let body = ReopenAttributionRequest(
-            requestedLink: link, bundleId: appId, sdkVersion: Self.sdkVersion, installId: storage.string(forKey: Self.installIdKey),
-            countAsReopen: countAsReopen)
+            requestedLink: link, bundleId: appId, sdkVersion: Self.sdkVersion,
+            installId: storage.string(forKey: Self.installIdKey).flatMap { Self.isValidInstallId($0) ? $0 : nil }, countAsReopen: countAsReopen)
         switch await transport.post(APIPath.reopenAttribution, body, answer: LinkAnswer.self) {
         case .failure(let error): return .failed(error)
         case .success(let answer): return .resolved(answer.link)
         }
     }
 
-    /// The install's id: made and kept at the first claim, before its request is sent.
+    /// The install's id: made and kept at the first claim, before its request is sent. A kept id the server would
+    /// refuse (written by another SDK, or damaged) is replaced: sent, it would have every claim refused for good.
     private func installId() -> String {
-        if let kept = storage.string(forKey: Self.installIdKey), !kept.isEmpty { return kept }
+        if let kept = storage.string(forKey: Self.installIdKey), Self.isValidInstallId(kept) { return kept }
         let made = UUID().uuidString
         storage.set(made, forKey: Self.installIdKey)
         return made
+    }
+
+    /// Whether the server takes `installId`: 1 to 128 of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`.
+    static func isValidInstallId(_ installId: String) -> Bool {
+        (1...128).contains(installId.utf8.count)
+            && installId.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
     }
 
     /// Why the client must not send device signals to `server`, if it must not.

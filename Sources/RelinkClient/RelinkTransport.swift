@@ -16,21 +16,20 @@ final class RelinkTransport: Sendable {
 
     let server: URL
     let options: Relink.Options
-    private let session: URLSession
 
     init(server: URL, options: Relink.Options) {
         self.server = server
         self.options = options
+    }
+
+    /// Each request's session: no cookies, no cache (`RelinkExchange` bounds the whole request by the timeout).
+    private var configuration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = options.timeout
         configuration.timeoutIntervalForResource = options.timeout
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
-    }
-
-    deinit {
-        session.finishTasksAndInvalidate()
+        return configuration
     }
 
     /// `POST /v1/<name>` with `body`, the answer decoded.
@@ -56,7 +55,7 @@ final class RelinkTransport: Sendable {
             case .success(let answer): (status, retryAfter, data) = answer
             }
             if (200..<300).contains(status) {
-                guard data.count <= Self.maxAnswerBytes, let decoded = try? JSONDecoder().decode(Answer.self, from: data) else {
+                guard let decoded = try? JSONDecoder().decode(Answer.self, from: data) else {
                     return .failure(RelinkError(kind: .malformed, status: status, message: "the answer from \(base) is not Relink's JSON"))
                 }
                 return .success(decoded)
@@ -81,18 +80,9 @@ final class RelinkTransport: Sendable {
     }
 
     /// One request: its status, `Retry-After` and body, or why there is none.
-    private func exchange(_ request: URLRequest) async -> Result<(Int, String?, Data), RelinkError> {
-        do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else {
-                return .failure(RelinkError(kind: .malformed, message: "the answer from \(server.absoluteString) is not HTTP"))
-            }
-            return .success((http.statusCode, http.value(forHTTPHeaderField: "Retry-After"), data))
-        } catch let error as URLError where error.code == .timedOut {
-            return .failure(RelinkError(kind: .timeout, message: "no answer from \(server.absoluteString) within \(options.timeout) s"))
-        } catch {
-            return .failure(RelinkError(kind: .offline, message: "cannot reach \(server.absoluteString): \(error.localizedDescription)"))
-        }
+    private func exchange(_ request: URLRequest) async -> RelinkExchange.Outcome {
+        await RelinkExchange.run(
+            request, configuration: configuration, server: server.absoluteString, timeout: options.timeout, maxBytes: Self.maxAnswerBytes)
     }
 
     /// `Retry-After` in seconds (RFC 9110 §10.2.3's delay-seconds; an HTTP date counts as unreadable).
@@ -102,15 +92,5 @@ final class RelinkTransport: Sendable {
             return nil
         }
         return Int(text)
-    }
-}
-
-/// Answers a redirect with itself: the request's body never goes to another URL.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -78,4 +78,161 @@ struct RelinkAppClientTests {
             #expect(sent.first?["sdkVersion"] as? String == "relink-swift-1")
         }
     }
+
+    /// A kept install id the server refuses (another SDK's, a damaged one) is replaced at the claim and never sent
+    /// with a re-open: sent, it would have every claim and re-open of the install refused (400) for good.
+    @Test(arguments: ["not valid!", String(repeating: "a", count: 129), "ü"])
+    func replacesAKeptInstallIdTheServerRefuses(_ kept: String) async throws {
+        let installIds = NIOLockedValueBox<[String?]>([])
+        let router = Router()
+        for path in ["/v1/installAttribution", "/v1/reopenAttribution"] {
+            router.post(RouterPath(path)) { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 1 << 16)
+                let sent = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+                let installId = sent?["installId"] as? String
+                installIds.withLockedValue { $0.append(installId) }
+                // The server's rule: 1 to 128 of A-Z, a-z, 0-9, '.', '_', '-'.
+                if let installId, installId.range(of: "^[A-Za-z0-9._-]{1,128}$", options: .regularExpression) == nil {
+                    return Response(status: .badRequest)
+                }
+                let answer =
+                    path.hasSuffix("installAttribution")
+                    ? #"{"matchMessage": "No pre-install link matched for this device."}"#
+                    : #"{"deepLink": "https://shop.example/p/1", "resolvedLink": "https://go.relink.test/p/1"}"#
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: answer)))
+            }
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let storage = MemoryStorage()
+            storage.set(kept, forKey: "relink.installId")
+            let relink = Relink(server: server, platform: .iOS, appId: "test.relink.shop", storage: storage)
+            guard case .resolved = await relink.resolve("https://go.relink.test/p/1") else {
+                Issue.record("a re-open failed on the kept install id")
+                return
+            }
+            #expect(await relink.claimDeferredLink() == .organic(message: "No pre-install link matched for this device."))
+            let made = try #require(storage.string(forKey: "relink.installId"))
+            #expect(made != kept && made.range(of: "^[A-Za-z0-9._-]{1,128}$", options: .regularExpression) != nil)
+            #expect(installIds.withLockedValue { $0 } == [nil, made])
+        }
+    }
+
+    /// The timeout bounds the whole request: an answer trickled a byte at a time is not waited for past it (Linux's
+    /// Foundation enforces only the idle timeout, which each byte resets).
+    @Test func timesOutAnAnswerTrickledSlowerThanTheTimeout() async throws {
+        let router = Router()
+        router.post("/v1/reopenAttribution") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "{"))
+                    for _ in 0..<40 {
+                        try await Task.sleep(for: .milliseconds(200))
+                        try await writer.write(ByteBuffer(string: " "))
+                    }
+                    try await writer.write(ByteBuffer(string: #""deepLink": "x", "resolvedLink": "y"}"#))
+                    try await writer.finish(nil)
+                })
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let relink = Relink(
+                server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 1, retryBudget: 0))
+            let start = ContinuousClock.now
+            let result = await relink.resolve("https://go.relink.test/p/1")
+            guard case .failed(let error) = result else {
+                Issue.record("answered \(result) from an answer trickled over 8 s with a 1 s timeout")
+                return
+            }
+            #expect(error.kind == .timeout)
+            // The answer takes 8 s; the bound is the timeout's, with room for a loaded machine.
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
+    /// An answer past `maxAnswerBytes` is refused as it arrives, not buffered until its end: here the end comes
+    /// after the timeout, so only a client that stops at the cap answers `malformed`.
+    @Test func refusesAnAnswerLargerThanTheCapAsItArrives() async throws {
+        let router = Router()
+        router.post("/v1/reopenAttribution") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(repeating: UInt8(ascii: " "), count: RelinkTransport.maxAnswerBytes + 1))
+                    try await Task.sleep(for: .seconds(4))
+                    try await writer.write(ByteBuffer(string: #"{"deepLink": "x", "resolvedLink": "y"}"#))
+                    try await writer.finish(nil)
+                })
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let relink = Relink(
+                server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 3, retryBudget: 0))
+            guard case .failed(let error) = await relink.resolve("https://go.relink.test/p/1") else {
+                Issue.record("resolved an answer larger than the cap")
+                return
+            }
+            #expect(error.kind == .malformed)
+        }
+    }
+
+    /// Cancelling the calling task while it waits out a `Retry-After` sends nothing more.
+    @Test func cancellingACallSendsNoFurtherRequest() async throws {
+        let requests = NIOLockedValueBox(0)
+        let router = Router()
+        router.post("/v1/reopenAttribution") { _, _ -> Response in
+            requests.withLockedValue { $0 += 1 }
+            return Response(status: .tooManyRequests, headers: [.retryAfter: "2"])
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let relink = Relink(
+                server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 5, retryBudget: 10))
+            let call = Task { await relink.resolve("https://go.relink.test/p/1") }
+            while requests.withLockedValue({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // Well inside the 2 s wait: the 429 has arrived and the client sleeps.
+            try await Task.sleep(for: .milliseconds(300))
+            call.cancel()
+            guard case .failed(let error) = await call.value else {
+                Issue.record("a cancelled call resolved")
+                return
+            }
+            #expect(error.kind == .offline)
+            #expect(requests.withLockedValue { $0 } == 1)
+        }
+    }
+
+    /// `resolve` asks the server not to count a re-open (`countAsReopen: false`); `reopen` leaves it to count. The
+    /// conformance scenarios see only the answers, which are the same either way.
+    @Test func resolveAsksNotToCountAReopenAndReopenDoesNot() async throws {
+        let countAsReopen = NIOLockedValueBox<[String]>([])
+        let router = Router()
+        router.post("/v1/reopenAttribution") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 16)
+            let sent = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] ?? [:]
+            countAsReopen.withLockedValue { $0.append(sent["countAsReopen"].map { "\($0)" } ?? "absent") }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(string: #"{"deepLink": "https://shop.example/p/1", "resolvedLink": "https://go.relink.test/p/1"}"#)))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let relink = Relink(server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage())
+            _ = await relink.resolve("https://go.relink.test/p/1")
+            _ = await relink.reopen("https://go.relink.test/p/1")
+            #expect(countAsReopen.withLockedValue { $0 } == ["0", "absent"])
+        }
+    }
 }

@@ -15,6 +15,8 @@ const CLAIMED_KEY = "relink.claimed";
 const MAX_ATTEMPTS = 3;
 // setTimeout fires at once past 2^31 - 1 ms; longer timeouts and budgets are refused rather than cut short.
 const MAX_TIMER_MS = 2147483647;
+// A larger answer is not a Relink answer (as in the Swift client): refused as it arrives, not buffered whole.
+const MAX_ANSWER_BYTES = 1 << 20;
 const CONFIDENCES = ["UNIQUE", "DEFAULT", "WEAK"];
 const UTM_FIELDS = ["utmSource", "utmMedium", "utmCampaign", "utmContent", "utmTerm"];
 // Plain http only where it cannot cross a network: this device, and the Android emulator's host.
@@ -145,7 +147,8 @@ export class Relink {
 
         if (await storageCall(() => storage.getItem(CLAIMED_KEY), "read") === "1") return { result: "alreadyClaimed" };
         let installId = await storageCall(() => storage.getItem(INSTALL_ID_KEY), "read");
-        if (typeof installId !== "string" || installId === "") {
+        // A kept id the server refuses (another SDK's, a damaged one) is replaced: sent, every claim would be refused.
+        if (!isValidInstallId(installId)) {
             installId = await makeInstallId(this._installIdFactory);
             // Stored before the request: a claim that times out after the server took the click is retried with
             // this id, and the server answers it with its first answer.
@@ -176,7 +179,7 @@ export class Relink {
         } catch (_) {
             // The install id only spares the link's re-open count a duplicate; the link itself still resolves.
         }
-        if (typeof installId === "string" && installId !== "") body.installId = installId;
+        if (isValidInstallId(installId)) body.installId = installId;
         if (!countAsReopen) body.countAsReopen = false;
         const answer = await this._post("/v1/reopenAttribution", body);
         if (answer.error) return failed(answer.error);
@@ -254,10 +257,11 @@ export class Relink {
                 if (!(status >= 100 && status < 600)) return { error: malformed(undefined, "the answer has no HTTP status") };
                 let body;
                 try {
-                    body = await response.text();
+                    body = await readAnswer(response);
                 } catch (error) {
                     return { error: { kind: "offline", status, message: `the answer broke off: ${messageOf(error)}` } };
                 }
+                if (body === TOO_LARGE) return { error: malformed(status, `the answer is larger than ${MAX_ANSWER_BYTES} bytes`) };
                 let retryAfter;
                 try {
                     retryAfter = parseRetryAfter(response.headers ? response.headers.get("Retry-After") : null);
@@ -320,6 +324,33 @@ export function newInstallId(cryptoObject) {
 const NO_RANDOMNESS = "no crypto.randomUUID or crypto.getRandomValues to make the install id with: import "
     + "react-native-get-random-values first, or pass installIdFactory (a function answering a random UUID string)";
 const TIMED_OUT = {};
+const TOO_LARGE = {};
+
+// The answer's text, or TOO_LARGE past MAX_ANSWER_BYTES: read as a stream where fetch gives one (browsers, Node),
+// stopping at the cap; whole where it does not (React Native), bounded there by the timeout alone.
+async function readAnswer(response) {
+    const length = response.headers && typeof response.headers.get === "function" ? response.headers.get("Content-Length") : null;
+    if (typeof length === "string" && /^\d+$/.test(length.trim()) && Number(length) > MAX_ANSWER_BYTES) return TOO_LARGE;
+    const stream = response.body;
+    if (!stream || typeof stream.getReader !== "function" || typeof TextDecoder !== "function") {
+        const text = await response.text();
+        return typeof text === "string" && text.length > MAX_ANSWER_BYTES ? TOO_LARGE : text;
+    }
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    let size = 0;
+    let text = "";
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text + decoder.decode();
+        size += value.byteLength;
+        if (size > MAX_ANSWER_BYTES) {
+            reader.cancel().catch(() => {});
+            return TOO_LARGE;
+        }
+        text += decoder.decode(value, { stream: true });
+    }
+}
 
 // The server URL without its trailing slash, or an invalidInput error thrown.
 function checkServer(server) {
@@ -441,8 +472,13 @@ async function makeInstallId(factory) {
     } catch (error) {
         throw error && error.relinkError ? error : invalid(`installIdFactory failed: ${messageOf(error)}`);
     }
-    if (typeof id !== "string" || id === "" || id.length > 128) throw invalid("the install id must be a string of 1 to 128 characters");
+    if (!isValidInstallId(id)) throw invalid("the install id must be 1 to 128 characters A-Z, a-z, 0-9, '.', '_' and '-'");
     return id;
+}
+
+// Whether the server takes the install id (any other is refused with a 400, claim and re-open alike).
+function isValidInstallId(id) {
+    return typeof id === "string" && /^[A-Za-z0-9._-]{1,128}$/.test(id);
 }
 
 // The storage's answer, or an invalidInput error thrown: the app's adapter failed, not the server.

@@ -2,6 +2,7 @@
 // the wire format, storage failures, and that no input makes a call throw. The server is a fetch passed in.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { describe, test } from "node:test";
 import * as library from "../relink.mjs";
@@ -320,6 +321,41 @@ describe("claims", () => {
     });
 });
 
+describe("answers", () => {
+    // The end of the answer comes after the timeout: only a client that stops at the cap answers malformed.
+    test("an answer over 1 MiB is refused as it arrives, not buffered to its end", async () => {
+        const server = http.createServer((incoming, outgoing) => {
+            incoming.resume();
+            outgoing.writeHead(200, { "Content-Type": "application/json" });
+            outgoing.write(" ".repeat((1 << 20) + 1));
+            const end = setTimeout(() => outgoing.end(JSON.stringify(RESOLVED)), 4000);
+            outgoing.on("close", () => clearTimeout(end));
+        });
+        await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+            const relink = new Relink({
+                server: `http://127.0.0.1:${server.address().port}`, platform: "ANDROID", appId: "com.example.app",
+                storage: new MemoryStorage(), timeoutMs: 3000,
+            });
+            const result = await relink.resolve("https://go.example.com/x");
+            assert.equal(result.result, "failed");
+            assert.equal(result.error.kind, "malformed");
+        } finally {
+            server.closeAllConnections();
+            await new Promise((resolve) => server.close(resolve));
+        }
+    });
+
+    test("a Content-Length over 1 MiB is refused before the body is read", async () => {
+        const fetch = fakeFetch(() => ({
+            status: 200, headers: new Headers({ "Content-Length": String((1 << 20) + 1) }),
+            text: () => { throw new Error("read the body"); },
+        }));
+        const result = await client({ fetch }).resolve("https://go.example.com/x");
+        assert.equal(result.error.kind, "malformed");
+    });
+});
+
 describe("storage", () => {
     const broken = (failing) => ({
         items: new Map(),
@@ -350,6 +386,22 @@ describe("storage", () => {
         assert.equal((await client({ fetch, storage }).claimDeferredLink({})).result, "organic");
         assert.equal((await client({ fetch, storage }).claimDeferredLink({})).result, "organic", "claims again: the flag is not there");
         assert.equal(fetch.calls[0].body.installId, fetch.calls[1].body.installId);
+    });
+
+    test("a kept install id the server refuses is replaced at the claim and never sent with a re-open", async () => {
+        for (const kept of ["not valid!", "a".repeat(129), "ü"]) {
+            const storage = new MemoryStorage();
+            storage.setItem("relink.installId", kept);
+            const fetch = fakeFetch(json(200, RESOLVED), json(200, ORGANIC));
+            const relink = client({ fetch, storage });
+            assert.equal((await relink.resolve("https://go.example.com/x")).result, "resolved");
+            assert.equal("installId" in fetch.calls[0].body, false, kept);
+            assert.equal((await relink.claimDeferredLink({})).result, "organic");
+            const made = storage.getItem("relink.installId");
+            assert.notEqual(made, kept);
+            assert.match(made, /^[A-Za-z0-9._-]{1,128}$/);
+            assert.equal(fetch.calls[1].body.installId, made);
+        }
     });
 
     test("a re-open resolves without an install id when the storage fails", async () => {
@@ -428,7 +480,7 @@ describe("never a throw", () => {
         } finally {
             Object.defineProperty(globalThis, "crypto", original);
         }
-        for (const factory of [() => { throw new Error("x"); }, () => 42, () => "", () => "x".repeat(129)]) {
+        for (const factory of [() => { throw new Error("x"); }, () => 42, () => "", () => "x".repeat(129), () => "install 1"]) {
             await expectFailed(client({ fetch: fakeFetch(), installIdFactory: factory }).claimDeferredLink({}), "invalidInput", String(factory));
         }
     });
