@@ -44,6 +44,9 @@ struct URLPatternTests {
         ("^https://pictlink\\.com/.*", "end it with $"),
         ("^https://pictlink\\.com/\\$", "end it with $"),
         ("^https://a\\.com/(x$", "missing ')'"),
+        // Cut short: the missing `)` is what is wrong, not the missing `$`.
+        ("^https://(", "missing ')'"),
+        ("^https://[a-z", "missing ']'"),
         ("^https://a\\.com/x)$", "unmatched ')'"),
         ("^https://a\\.com/[x$", "missing ']'"),
         ("^https://a\\.com/(*)$", "nothing to repeat"),

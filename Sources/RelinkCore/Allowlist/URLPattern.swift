@@ -33,6 +33,9 @@ public struct URLPattern: Sendable, Hashable, CustomStringConvertible {
             throw SyntaxError(message: "the pattern must be anchored: start it with ^ (patterns match the whole URL)", offset: 0)
         }
         guard scalars.last == "$", !Self.endsWithEscapedDollar(scalars) else {
+            // A pattern cut short (`^https://(`) has no `$` either: its syntax error says what is really wrong.
+            var parser = Parser(scalars: scalars)
+            _ = try parser.parse()
             throw SyntaxError(
                 message: "the pattern must be anchored: end it with $ (patterns match the whole URL)", offset: scalars.count)
         }
