@@ -20,6 +20,9 @@ enum Console {
     static func print(_ line: String) {
         if let capture { return capture.add(output: line) }
         Swift.print(line)
+        // Line by line even into a pipe (stdout is then fully buffered): `deferred test` prints a link to open and
+        // waits, and a script reading it must not wait for the command to end.
+        fflush(nil)
     }
 
     static func error(_ line: String) {

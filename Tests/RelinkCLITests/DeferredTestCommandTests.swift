@@ -29,6 +29,33 @@ struct DeferredTestCommandTests {
         }
     }
 
+    /// Into a pipe, each line comes as it is printed: the link to open is there while the command still waits.
+    @Test func printsTheLinkToOpenAtOnceIntoAPipe() async throws {
+        let executable = try #require(CrashSafetyTests.executable, "the relink executable is not built beside the tests")
+        try await Self.withServer { _, server, key in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = [
+                "deferred", "test", "--project", "pictlink", "--config", E.routes, "--server", server, "--key", key, "--timeout", "20",
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            var received = Data()
+            let reader = output.fileHandleForReading
+            let deadline = Date().addingTimeInterval(15)
+            while !String(decoding: received, as: UTF8.self).contains("http"), Date() < deadline {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                received += chunk
+            }
+            #expect(String(decoding: received, as: UTF8.self).contains("https://go.pictlink.com/"), "nothing read: \(String(decoding: received, as: UTF8.self))")
+            #expect(process.isRunning, "the command had already ended: its output came only at its exit")
+        }
+    }
+
     @Test func mintsAndWatchesUntilTheInstallClaimsTheClick() async throws {
         try await Self.withServer { client, server, key in
             let command = Task {
