@@ -51,7 +51,9 @@ struct DeferredTestCommandTests {
                 if chunk.isEmpty { break }
                 received += chunk
             }
-            #expect(String(decoding: received, as: UTF8.self).contains("https://go.pictlink.com/"), "nothing read: \(String(decoding: received, as: UTF8.self))")
+            #expect(
+                String(decoding: received, as: UTF8.self).contains("https://go.pictlink.com/"),
+                "nothing read: \(String(decoding: received, as: UTF8.self))")
             #expect(process.isRunning, "the command had already ended: its output came only at its exit")
         }
     }
