@@ -55,7 +55,7 @@ public actor Relink {
         self.appId = appId
         self.storage = storage
         self.options = options
-        self.serverProblem = Self.problem(with: server)
+        self.serverProblem = Self.problem(with: server) ?? Self.problem(with: options)
         self.transport = RelinkTransport(server: server, options: options)
     }
 
@@ -143,8 +143,26 @@ public actor Relink {
             }
     }
 
+    /// Why the client cannot run with `options`: a timeout that is not a positive number of seconds would fail every
+    /// call, a budget that is negative or not finite would wait without end.
+    static func problem(with options: Options) -> RelinkError? {
+        guard options.timeout.isFinite, options.timeout > 0 else {
+            return RelinkError(kind: .invalidInput, message: "the timeout must be a positive number of seconds, not \(options.timeout)")
+        }
+        guard options.retryBudget.isFinite, options.retryBudget >= 0 else {
+            return RelinkError(kind: .invalidInput, message: "the retry budget must be 0 or more seconds, not \(options.retryBudget)")
+        }
+        return nil
+    }
+
     /// Why the client must not send device signals to `server`, if it must not.
     static func problem(with server: URL) -> RelinkError? {
+        // The API's paths are appended to the server's: a query, a fragment or a user would end up in the wrong place.
+        if server.query != nil || server.fragment != nil || server.user != nil {
+            return RelinkError(
+                kind: .invalidInput,
+                message: "the server must be a base URL without a query, fragment or user, not '\(server.absoluteString)'")
+        }
         let scheme = server.scheme?.lowercased()
         let host = server.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if scheme == "https", host?.isEmpty == false { return nil }

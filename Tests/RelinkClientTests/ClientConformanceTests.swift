@@ -28,8 +28,9 @@ struct ClientConformanceTests {
 
     @Test(arguments: scenarioFiles)
     func scenario(_ file: String) async throws {
-        let scenario = try JSONDecoder().decode(
-            ConformanceScenario.self, from: Data(contentsOf: Self.folder.appending(path: "scenarios").appending(path: file)))
+        let data = try Data(contentsOf: Self.folder.appending(path: "scenarios").appending(path: file))
+        #expect(try ConformanceScenario.unknownKeys(in: data) == [], "keys clients/conformance/README.md does not define")
+        let scenario = try JSONDecoder().decode(ConformanceScenario.self, from: data)
         let routes = try RelinkConfiguration(json: Data(contentsOf: Self.folder.appending(path: "routes.json")))
         let links = try JSONDecoder().decode(ConformanceLinks.self, from: Data(contentsOf: Self.folder.appending(path: "links.json")))
         let store = try SQLiteStore()

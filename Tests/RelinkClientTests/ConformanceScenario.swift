@@ -113,6 +113,25 @@ struct ConformanceScenario: Decodable, Sendable {
     var client: ClientOptions?
     var serverDown: Bool?
     var steps: [Step]
+
+    static let scenarioKeys: Set<String> = ["description", "platform", "client", "serverDown", "steps"]
+    static let stepKeys: Set<String> = ["click", "relaunch", "client", "faults", "claim", "reopen", "resolve", "expect", "saveReferrerAs"]
+    static let expectKeys: Set<String> = [
+        "status", "locationStartsWith", "result", "deepLink", "confidence", "utmSource", "utmMedium", "utmCampaign", "utmContent",
+        "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests",
+    ]
+
+    /// Keys the README does not define, which decoding would skip silently: a misspelled expectation checks nothing.
+    static func unknownKeys(in file: Data) throws -> [String] {
+        let json = try JSONSerialization.jsonObject(with: file) as? [String: Any] ?? [:]
+        var unknown = json.keys.filter { !scenarioKeys.contains($0) }
+        for (index, step) in (json["steps"] as? [[String: Any]] ?? []).enumerated() {
+            unknown += step.keys.filter { !stepKeys.contains($0) }.map { "step \(index + 1): \($0)" }
+            let expect = step["expect"] as? [String: Any] ?? [:]
+            unknown += expect.keys.filter { !expectKeys.contains($0) }.map { "step \(index + 1): expect.\($0)" }
+        }
+        return unknown
+    }
 }
 
 /// links.json: the short links every conformance server has.

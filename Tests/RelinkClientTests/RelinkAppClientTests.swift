@@ -17,7 +17,8 @@ struct RelinkAppClientTests {
     @Test(arguments: [
         ("https://go.example.com", true), ("http://127.0.0.1:8080", true), ("http://localhost", true), ("http://[::1]:9", true),
         ("http://10.0.2.2:8080", true), ("http://go.example.com", false), ("http://10.0.2.3", false), ("ftp://go.example.com", false),
-        ("https:///nohost", false),
+        ("https:///nohost", false), ("http://localhost/?x=1", false), ("https://go.example.com/#top", false),
+        ("https://user@go.example.com", false),
     ])
     func sendsSignalsOnlyOverHTTPSOrLoopback(_ server: String, _ allowed: Bool) async throws {
         let url = try #require(URL(string: server))
@@ -30,6 +31,18 @@ struct RelinkAppClientTests {
             }
             #expect(error.kind == .invalidInput)
         }
+    }
+
+    @Test(arguments: [(0.0, 10.0), (-1, 10), (.infinity, 10), (.nan, 10), (10, -1), (10, .infinity)] as [(Double, Double)])
+    func refusesOptionsThatCannotWork(_ timeout: Double, _ budget: Double) async {
+        let relink = Relink(
+            server: URL(string: "https://go.example.com")!, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(),
+            options: Relink.Options(timeout: timeout, retryBudget: budget))
+        guard case .failed(let error) = await relink.resolve("https://go.example.com/x") else {
+            Issue.record("a call ran with timeout \(timeout) and budget \(budget)")
+            return
+        }
+        #expect(error.kind == .invalidInput)
     }
 
     @Test(

@@ -44,7 +44,24 @@ describe("conformance", () => {
     }
 });
 
+// The keys clients/conformance/README.md defines: any other is a typo that would check nothing.
+const SCENARIO_KEYS = ["description", "platform", "client", "serverDown", "steps"];
+const STEP_KEYS = ["click", "relaunch", "client", "faults", "claim", "reopen", "resolve", "expect", "saveReferrerAs"];
+const EXPECT_KEYS = ["status", "locationStartsWith", "result", "deepLink", "confidence", "utmSource", "utmMedium", "utmCampaign",
+    "utmContent", "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests"];
+
+function unknownKeys(scenario) {
+    const unknown = Object.keys(scenario).filter((key) => !SCENARIO_KEYS.includes(key));
+    for (const [index, step] of (scenario.steps || []).entries()) {
+        unknown.push(...Object.keys(step).filter((key) => !STEP_KEYS.includes(key)).map((key) => `step ${index + 1}: ${key}`));
+        const expect = step.expect || {};
+        unknown.push(...Object.keys(expect).filter((key) => !EXPECT_KEYS.includes(key)).map((key) => `step ${index + 1}: expect.${key}`));
+    }
+    return unknown;
+}
+
 async function runScenario(scenario, { server, proxy, canary, nowhere }) {
+    assert.deepEqual(unknownKeys(scenario), [], "keys clients/conformance/README.md does not define");
     proxy.reset();
     canary.state.count = 0;
     const storage = new MemoryStorage();
