@@ -43,13 +43,19 @@ struct DeferredTestCommandTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { process.terminate() } }
-            var received = Data()
+            // Read on a thread of its own: a blocking read on the concurrency pool would hold one of its few threads,
+            // which the server answering this very command needs.
             let reader = output.fileHandleForReading
-            let deadline = Date().addingTimeInterval(15)
-            while !String(decoding: received, as: UTF8.self).contains("http"), Date() < deadline {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                received += chunk
+            let received: Data = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    var received = Data()
+                    while !String(decoding: received, as: UTF8.self).contains("https://") {
+                        let chunk = reader.availableData
+                        if chunk.isEmpty { break }
+                        received += chunk
+                    }
+                    continuation.resume(returning: received)
+                }
             }
             #expect(
                 String(decoding: received, as: UTF8.self).contains("https://go.pictlink.com/"),
