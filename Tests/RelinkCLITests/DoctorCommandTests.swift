@@ -1,5 +1,7 @@
 import Foundation
 import HummingbirdTesting
+import NIOCore
+import RelinkCore
 import Testing
 
 @testable import RelinkServer
@@ -114,6 +116,26 @@ struct DoctorCommandTests {
         #expect(AppDoctor.opens("/p/1", detail: legacy, caseSensitive: true))
         #expect(AASAPattern.matches("/p/12", "/p/??"))
         #expect(!AASAPattern.matches("/p/123", "/p/??"))
+    }
+
+    /// An association file that claims the whole host also hands the console and the API to the app: doctor warns;
+    /// the generated file leaves them out and passes.
+    @Test func warnsWhenTheAssociationFileClaimsWhatRelinkServesToBrowsers() throws {
+        let routes = try RelinkConfiguration(json: Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes)))
+        let project = try #require(routes.project(id: "fieldnotes"))
+        let generated = try #require(AssociationFiles.generate(for: RelinkConfiguration(projects: [project])).first).appleAppSiteAssociation
+        let appID = try #require(project.ios.first).appID
+        func checks(_ body: String) -> [AppDoctor.Check] {
+            AppDoctor.association(
+                subject: "apple-app-site-association", fetched: (200, "application/json", ByteBuffer(string: body), false),
+                expected: generated, isApple: true, samplePaths: ["/Ab3x"])
+        }
+        let wholeHost =
+            #"{"applinks": {"apps": [], "details": [{"appIDs": ["\#(appID)"], "components": [{"/": "/_/*", "exclude": true}, {"/": "/*"}]}]}}"#
+        let warnings = checks(wholeHost).filter { $0.status == .warning }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("/console/links") == true && warnings.first?.message.contains("/v1/links") == true)
+        #expect(checks(String(decoding: generated, as: UTF8.self)).allSatisfy { $0.status == .pass })
     }
 
     @Test func printsNoControlCharactersFromWhatItReads() {

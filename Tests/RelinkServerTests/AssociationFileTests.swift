@@ -66,9 +66,21 @@ struct AssociationFileTests {
         let expected = ["ABCDE12345.jp.furyu.pictlink.ios", "ABCDE12345.jp.furyu.pictlink.studio", "ABCDE12345.jp.furyu.pictlink.studio.ipad"]
         #expect(file.applinks.details.flatMap(\.appIDs) == expected)
         #expect(file.applinks.details.map(\.appID) == expected)
+        // What Relink serves at the root to browsers and clients is left out: a console link tapped on a phone with
+        // the app opens the console, not the app.
+        let served = ["/console", "/v1", "/healthz", "/metrics", "/.well-known", "/apple-app-site-association"]
+        typealias Value = AppleFile.ComponentValue
+        let relinkPages: [String: Value] = ["/": .string("/_/*"), "exclude": .bool(true), "comment": .string("Relink pages")]
+        var components: [[String: Value]] = [relinkPages]
+        for path in served {
+            for pattern in [path, path + "/*"] {
+                components.append(["/": .string(pattern), "exclude": .bool(true), "comment": .string("Relink serves this to browsers")])
+            }
+        }
+        components.append(["/": .string("/*")])
         for detail in file.applinks.details {
-            #expect(detail.components == [["/": .string("/_/*"), "exclude": .bool(true), "comment": .string("Relink pages")], ["/": .string("/*")]])
-            #expect(detail.paths == ["NOT /_/*", "/*"])
+            #expect(detail.components == components)
+            #expect(detail.paths == ["NOT /_/*"] + served.flatMap { ["NOT \($0)", "NOT \($0)/*"] } + ["/*"])
         }
         #expect(file.webcredentials == nil)
         #expect(file.appclips == nil)

@@ -41,13 +41,21 @@ public struct AppleAppSiteAssociation: Codable, Equatable, Sendable {
     public var appclips: AppList?
 
     /// The file for one host: every iOS app of `project` (and its separate iPad app) opens the paths under the
-    /// project's prefixes on that host, except Relink's own pages under `/_/`.
+    /// project's prefixes on that host, except Relink's own pages under `/_/` and, for a domain at the host's root,
+    /// what Relink serves there to browsers and clients (`RelinkPaths.servedAtRoot`: the console, the API…).
     public init(project: Project, prefixPaths: [String]) {
         var components: [Component] = []
         var paths: [String] = []
         for path in prefixPaths.sorted() {
             components.append(Component(path: "\(path)/_/*", exclude: true, comment: "Relink pages"))
             paths.append("NOT \(path)/_/*")
+        }
+        if prefixPaths.contains("") {
+            for served in RelinkPaths.servedAtRoot {
+                components.append(Component(path: served, exclude: true, comment: "Relink serves this to browsers"))
+                components.append(Component(path: "\(served)/*", exclude: true, comment: "Relink serves this to browsers"))
+                paths += ["NOT \(served)", "NOT \(served)/*"]
+            }
         }
         for path in prefixPaths.sorted() {
             if !path.isEmpty {

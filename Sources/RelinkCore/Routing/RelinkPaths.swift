@@ -15,6 +15,13 @@ public enum RelinkPaths {
     /// Relink's own paths below a domain's prefix (`/_/beacon`).
     public static let internalPrefix = "/_/"
 
+    /// What Relink serves at a host's root to browsers and clients rather than to an app: the console, the API,
+    /// the probes and the association files. An association file of a domain at the root leaves them out, or a tap
+    /// on a console link on a phone with the app would open the app.
+    public static let servedAtRoot: [String] = [
+        console, APIPath.absolute(""), health, metrics, wellKnown, appleAppSiteAssociation,
+    ].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+
     /// The first segments of every path above and of the API (`/v1`), and the probe and description names that
     /// orchestrators and API clients ask for by convention (`readyz`, `livez`, `openapi`). Reserved on every server
     /// whatever its options (metrics token, console port): a link moves between servers with its code, and a code

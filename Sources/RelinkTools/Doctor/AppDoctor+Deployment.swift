@@ -135,6 +135,15 @@ extension AppDoctor {
                         : Check(
                             subject, .fail, "\(appID) does not open \(closed.joined(separator: ", "))",
                             fix: "serve the file generated from routes.json (`relink well-known`)"))
+                // What Relink serves to browsers at the root (the console, the API): a tap there must stay in the browser.
+                let claimed = RelinkPaths.servedAtRoot.map { "\($0)/links" }.filter { Self.opens($0, detail: match, caseSensitive: caseSensitive) }
+                if !claimed.isEmpty {
+                    checks.append(
+                        Check(
+                            subject, .warning,
+                            "\(appID) also opens \(claimed.joined(separator: ", ")): Relink serves these to browsers (the console, the API), and a tap on such a link on a phone with the app opens the app",
+                            fix: "serve the file generated from routes.json (`relink well-known`), which leaves them out"))
+                }
             }
         } else {
             guard let served = try? JSONDecoder().decode([AssetLinkStatement].self, from: data),
