@@ -150,6 +150,12 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "file"))
     var previousSecretFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Local development: this project's links also answer on localhost, 127.0.0.1 and [::1], so a browser on this machine opens them (default: $RELINK_DEV_HOST). Only with a loopback --host.",
+            valueName: "project"))
+    var devHost: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         Self.holdMallocMmapThreshold(environment)
@@ -192,6 +198,8 @@ struct ServeCommand: AsyncParsableCommand {
             case .failure(let entry): throw CLIError.usage("--fetch-allow-networks: \(entry.description)")
             }
         }
+        let listenHost = host ?? environment["RELINK_HOST"] ?? "127.0.0.1"
+        let developmentProject = try Self.developmentProject(devHost ?? environment["RELINK_DEV_HOST"], listenHost: listenHost, relink: relink)
         let database = try await store.open(logLevel: level)
         defer { StoreOptions.close(database) }
         let secrets: AddressHashSecrets
@@ -212,12 +220,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError(message: "cannot read the secrets from \(store.path): \(error)")
         }
         var server = ServerConfiguration(
-            host: host ?? environment["RELINK_HOST"] ?? "127.0.0.1", port: port, relink: relink,
+            host: listenHost, port: port, relink: relink,
             forwardedHeaders: forwardedHeaders, logLevel: level, idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
             bodyTimeout: .seconds(bodyTimeout), sendTimeout: .seconds(sendTimeout), maxConnections: connections,
             ipv6PrefixLength: ipv6LimitPrefix, metrics: metrics, store: database,
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
+        server.developmentProject = developmentProject
         server.keptClicksPerNetwork = RateLimit(requestsPerSecond: Double(keptClicksPerNetwork), burst: keptClicksPerNetwork * 100)
         server.console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
         if let text = linkCache.map(String.init) ?? environment["RELINK_LINK_CACHE"], !text.isEmpty {
@@ -245,6 +254,19 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
         }
+    }
+
+    /// `--dev-host`'s project, checked: one of the configuration's, and only on a server that listens on loopback (a
+    /// server others reach must pick a project by its real host names alone).
+    static func developmentProject(_ asked: String?, listenHost: String, relink: RelinkConfiguration) throws(CLIError) -> String? {
+        guard let asked, !asked.isEmpty else { return nil }
+        guard relink.project(id: asked) != nil else {
+            throw CLIError.usage("--dev-host: no project '\(asked)' in the configuration (\(relink.projects.map(\.id).joined(separator: ", ")))")
+        }
+        guard ["127.0.0.1", "::1", "localhost"].contains(listenHost.lowercased()) else {
+            throw CLIError.usage("--dev-host is for local development: it needs a loopback --host (127.0.0.1, ::1 or localhost), not '\(listenHost)'")
+        }
+        return asked
     }
 
     /// The connection limit: as asked, or 10,000; never more than the open-file limit allows (raised to its hard

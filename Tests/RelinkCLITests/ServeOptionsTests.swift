@@ -27,6 +27,8 @@ struct ServeOptionsTests {
         (["--log-format", "xml"], "--log-format must be text or json"),
         (["--metrics-token", "short"], "--metrics-token must be at least 16 characters"),
         (["--metrics-port", "70000"], "--metrics-port must be 0 to 65535"),
+        (["--dev-host", "nosuch"], "--dev-host: no project 'nosuch'"),
+        (["--dev-host", "pictlink", "--host", "0.0.0.0"], "--dev-host is for local development: it needs a loopback --host"),
     ])
     func badValuesAreUsageErrors(_ arguments: [String], _ message: String) async throws {
         let error = try await Self.usageError(arguments)

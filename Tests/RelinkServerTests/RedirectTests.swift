@@ -3,8 +3,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import RelinkCore
+import RelinkStore
 import Testing
+
+@testable import RelinkServer
 
 @Suite("Redirects")
 struct RedirectTests {
@@ -112,6 +116,25 @@ struct RedirectTests {
         let response = try await Self.click("/?" + T.sampleQuery, agent: T.Agent.iPhone, method: .head)
         #expect(response.status == .ok)
         #expect(response.bodyLength == 0)
+    }
+
+    /// `--dev-host`: a browser on the developer's machine opens the debug page on 127.0.0.1 or localhost; without it,
+    /// or on a host a project serves, hosts keep picking projects as in production.
+    @Test(arguments: ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "LOCALHOST"])
+    func aLoopbackHostServesTheDevelopmentProject(_ host: String) async throws {
+        var server = ServerConfiguration(host: "127.0.0.1", port: 0, relink: T.configuration, logLevel: .error, store: try SQLiteStore())
+        server.developmentProject = "pictlink"
+        try await buildApplication(configuration: server).test(.router) { client in
+            let page = try await client.execute(
+                uri: "/?" + T.sampleQuery + "&d=1", method: .get, headers: T.headers(host: host, agent: T.Agent.desktop))
+            #expect(page.status == .ok)
+            #expect(String(buffer: page.body).contains("https://go.pictlink.com/?link="))
+            let other = try await client.execute(
+                uri: "/?" + T.sampleQuery + "&d=1", method: .get, headers: T.headers(host: "127.0.0.2:8080", agent: T.Agent.desktop))
+            #expect(other.status == .notFound)
+        }
+        let production = try await Self.click("/?" + T.sampleQuery + "&d=1", agent: T.Agent.desktop, host: host)
+        #expect(production.status == .notFound)
     }
 
     @Test func debugPageShowsEveryPlatform() async throws {

@@ -68,6 +68,9 @@ public struct ServerConfiguration: Sendable {
     public var onConsoleServerRunning: (@Sendable (Int) async -> Void)?
     /// How often stored previews are looked at for a refresh.
     public var previewRefreshInterval: Duration = .seconds(600)
+    /// Local development only (`--dev-host`): this project's links also answer on `localhost`, `127.0.0.1` and
+    /// `[::1]`, which no project serves, so that a browser on the developer's machine can open them.
+    public var developmentProject: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,

@@ -14,9 +14,13 @@ final class LinkResolver: Sendable {
     /// Per project id: the validation context (every link domain, and the project itself).
     private let contexts: [String: LinkValidationContext]
 
-    init(configuration: RelinkConfiguration, store: any RelinkStore, cache: LinkCache) {
+    /// With `--dev-host`: the host and port of the development project's first domain, which loopback hosts stand for.
+    let developmentHost: String?
+
+    init(configuration: RelinkConfiguration, store: any RelinkStore, cache: LinkCache, developmentProject: String? = nil) {
         self.configuration = configuration
         self.directory = DomainDirectory(configuration)
+        self.developmentHost = developmentProject.flatMap { configuration.project(id: $0)?.domains.first?.hostAndPort }
         self.store = store
         self.cache = cache
         let domains = configuration.allDomains
@@ -62,7 +66,8 @@ final class LinkResolver: Sendable {
 
     /// Resolves a request for `path` and `query` on `host` (a `Host` header value).
     /// - Throws: the store's error when a short link could not be looked up.
-    func resolve(host: String, path: Substring, query: Substring?, now: Date = Date()) async throws -> Resolution {
+    func resolve(host requestHost: String, path: Substring, query: Substring?, now: Date = Date()) async throws -> Resolution {
+        let host = servedHost(requestHost)
         guard let match = directory.match(host: host, path: path) else {
             return directory.servesHost(host) ? .notFound(url: "\(host)\(path)") : .unknownDomain(host: host)
         }
@@ -86,6 +91,24 @@ final class LinkResolver: Sendable {
         case .notFound:
             return .notFound(url: match.prefix.url(path: String(match.relativePath)))
         }
+    }
+
+    /// The host a request's `Host` stands for: itself, or with `--dev-host` a loopback name no project serves stands
+    /// for the development project's first domain. Production never listens on loopback alone, so it never gets here.
+    func servedHost(_ host: String) -> String {
+        guard let developmentHost, Self.isLoopbackName(host), !directory.servesHost(host) else { return host }
+        return developmentHost
+    }
+
+    /// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
+    static func isLoopbackName(_ host: String) -> Bool {
+        let name: Substring
+        if host.hasPrefix("[") {
+            name = host[...(host.firstIndex(of: "]") ?? host.index(before: host.endIndex))]
+        } else {
+            name = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        }
+        return ["localhost", "127.0.0.1", "[::1]"].contains(name.lowercased())
     }
 
     /// Puts a link this instance created or changed in the cache, as clicks will need it (or forgets it, when its
