@@ -38,6 +38,45 @@ struct LinkRulesTests {
             then: DestinationOverride(afl: "https://pictlink.com/new-android")),
     ])
 
+    /// On a server without a country source, a country rule is accepted with a warning (minting, reading, changing)
+    /// and the start says once how many stored links have one; with a source, no warning.
+    @Test func countryRulesWithoutACountrySourceAreWarnedAbout() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let lines = ObservabilityTests.LogLines()
+        var server = ServerConfiguration(host: "127.0.0.1", port: 0, relink: T.configuration, logLevel: .info, store: store)
+        server.logger = lines.logger(level: .info)
+        let withoutSource = try buildApplication(configuration: server)
+        let code = LinkWarningCode.countryRulesWithoutCountrySource.rawValue
+        try await withoutSource.test(.router) { client in
+            let minted = try await Self.mint(
+                CreateShortLinkRequest(longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fc", rules: Self.rules),
+                key: key, client: client)
+            #expect(minted.status == .ok)
+            #expect(minted.text.contains(code))
+            let shortLink = try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink
+            let read = try await client.execute(uri: "/v1/links/\(PercentEncoding.encodeQueryValue(shortLink))?key=\(key)", method: .get)
+            #expect(try JSONDecoder().decode(ManagedLink.self, from: read.data).warning?.map(\.warningCode) == [code])
+            let plain = try await Self.mint(
+                CreateShortLinkRequest(
+                    longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fd",
+                    rules: LinkRules(rules: [Self.rules.rules[1]])), key: key, client: client)
+            #expect(!plain.text.contains(code))
+        }
+        // The next start, on the same store: one line for the stored link.
+        try await buildApplication(configuration: server).test(.router) { _ in
+            for _ in 0..<100 where !lines.all.contains(where: { $0.contains("1 stored link(s)") }) { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(lines.all.filter { $0.contains("1 stored link(s) have rules that ask for the click's country") }.count == 1)
+        server.countryHeader = "CF-IPCountry"
+        try await buildApplication(configuration: server).test(.router) { client in
+            let minted = try await Self.mint(
+                CreateShortLinkRequest(longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fe", rules: Self.rules),
+                key: key, client: client)
+            #expect(minted.status == .ok)
+            #expect(!minted.text.contains(code))
+        }
+    }
+
     @Test func eachClickGetsTheFirstMatchingRule() async throws {
         let (store, key) = try await T.storeWithKey()
         try await Self.application(store: store).test(.router) { client in

@@ -17,6 +17,22 @@ struct StoreConformanceTests {
             parameters: parameters, suffixOption: .short, idempotencyKey: key, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
+    @Test(arguments: StoreKind.available) func countsTheLinksWhoseRulesAskForACountry(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            #expect(try await store.countLinksWithCountryRules() == 0)
+            func draft(_ code: String, _ condition: RuleCondition) -> ShortLinkDraft {
+                var draft = Self.draft(code)
+                draft.rules = LinkRules(rules: [LinkRule(when: condition, then: DestinationOverride(link: "https://pictlink.com/r"))])
+                return draft
+            }
+            _ = try await store.insertLink(Self.draft("plain"))
+            _ = try await store.insertLink(draft("spain", RuleCondition(countries: ["ES"])))
+            _ = try await store.insertLink(draft("nobody", RuleCondition(countries: [])))
+            _ = try await store.insertLink(draft("language", RuleCondition(languages: ["pt"])))
+            #expect(try await store.countLinksWithCountryRules() == 1)
+        }
+    }
+
     @Test(arguments: StoreKind.available) func insertsAndFindsLinks(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let record = try await store.insertLink(Self.draft("Ab3x", key: "k1"))

@@ -22,6 +22,8 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var maxClicks: Int?
     /// Where clicks go once the link is over.
     public var expiredLink: String?
+    /// What is wrong with the link on this server, such as country rules without a country source; absent when nothing.
+    public var warning: [APIWarning]?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(

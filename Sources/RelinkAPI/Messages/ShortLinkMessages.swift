@@ -55,7 +55,9 @@ public struct APIWarning: Codable, Sendable, Equatable {
     public init(_ warning: LinkWarning) {
         warningCode = warning.code.rawValue
         warningMessage = warning.message
-        warningDocumentLink = "https://firebase.google.com/docs/dynamic-links/create-manually"
+        // Relink's own about rules has no page of Firebase's to point at.
+        warningDocumentLink =
+            warning.code == .countryRulesWithoutCountrySource ? nil : "https://firebase.google.com/docs/dynamic-links/create-manually"
     }
 }
 

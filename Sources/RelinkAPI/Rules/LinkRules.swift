@@ -17,6 +17,9 @@ public struct LinkRules: Codable, Hashable, Sendable {
 
     public var isEmpty: Bool { rules.isEmpty && variants.isEmpty }
 
+    /// Whether a rule asks for the click's country, which only a server with a country source knows.
+    public var usesCountries: Bool { rules.contains { $0.when.countries?.isEmpty == false } }
+
     enum CodingKeys: String, CodingKey { case rules, variants }
 
     /// Either list may be left out.

@@ -1,4 +1,4 @@
-/// FDL's `DynamicLinkWarning` codes that Relink emits, plus two of its own for `ofl`.
+/// FDL's `DynamicLinkWarning` codes that Relink emits, plus two of its own for `ofl` and one for rules.
 ///
 /// FDL's ad and social-URL codes (`BAD_AD_PARAM`, `NOT_URI_SOCIAL_URL`, `BAD_URI_SCHEME_SOCIAL_URL`) belong to
 /// undocumented parameters and are never emitted, so they are not listed.
@@ -31,6 +31,9 @@ public enum LinkWarningCode: String, CaseIterable, Sendable, Codable {
     case deprecatedParam = "DEPRECATED_PARAM"
     case unrecognizedParam = "UNRECOGNIZED_PARAM"
     case tooLongParam = "TOO_LONG_PARAM"
+    /// Relink's: a rule asks for the click's country, and this server has no country source (`--country-header`,
+    /// `--geoip`), so the rule never matches.
+    case countryRulesWithoutCountrySource = "COUNTRY_RULES_WITHOUT_COUNTRY_SOURCE"
 
     public var name: String { rawValue }
 }

@@ -79,7 +79,10 @@ struct ApplicationParts {
             ipv6PrefixLength: configuration.ipv6PrefixLength, keptClicks: configuration.keptClicksPerNetwork, metrics: metrics)
         let authenticator = APIKeyAuthenticator(store: store, configuration: relink, limiter: clientLimiter)
         // Every path from a URL to its link goes through this one resolver.
-        let resolver = LinkResolver(configuration: relink, store: store, cache: cache)
+        let resolver = LinkResolver(configuration: relink, store: store, cache: cache, developmentProject: configuration.developmentProject)
+        if let project = configuration.developmentProject {
+            logger.notice("Development: \(project)'s links also answer on localhost, 127.0.0.1 and [::1] (--dev-host).")
+        }
         let previews = PreviewService(
             store: store, configuration: relink, fetcher: SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver),
             cache: cache, refreshInterval: configuration.previewRefreshInterval, logger: logger)
@@ -88,7 +91,22 @@ struct ApplicationParts {
         let webhooks = WebhookService(
             store: store, fetcher: webhookFetcher, interval: configuration.webhookInterval, lease: configuration.webhookLease,
             retryBase: configuration.webhookRetryBase, logger: logger)
-        let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks)
+        let knowsCountries = configuration.countryHeader != nil || configuration.countryDatabase != nil
+        let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks, knowsCountries: knowsCountries)
+        if !knowsCountries {
+            let projects = relink.projects.filter(\.rules.usesCountries).map(\.id)
+            if !projects.isEmpty {
+                logger.warning(
+                    "Country rules never match: the default rules of \(projects.joined(separator: ", ")) ask for the click's country, and this server has no country source (--country-header or --geoip)."
+                )
+            }
+            Task { [store, logger] in
+                guard let count = try? await store.countLinksWithCountryRules(), count > 0 else { return }
+                logger.warning(
+                    "Country rules never match: \(count) stored link(s) have rules that ask for the click's country, and this server has no country source (--country-header or --geoip)."
+                )
+            }
+        }
         let mintLimiter = RateLimiter<Int64>()
         let secrets = configuration.addressHashSecrets ?? .ephemeral()
         // Pending clicks are written ten times a second (or as often as events, when that is more): one write of a

@@ -13,10 +13,13 @@ public final class ShortLinkService: Sendable {
     let previews: PreviewService?
     /// Outgoing `link.created` and `link.updated` events; nil in some tests.
     let webhooks: WebhookService?
+    /// Whether clicks carry a country (`--country-header` or `--geoip`): country rules match only then.
+    let knowsCountries: Bool
     /// Per domain, the length `SHORT` codes start at: raised when random codes keep colliding.
     private let shortLengths = NIOLockedValueBox<[String: Int]>([:])
 
-    init(resolver: LinkResolver, previews: PreviewService? = nil, webhooks: WebhookService? = nil) {
+    init(resolver: LinkResolver, previews: PreviewService? = nil, webhooks: WebhookService? = nil, knowsCountries: Bool = true) {
+        self.knowsCountries = knowsCountries
         self.webhooks = webhooks
         self.store = resolver.store
         self.resolver = resolver
@@ -45,8 +48,19 @@ public final class ShortLinkService: Sendable {
             resolver.remember(record)
         }
         if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
-        return (record, warnings)
+        return (record, warnings + countryWarnings(record.rules))
     }
+
+    /// The warning for rules that ask for a country this server cannot know: stored, accepted, never matching.
+    func countryWarnings(_ rules: LinkRules?) -> [LinkWarning] {
+        guard !knowsCountries, rules?.usesCountries == true else { return [] }
+        return [Self.countryWarning]
+    }
+
+    static let countryWarning = LinkWarning(
+        .countryRulesWithoutCountrySource, parameter: "rules",
+        message:
+            "A rule asks for the click's country, but this server has no country source (--country-header or --geoip): the rule never matches.")
 
     private func mintRecord(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
         let target = try self.target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
@@ -339,12 +353,15 @@ public final class ShortLinkService: Sendable {
     }
 
     func managed(_ record: ShortLinkRecord) -> ManagedLink {
-        ManagedLink(
+        var managed = ManagedLink(
             shortLink: record.shortLink, previewLink: record.shortLink + "?" + APIPath.debugQuery, longDynamicLink: record.longLink,
             project: record.projectId, suffixOption: record.suffixOption, disabled: record.disabled,
             expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
             updateTime: APITime.format(record.updatedAt), fetchPreview: previews?.fetches(record) ?? record.fetchPreview,
             preview: record.preview.map(ManagedLinkPreview.init), rules: record.rules, maxClicks: record.maxClicks,
             expiredLink: record.expiredLink)
+        let warnings = countryWarnings(record.rules)
+        managed.warning = warnings.isEmpty ? nil : warnings.map(APIWarning.init)
+        return managed
     }
 }

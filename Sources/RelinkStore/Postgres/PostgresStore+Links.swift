@@ -229,6 +229,11 @@ extension PostgresStore {
             """
         ).map(ShortLinkRecord.init(row:))
     }
+
+    public func countLinksWithCountryRules() async throws -> Int {
+        let rows = try await rows(#"SELECT COUNT(*)::BIGINT AS links FROM links WHERE rules LIKE '%"countries":["%'"#)
+        return Int(try rows.first?.value("links", as: Int64.self) ?? 0)
+    }
 }
 
 // MARK: - API keys

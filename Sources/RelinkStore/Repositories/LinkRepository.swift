@@ -23,6 +23,9 @@ public protocol LinkRepository: Sendable {
     /// Enabled links whose preview is to be fetched (their own `fetchPreview`, or every link of `projectIds`) and
     /// was never fetched or last fetched before `fetchedBefore`, never-fetched and oldest first.
     func linksDueForPreview(projectIds: [String], fetchedBefore: Date, limit: Int) async throws -> [ShortLinkRecord]
+    /// How many stored links have a rule that asks for the click's country: a server without a country source says
+    /// once at start that they never match.
+    func countLinksWithCountryRules() async throws -> Int
 }
 
 extension LinkRepository {

@@ -338,6 +338,12 @@ extension SQLiteStore {
             ).map(ShortLinkRecord.init(row:))
         }
     }
+
+    public func countLinksWithCountryRules() async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM links WHERE rules LIKE '%"countries":["%'"#) ?? 0
+        }
+    }
 }
 
 // MARK: - API keys
