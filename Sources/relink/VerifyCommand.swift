@@ -106,6 +106,20 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         lines.append("\(report.links) link(s), \(report.checks) check(s): \(report.differenceCount) difference(s)")
+        // Why, by project setting: a team starting from the sample routes.json sees its defaults here, not bugs.
+        // Single settings first, in their order, then pairs; what no setting explains last.
+        let order = LinkVerifier.Cause.allCases
+        let rank = { (causes: [LinkVerifier.Cause]) -> [Int] in
+            causes.isEmpty ? [Int.max] : [causes.count] + causes.map { order.firstIndex(of: $0) ?? 0 }
+        }
+        for (causes, count) in report.causes.sorted(by: { rank($0.key).lexicographicallyPrecedes(rank($1.key)) }) {
+            if causes.isEmpty {
+                lines.append("  \(count) from the links themselves or Relink's own behaviour")
+            } else {
+                let names = causes.map(\.rawValue).joined(separator: " together with ")
+                lines.append("  \(count) from \(names) in routes.json: " + causes.map(\.explanation).joined(separator: "; "))
+            }
+        }
         return lines
     }
 }

@@ -60,12 +60,21 @@ struct LinkVerifierTests {
         #expect(desktop.count == 8 && !desktop.contains { $0.shortLink.hasSuffix("/fallbacks") })
         #expect(desktop.allSatisfy { $0.relink == .redirect("https://pictlink.com") })
         #expect(report.differenceCount == report.differences.count && report.differenceCount > 8)
+        // Each difference is put down to the project setting that makes it: the sample's defaults, not the links.
+        #expect(desktop.allSatisfy { $0.causes == [.desktopFallbackLink] })
+        let crawler = report.differences.filter { $0.client == .crawler }
+        // A crawler on a link without its own card: FDL redirected it to the link; here it gets the project's card,
+        // and without that card it would go to the desktop fallback: both settings make the difference.
+        #expect(!crawler.isEmpty && crawler.allSatisfy { $0.causes == [.socialDefaults] || $0.causes == [.desktopFallbackLink, .socialDefaults] })
+        #expect(report.causes[[]] == nil)
+        #expect(report.causes.values.reduce(0, +) == report.differenceCount)
         // A disabled link is a difference on every client: FDL served it.
         var disabled = try #require(try await store.link(domain: "https://go.pictlink.com", code: "q1"))
         disabled.disabled = true
         _ = try await store.updateLink(disabled)
         let after = try await LinkVerifier(configuration: Self.plain, store: store).verify(projectId: "pictlink")
         #expect(after.differenceCount == 5 && after.differences.allSatisfy { $0.shortLink.hasSuffix("/q1") })
+        #expect(after.causes == [[]: 5])
     }
 
     @Test func outcomesCompareWithoutEncodingOrTheClickReferrer() {

@@ -11,6 +11,45 @@ public struct LinkVerifier: Sendable {
         public var client: FirebaseRules.Client
         public var firebase: FirebaseRules.Outcome
         public var relink: FirebaseRules.Outcome
+        /// The project settings without which Relink would answer as FDL did (one, or the fewest that together do);
+        /// empty when none do (the link itself, or Relink's own behaviour).
+        public var causes: [Cause]
+    }
+
+    /// A project setting of routes.json that makes Relink answer otherwise than FDL did, on purpose.
+    public enum Cause: String, Sendable, CaseIterable {
+        case desktopFallbackLink = "defaults.desktopFallbackLink"
+        case socialDefaults = "defaults.socialTitle, socialDescription, socialImageLink"
+        case forcedRedirect = "defaults.forcedRedirect"
+        case rules = "rules"
+
+        /// What the setting does that FDL did not, and what to do for FDL's behaviour.
+        public var explanation: String {
+            switch self {
+            case .desktopFallbackLink:
+                "desktops go to it where FDL sent them to the link (or its ofl); leave it out for FDL's behaviour"
+            case .socialDefaults:
+                "link-preview crawlers get the project's card where FDL showed the link's own (st, sd, si) or none; leave them out for FDL's behaviour"
+            case .forcedRedirect:
+                "iPhones and iPads skip the preview page as efr=1 would; leave it out (or false) for FDL's behaviour"
+            case .rules: "the project's rules or variants send some clients elsewhere; FDL had none"
+            }
+        }
+
+        /// `project` without the setting.
+        func removed(from project: Project) -> Project {
+            var project = project
+            switch self {
+            case .desktopFallbackLink: project.defaults.desktopFallbackLink = nil
+            case .socialDefaults:
+                project.defaults.socialTitle = nil
+                project.defaults.socialDescription = nil
+                project.defaults.socialImageLink = nil
+            case .forcedRedirect: project.defaults.forcedRedirect = false
+            case .rules: project.rules = LinkRules()
+            }
+            return project
+        }
     }
 
     public struct Report: Sendable, Equatable {
@@ -19,6 +58,8 @@ public struct LinkVerifier: Sendable {
         public var differenceCount = 0
         /// The first `maximumListed` differences; `differenceCount` counts them all.
         public var differences: [Difference] = []
+        /// Every difference counted by its causes (none: the link itself or Relink's own behaviour).
+        public var causes: [[Cause]: Int] = [:]
 
         public static let maximumListed = 1000
     }
@@ -75,14 +116,31 @@ public struct LinkVerifier: Sendable {
                 let firebase = FirebaseRules.outcome(record.parameters, client: client)
                 guard firebase.normalized != relink.normalized else { continue }
                 report.differenceCount += 1
+                let causes = Self.causes(record, project: project, client: client, firebase: firebase)
+                report.causes[causes, default: 0] += 1
                 if report.differences.count < Report.maximumListed {
-                    report.differences.append(Difference(shortLink: record.shortLink, client: client, firebase: firebase, relink: relink))
+                    report.differences.append(
+                        Difference(shortLink: record.shortLink, client: client, firebase: firebase, relink: relink, causes: causes))
                 }
             }
             guard page.count == pageSize, let last = page.last else { break }
             before = last.id
         }
         return report
+    }
+
+    /// The fewest project settings without which the planner answers as FDL did: one alone, else two, else all;
+    /// empty when even without all of them it does not (a crawler on a link without a card needs both the social
+    /// defaults and the desktop fallback gone, say).
+    static func causes(_ record: ShortLinkRecord, project: Project, client: FirebaseRules.Client, firebase: FirebaseRules.Outcome) -> [Cause] {
+        let all = Cause.allCases
+        var candidates = all.map { [$0] }
+        for (index, first) in all.enumerated() { candidates += all[(index + 1)...].map { [first, $0] } }
+        candidates.append(all)
+        return candidates.first { causes in
+            let stripped = causes.reduce(project) { project, cause in cause.removed(from: project) }
+            return planned(record, project: stripped, client: client).normalized == firebase.normalized
+        } ?? []
     }
 
     /// `answer` for each check, in order, with at most `concurrency` awaited at once.
