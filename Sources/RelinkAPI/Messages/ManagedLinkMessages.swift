@@ -22,13 +22,20 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var maxClicks: Int?
     /// Where clicks go once the link is over.
     public var expiredLink: String?
+    /// Its name: from Firebase's console when imported, or given when it was created.
+    public var name: String?
+    /// Archived in Firebase's console before it was imported: still served. The server always says (true or false).
+    public var archived: Bool?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
         disabled: Bool, expireTime: String?, createTime: String, updateTime: String, fetchPreview: Bool? = nil,
-        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
+        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil,
+        name: String? = nil, archived: Bool? = nil
     ) {
+        self.name = name
+        self.archived = archived
         self.maxClicks = maxClicks
         self.expiredLink = expiredLink
         self.shortLink = shortLink
