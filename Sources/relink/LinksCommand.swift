@@ -34,9 +34,9 @@ struct LinksCommand: AsyncParsableCommand {
                 Console.print(try Console.json(page))
                 return
             }
-            var rows = [["SHORT LINK", "STATE", "CREATED", "DESTINATION"]]
+            var rows = [["SHORT LINK", "NAME", "STATE", "CREATED", "DESTINATION"]]
             rows += page.links.map { link in
-                [link.shortLink, LinksCommand.state(link), link.createTime, LinksCommand.destination(link)]
+                [link.shortLink, LinksCommand.name(link), LinksCommand.state(link), link.createTime, LinksCommand.destination(link)]
             }
             Console.print(page.links.isEmpty ? "no links" : Console.table(rows))
             if let next = page.nextPageToken { Console.error("more: relink links list --page-token \(next)") }
@@ -211,10 +211,20 @@ struct LinksCommand: AsyncParsableCommand {
         Console.print("\(link.shortLink): \(state(link))")
     }
 
+    /// `disabled`, `archived` (in Firebase, before the import; still served), `expires …` or `active`; an archived
+    /// link is never plain `active`.
     static func state(_ link: ManagedLink) -> String {
-        if link.disabled { return "disabled" }
-        if let expire = link.expireTime { return "expires \(expire)" }
-        return "active"
+        var parts: [String] = []
+        if link.disabled { parts.append("disabled") }
+        if link.archived == true { parts.append("archived") }
+        if !link.disabled, let expire = link.expireTime { parts.append("expires \(expire)") }
+        return parts.isEmpty ? "active" : parts.joined(separator: ", ")
+    }
+
+    /// The link's name for a table cell: on one line, `-` when it has none.
+    static func name(_ link: ManagedLink) -> String {
+        guard let name = link.name, !name.isEmpty else { return "-" }
+        return String(String.UnicodeScalarView(name.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
     }
 
     static func destination(_ link: ManagedLink) -> String {

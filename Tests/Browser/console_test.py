@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The console in real headless Chromium (Selenium): sign in, create a link with a bad `isi` and see the warning
-appear as it is typed, find it in the list, open its stats (chart and table), download its QR code as PNG and
+"""The console in real headless Chromium (Selenium): sign in, fill the new-link form (pick the iOS and Android apps
+from the project's lists and see their fields filled, type a bad `isi` and see the warning appear beside that field,
+within the viewport, name the link), see the name on the link page, find it in the list, open its stats (chart and table), download its QR code as PNG and
 decode it back to the short link with zbarimg, sign out; no browser console errors. Screenshots go to the folder
 printed at the start (RELINK_SCREENSHOTS, else a new temporary folder).
 
@@ -20,7 +21,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/relink"))
@@ -64,8 +65,11 @@ def fail(message):
 
 
 with open(os.path.join(ROOT, "routes.json")) as f:
-    IOS_BUNDLE = next(app["bundleId"] for project in json.load(f)["projects"] if project["id"] == "pictlink"
-                      for app in project["ios"])
+    PROJECT = next(project for project in json.load(f)["projects"] if project["id"] == "pictlink")
+# The last of each list, so picking is more than taking the first.
+IOS_APP = PROJECT["ios"][-1]
+ANDROID_APP = PROJECT["android"][-1]
+LINK_NAME = "Browser test ☀️ <b>sale</b>"
 
 key = relink("keys", "create", "--project", "pictlink", "--db", database)
 port = free_port()
@@ -110,28 +114,71 @@ try:
     if not session or not session.get("httpOnly") or session.get("sameSite") != "Strict":
         fail(f"the session cookie is not HttpOnly and SameSite=Strict: {session}")
 
-    print("create a link with a bad isi", flush=True)
+    print("new link: pick the apps, a bad isi beside its field, a name", flush=True)
     driver.get(base + "/console/links/new")
     wait.until(EC.presence_of_element_located((By.ID, "link-form")))
+    shot(driver, "new-link-form")
+    driver.set_window_size(1280, driver.execute_script("return document.documentElement.scrollHeight") + 100)
+    shot(driver, "new-link-form-desktop-full")
+    driver.set_window_size(1280, 1000)
+    if driver.find_element(By.ID, "group-campaign").get_attribute("open") is not None:
+        fail("the campaign parameters are not folded")
     driver.find_element(By.ID, "f-link").send_keys("https://pictlink.com/photos/browser-test")
-    driver.find_element(By.ID, "f-ibi").send_keys(IOS_BUNDLE)
-    driver.find_element(By.ID, "f-isi").send_keys("abc")
+    ios_picker = driver.find_element(By.ID, "ios-app")
+    if not ios_picker.is_displayed():
+        fail("the iOS app picker is not shown")
+    Select(ios_picker).select_by_visible_text(f"{IOS_APP['name']} ({IOS_APP['bundleId']})")
+    Select(driver.find_element(By.ID, "android-app")).select_by_visible_text(
+        f"{ANDROID_APP['name']} ({ANDROID_APP['packageName']})")
+    filled = {name: driver.find_element(By.ID, "f-" + name).get_attribute("value") for name in ["ibi", "isi", "apn"]}
+    print(f"  picked: {filled}", flush=True)
+    if filled != {"ibi": IOS_APP["bundleId"], "isi": IOS_APP["appStoreId"], "apn": ANDROID_APP["packageName"]}:
+        fail(f"picking the apps did not fill their fields: {filled}")
+    isi = driver.find_element(By.ID, "f-isi")
+    isi.clear()
+    isi.send_keys("abc")
     try:
-        wait.until(lambda d: any("'isi'" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#checks li.warn")))
+        wait.until(lambda d: any("'isi'" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#checks-isi li.warn")))
     except Exception:
-        fail("the live check showed no isi warning: "
-             + repr([li.text for li in driver.find_elements(By.CSS_SELECTOR, "#checks li")]))
-    warning = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#checks li.warn") if "'isi'" in li.text][0]
-    print(f"  warning shown: {warning}", flush=True)
-    shot(driver, "new-link-warning")
+        fail("no isi warning beside the isi field: "
+             + repr([li.text for li in driver.find_elements(By.CSS_SELECTOR, "#checks li, .field-checks li")]))
+    if any("'isi'" in li.text for li in driver.find_elements(By.CSS_SELECTOR, "#checks li")):
+        fail("the isi warning is in the summary too")
+    item = driver.find_element(By.CSS_SELECTOR, "#checks-isi li.warn")
+    print(f"  warning shown: {item.text}", flush=True)
+    # Beside the field: in the viewport with it, and no further than the field's own block.
+    box = driver.execute_script(
+        "var a=arguments[0].getBoundingClientRect(),b=arguments[1].getBoundingClientRect();"
+        "return {field:[a.top,a.bottom],warning:[b.top,b.bottom],height:window.innerHeight}", isi, item)
+    print(f"  positions: {box}", flush=True)
+    if not (0 <= box["warning"][0] and box["warning"][1] <= box["height"] and 0 <= box["field"][0] and box["field"][1] <= box["height"]):
+        fail(f"the isi warning is not in the viewport with its field: {box}")
+    if abs(box["warning"][0] - box["field"][0]) > 120:
+        fail(f"the isi warning is not next to its field: {box}")
+    shot(driver, "new-link-warning-desktop")
+    driver.set_window_size(390, 844)
+    driver.execute_script("arguments[0].scrollIntoView({block:'center'})", isi)
+    box = driver.execute_script(
+        "var a=arguments[0].getBoundingClientRect(),b=arguments[1].getBoundingClientRect();"
+        "return {field:[a.top,a.bottom],warning:[b.top,b.bottom],height:window.innerHeight}", isi, item)
+    if not (0 <= box["warning"][0] and box["warning"][1] <= box["height"]):
+        fail(f"on a phone, the isi warning is not in the viewport with its field: {box}")
+    shot(driver, "new-link-warning-phone")
+    driver.execute_script("window.scrollTo(0,0)")
+    shot(driver, "new-link-form-phone")
+    driver.set_window_size(1280, 1000)
+    driver.find_element(By.ID, "name").send_keys(LINK_NAME)
     driver.find_element(By.ID, "customSuffix").send_keys("browser-test")
     driver.find_element(By.ID, "save").click()
     link = wait.until(EC.presence_of_element_located((By.ID, "short-link")))
     short_link = link.text
     if short_link != "https://go.pictlink.com/browser-test":
         fail(f"unexpected short link {short_link!r}")
-    if "notNumeric".lower() not in driver.page_source.lower() and "isi" not in driver.page_source:
+    if "NOT_NUMERIC_IOS_APP_STORE_ID" not in driver.page_source:
         fail("the link page does not show the isi warning")
+    shown_name = driver.find_element(By.ID, "name").text
+    if shown_name != LINK_NAME:
+        fail(f"the link page shows the name {shown_name!r}, not {LINK_NAME!r}")
     shot(driver, "link")
 
     # Two clicks on the link, as an iPhone and a desktop browser, so the stats have something to draw.
@@ -149,6 +196,8 @@ try:
     table = wait.until(EC.presence_of_element_located((By.ID, "links")))
     if "browser-test" not in table.text:
         fail("the new link is not in the list")
+    if LINK_NAME not in table.text:
+        fail("the list does not show the new link's name")
     shot(driver, "links")
     driver.set_window_size(390, 844)
     shot(driver, "links-phone")

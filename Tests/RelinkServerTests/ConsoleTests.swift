@@ -506,6 +506,100 @@ import Testing
         }
     }
 
+    /// Names and the archived flag, imported from FDL, show in the list and on the link page; an archived link is
+    /// never plain "active"; a name typed in the new-link form is stored and shown.
+    @Test func namesAndTheArchivedFlagShow() async throws {
+        let (store, key) = try await TestSupport.storeWithKey()
+        let imported = try await FirebaseImporterTests.run(
+            [
+                FirebaseImporterTests.row("Old1", archived: true, name: "Spring <b>sale</b>"),
+                FirebaseImporterTests.row("New1", name: "Kept"),
+            ], store: store)
+        #expect(imported.imported == 2)
+        try await Self.consoleApp(store: store).test(.router) { client in
+            let browser = try await Self.signIn(key, client: client)
+            let list = try await client.execute(uri: "/console/links", method: .get, headers: browser.headers)
+            #expect(list.text.contains("<th>Name</th>"))
+            #expect(list.text.contains(#"<td class="name">Spring &lt;b&gt;sale&lt;/b&gt;</td>"#), "\(list.text)")
+            #expect(list.text.contains(#"<td class="state-archived">archived</td>"#))
+            let old = try await client.execute(
+                uri: "/console/links/Old1?domain=https%3A%2F%2Fgo.pictlink.com", method: .get, headers: browser.headers)
+            #expect(old.text.contains(#"<td id="name">Spring &lt;b&gt;sale&lt;/b&gt;</td>"#), "\(old.text)")
+            let state = try #require(old.text.firstMatch(of: /<td class="state-([a-z]+)" id="state">([^<]*)<span class="muted">\(([^)]*)\)/))
+            #expect(state.1 == "archived" && state.2 == "archived " && state.3.contains("archived in Firebase"), "\(old.text)")
+            let new = try await client.execute(
+                uri: "/console/links/New1?domain=https%3A%2F%2Fgo.pictlink.com", method: .get, headers: browser.headers)
+            #expect(new.text.contains(#"<td class="state-active" id="state">active</td>"#) && new.text.contains(#"<td id="name">Kept</td>"#))
+
+            let (headers, body) = browser.form(
+                [
+                    ("domain", "https://go.pictlink.com"), ("link", "https://pictlink.com/named"), ("customSuffix", "named"),
+                    ("name", "Autumn \"sale\" ☀️"),
+                ], csrf: browser.csrf)
+            let created = try await client.execute(uri: "/console/links", method: .post, headers: headers, body: body)
+            #expect(created.status == .seeOther)
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "named")?.name == "Autumn \"sale\" ☀️")
+            let page = try await client.execute(uri: try #require(created.location), method: .get, headers: browser.headers)
+            #expect(page.text.contains(#"<td id="name">Autumn &quot;sale&quot; ☀️</td>"#))
+            // A name the API refuses is refused on the form, with what was typed kept.
+            let (badHeaders, badBody) = browser.form(
+                [("domain", "https://go.pictlink.com"), ("link", "https://pictlink.com/x"), ("name", String(repeating: "n", count: 201))],
+                csrf: browser.csrf)
+            let refused = try await client.execute(uri: "/console/links", method: .post, headers: badHeaders, body: badBody)
+            #expect(refused.status == .badRequest && refused.text.contains("at most 200 characters"))
+        }
+    }
+
+    /// The new-link form: the link and app basics open, the rest folded; pickers for the project's apps; each check
+    /// beside its field and the others in the summary at the top.
+    @Test func theLinkFormFoldsTheAdvancedParametersOffersTheAppsAndShowsChecksBesideTheirFields() async throws {
+        let (store, key) = try await TestSupport.storeWithKey()
+        var parameters = LinkParameters()
+        parameters[.link] = "https://pictlink.com/a"
+        parameters[.isi] = "abc"
+        parameters[.imv] = "x.y"
+        let draft = ShortLinkDraft(
+            projectId: "pictlink", domain: "https://go.pictlink.com", code: "checks", longLink: "https://go.pictlink.com/?link=x",
+            parameters: parameters, suffixOption: .custom, idempotencyKey: nil, createdAt: Date())
+        _ = try await store.insertLink(draft)
+        try await Self.consoleApp(store: store).test(.router) { client in
+            let browser = try await Self.signIn(key, client: client)
+            let form = try await client.execute(uri: "/console/links/new", method: .get, headers: browser.headers).text
+            for open in ["destination", "ios", "android"] { #expect(form.contains(#"<fieldset class="group" id="group-\#(open)">"#), "\(open)") }
+            for folded in ["ios-more", "android-more", "other", "social", "campaign"] {
+                #expect(form.contains(#"<details class="group" id="group-\#(folded)"><summary>"#), "\(folded)")
+            }
+            // The pickers: hidden until the script shows them, the fields typable without it.
+            #expect(form.contains(#"<div class="picker" hidden><label for="ios-app">"#))
+            #expect(
+                form.contains(
+                    #"<option data-ibi="jp.furyu.pictlink.studio" data-isi="000000002">Pictlink Studio (jp.furyu.pictlink.studio)</option>"#))
+            #expect(form.contains(#"<option data-apn="jp.furyu.pictlink.android">Pictlink (jp.furyu.pictlink.android)</option>"#))
+            #expect(form.contains(#"<input type="text" id="name" name="name" value="" maxlength="200">"#))
+            // The summary, with its button, comes before the first field.
+            let summary = try #require(form.range(of: #"<ul class="checks" id="checks""#))
+            let firstField = try #require(form.range(of: #"id="f-link""#))
+            #expect(summary.lowerBound < firstField.lowerBound && form.range(of: #"id="save""#)!.lowerBound < firstField.lowerBound)
+
+            // A stored link's checks: each beside its field (its folded group opened), none in the summary.
+            let edit = try await client.execute(
+                uri: "/console/links/checks/edit?domain=https%3A%2F%2Fgo.pictlink.com", method: .get, headers: browser.headers)
+            let isi = try #require(edit.text.firstMatch(of: /<ul class="checks field-checks" id="checks-isi" aria-live="polite">(.*?)<\/ul>/))
+            #expect(isi.1.contains("NOT_NUMERIC_IOS_APP_STORE_ID"), "\(edit.text)")
+            #expect(edit.text.contains(#"<details class="group" id="group-ios-more" open>"#))
+            #expect(edit.text.contains(#"<details class="group" id="group-social"><summary>"#))
+            let top = try #require(edit.text.firstMatch(of: /<ul class="checks" id="checks" aria-live="polite">(.*?)<\/ul>/))
+            #expect(!top.1.contains("NOT_NUMERIC_IOS_APP_STORE_ID"), "\(top.1)")
+
+            // The live check says which field each warning is about.
+            let (checkHeaders, checkBody) = browser.form(
+                [("domain", "https://go.pictlink.com"), ("link", "https://pictlink.com/a"), ("isi", "abc")], csrf: browser.csrf)
+            let check = try await client.execute(uri: "/console/links/validate", method: .post, headers: checkHeaders, body: checkBody)
+            let warnings = ((try JSONSerialization.jsonObject(with: check.data) as? [String: Any])?["warnings"] as? [[String: String]]) ?? []
+            #expect(warnings.contains { $0["code"] == "NOT_NUMERIC_IOS_APP_STORE_ID" && $0["parameter"] == "isi" }, "\(warnings)")
+        }
+    }
+
     /// Editing a link in the console never drops a parameter: the form has a field for each one a link keeps.
     @Test func theLinkFormHasAFieldForEveryStoredParameter() {
         let fields = Set(LinkFormFields.groups.flatMap(\.fields).map(\.parameter))
@@ -518,7 +612,7 @@ import Testing
 
     @Test func everyConsoleTagIsAProperty() throws {
         let user = ConsolePageUser(project: "p", csrf: "c")
-        let warning = ConsoleLinkFormPage.Warning(code: "c", message: "m")
+        let warning = ConsoleLinkFormPage.Warning(code: "c", message: "m", parameter: "p")
         let option = ConsoleLinkFormPage.Option(value: "v", label: "l", selected: true)
         let chart = StatsChart.stackedBars(
             id: "c", title: "t", days: ["d"], series: [StatsChart.Series(name: "n", style: "s", swatch: "b", values: [1])])
@@ -544,21 +638,27 @@ import Testing
                 .links,
                 ConsoleLinksPage(
                     user: user, notices: ["n"], query: "q",
-                    links: [.init(code: "c", domain: "d", href: "h", destination: "d", state: "s", clicks: "1", created: "c")], empty: false,
+                    links: [.init(code: "c", domain: "d", href: "h", name: "n", destination: "d", state: "s", clicks: "1", created: "c")],
+                    empty: false,
                     firstHref: "f", nextHref: "n")
             ),
             (
                 .linkForm,
                 ConsoleLinkFormPage(
                     title: "t", heading: "h", user: user, csrf: "c", notices: ["n"], isNew: true, action: "a", button: "b", domain: "d",
-                    shortLink: "s", domains: [option], suffixes: [option], customSuffix: "c",
-                    groups: [.init(legend: "l", fields: [.init(name: "n", label: "l", help: "h", value: "v", required: true)])], errors: ["e"],
-                    hasErrors: true, warnings: [warning])
+                    shortLink: "s", domains: [option], suffixes: [option], customSuffix: "c", name: "n",
+                    groups: [
+                        .init(
+                            id: "i", legend: "l", fields: [.init(name: "n", label: "l", help: "h", value: "v", required: true, warnings: [warning])],
+                            folded: true, open: true,
+                            picker: .init(id: "i", label: "l", apps: [.init(label: "l", fills: [.init(parameter: "ibi", value: "v")])]))
+                    ], errors: ["e"], hasErrors: true, warnings: [warning])
             ),
             (
                 .link,
                 ConsoleLinkPage(
-                    title: "t", user: user, csrf: "c", notices: ["n"], code: "c", shortLink: "s", state: "s", destination: "d", clicks: "1",
+                    title: "t", user: user, csrf: "c", notices: ["n"], code: "c", shortLink: "s", name: "n", state: "s", stateNote: "n",
+                    destination: "d", clicks: "1",
                     created: "c", updated: "u", parameters: [.init(name: "n", value: "v")], warnings: [warning], hasWarnings: true, editHref: "e",
                     statsHref: "s", debugHref: "d", toggleHref: "t", toggleLabel: "l", qrPreviewHref: "q", qrSVGAction: "s", qrPNGAction: "p",
                     domainField: "d", qrMissing: "m")

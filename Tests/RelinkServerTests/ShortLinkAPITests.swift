@@ -11,6 +11,7 @@ import RelinkStore
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkTools
 
 @Suite("Short-link API")
 struct ShortLinkAPITests {
@@ -400,6 +401,53 @@ struct ShortLinkAPITests {
             try Self.expectError(
                 try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"expireTime": "tomorrow"}"#)),
                 .badRequest, "INVALID_ARGUMENT", "RFC 3339")
+        }
+    }
+
+    /// Imported names and the archived flag, and a name given when minting, come back from every call that
+    /// answers a link.
+    @Test func namesAndTheArchivedFlagAreAnswered() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let imported = try await FirebaseImporterTests.run(
+            [FirebaseImporterTests.row("Old1", archived: true, name: "Spring ☀️, \"sale\""), FirebaseImporterTests.row("New1")], store: store)
+        #expect(imported.imported == 2)
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            let list = try Self.decode(LinkListResponse.self, try await client.execute(uri: "/v1/links?key=\(key)", method: .get))
+            let old = try #require(list.links.first { $0.shortLink == "https://go.pictlink.com/Old1" })
+            let new = try #require(list.links.first { $0.shortLink == "https://go.pictlink.com/New1" })
+            #expect(old.name == "Spring ☀️, \"sale\"" && old.archived == true)
+            #expect(new.name == nil && new.archived == false)
+            // The flag is always there, false too.
+            let raw = try await client.execute(uri: "/v1/links?key=\(key)", method: .get)
+            #expect(raw.text.contains(#""archived":false"#) && raw.text.contains(#""archived":true"#), "\(raw.text)")
+
+            let encoded = PercentEncoding.encodeQueryValue(old.shortLink)
+            let shown = try Self.decode(ManagedLink.self, try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .get))
+            #expect(shown.name == old.name && shown.archived == true)
+            let patched = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"disabled": false}"#))
+            #expect(patched.status == .ok)
+            let afterPatch = try Self.decode(ManagedLink.self, patched)
+            #expect(afterPatch.name == old.name && afterPatch.archived == true)
+
+            // A name given when minting is stored as an imported one is, and search finds it.
+            let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fnamed"
+            func mint(_ name: String?) async throws -> TestResponse {
+                let body = try JSONEncoder().encode(CreateShortLinkRequest(longDynamicLink: long, name: name))
+                return try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: ByteBuffer(bytes: body))
+            }
+            let named = try Self.decode(CreateShortLinkResponse.self, try await mint("Summer <b>sale</b>"))
+            let stored = try #require(
+                try await store.link(domain: "https://go.pictlink.com", code: String(named.shortLink.split(separator: "/").last!)))
+            #expect(stored.name == "Summer <b>sale</b>" && !stored.archived)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint("Summer <b>sale</b>")).shortLink == named.shortLink)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint("Autumn")).shortLink != named.shortLink)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint("  ")).shortLink != named.shortLink)
+            let found = try Self.decode(LinkListResponse.self, try await client.execute(uri: "/v1/links?key=\(key)&q=summer", method: .get))
+            #expect(found.links.map(\.shortLink) == [named.shortLink] && found.links.first?.name == "Summer <b>sale</b>")
+            try Self.expectError(try await mint("line\nbreak"), .badRequest, "INVALID_ARGUMENT", "control characters")
+            try Self.expectError(try await mint(String(repeating: "é", count: 201)), .badRequest, "INVALID_ARGUMENT", "at most 200 characters")
+            #expect(try await mint(String(repeating: "é", count: 200)).status == .ok)
         }
     }
 

@@ -22,6 +22,10 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public var maxClicks: Int?
     /// Where clicks go once the link is over.
     public var expiredLink: String?
+    /// Its name: from Firebase's console when imported, or given when it was created.
+    public var name: String?
+    /// Archived in Firebase's console before it was imported: still served. The server always says (true or false).
+    public var archived: Bool?
     /// What is wrong with the link on this server, such as country rules without a country source; absent when nothing.
     public var warning: [APIWarning]?
 
@@ -29,8 +33,11 @@ public struct ManagedLink: Codable, Sendable, Equatable {
     public init(
         shortLink: String, previewLink: String, longDynamicLink: String, project: String, suffixOption: SuffixOption,
         disabled: Bool, expireTime: String?, createTime: String, updateTime: String, fetchPreview: Bool? = nil,
-        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
+        preview: ManagedLinkPreview? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil,
+        name: String? = nil, archived: Bool? = nil
     ) {
+        self.name = name
+        self.archived = archived
         self.maxClicks = maxClicks
         self.expiredLink = expiredLink
         self.shortLink = shortLink

@@ -27,12 +27,15 @@ public struct CreateShortLinkRequest: Codable, Sendable, Equatable {
     public var maxClicks: Int?
     /// Relink's extension: where clicks go once the link is over (else 410 Gone).
     public var expiredLink: String?
+    /// Relink's extension: the link's name, as the console lists it (an imported link keeps its Firebase name).
+    public var name: String?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, suffix: Suffix? = nil, fetchPreview: Bool? = nil,
-        rules: LinkRules? = nil, expireTime: String? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
+        rules: LinkRules? = nil, expireTime: String? = nil, maxClicks: Int? = nil, expiredLink: String? = nil, name: String? = nil
     ) {
+        self.name = name
         self.expireTime = expireTime
         self.maxClicks = maxClicks
         self.expiredLink = expiredLink

@@ -125,7 +125,8 @@ struct ConsoleController: Sendable {
         let search = query.isEmpty ? "" : "q=\(PercentEncoding.encodeComponent(query))&"
         let rows = page.map { record in
             ConsoleLinksPage.Row(
-                code: record.code, domain: record.domain, href: href(record, user: user), destination: record.parameters[.link] ?? record.longLink,
+                code: record.code, domain: record.domain, href: href(record, user: user), name: record.name,
+                destination: record.parameters[.link] ?? record.longLink,
                 state: Self.state(record), clicks: String(clicks[record.id] ?? 0), created: Self.date(record.createdAt))
         }
         return renderer.html(
@@ -154,7 +155,8 @@ struct ConsoleController: Sendable {
             let longLink = try longLink(form, user: user)
             let request = CreateShortLinkRequest(
                 longDynamicLink: longLink,
-                suffix: .init(option: custom.isEmpty ? suffixOption : "CUSTOM", customSuffix: custom.isEmpty ? nil : custom))
+                suffix: .init(option: custom.isEmpty ? suffixOption : "CUSTOM", customSuffix: custom.isEmpty ? nil : custom),
+                name: form["name"])
             let (record, _) = try await service.mint(request, caller: user.caller)
             return Self.redirect(href(record, user: user) + (href(record, user: user).contains("?") ? "&" : "?") + "created=1")
         } catch let error as APIError where error.status.code < 500 && error.status != .tooManyRequests {
@@ -177,7 +179,9 @@ struct ConsoleController: Sendable {
         return renderer.html(
             ConsoleLinkPage(
                 title: record.code, user: ConsolePageUser(user), csrf: user.session.csrfToken, notices: notices, code: record.code,
-                shortLink: record.shortLink, state: Self.state(record), destination: record.parameters[.link] ?? record.longLink,
+                shortLink: record.shortLink, name: record.name, state: Self.state(record),
+                stateNote: record.archived ? "archived in Firebase before it was imported; still served" : nil,
+                destination: record.parameters[.link] ?? record.longLink,
                 clicks: String(clicks), created: Self.date(record.createdAt), updated: Self.date(record.updatedAt),
                 parameters: record.parameters.entries.map { ConsoleLinkPage.Parameter(name: $0.parameter.name, value: $0.value) },
                 warnings: linkWarnings, hasWarnings: !linkWarnings.isEmpty, editHref: base + "/edit" + query, statsHref: base + "/stats" + query,
@@ -228,7 +232,7 @@ struct ConsoleController: Sendable {
             let longLink = try longLink(form, user: user)
             result.longLink = longLink
             let target = try service.target(longDynamicLink: longLink, dynamicLinkInfo: nil, caller: user.caller)
-            result.warnings = target.warnings.map { LinkCheck.Warning(code: $0.code.rawValue, message: $0.message) }
+            result.warnings = target.warnings.map { LinkCheck.Warning(code: $0.code.rawValue, message: $0.message, parameter: $0.parameter) }
             // The code, as minting will check it: its form, Relink's reserved paths, and the links that have it.
             let custom = form["customSuffix"] ?? ""
             if !custom.isEmpty {
@@ -248,6 +252,8 @@ struct ConsoleController: Sendable {
         struct Warning: Codable {
             var code: String
             var message: String
+            /// The query key it is about: the form shows it beside that field (or in the summary when it has none).
+            var parameter: String
         }
 
         var errors: [String]
@@ -413,7 +419,7 @@ struct ConsoleController: Sendable {
         let validation = LinkValidator.validate(
             record.parameters, prefix: prefix, context: service.resolver.validationContext(for: user.caller.project))
         return (validation.errors.map { ConsoleLinkFormPage.Warning(code: $0.code.rawValue, message: $0.message) })
-            + validation.warnings.map { ConsoleLinkFormPage.Warning(code: $0.code.rawValue, message: $0.message) }
+            + validation.warnings.map { ConsoleLinkFormPage.Warning(code: $0.code.rawValue, message: $0.message, parameter: $0.parameter) }
     }
 
     func formPage(
@@ -431,12 +437,15 @@ struct ConsoleController: Sendable {
             suffixes: [("UNGUESSABLE", "Unguessable (17 characters)"), ("SHORT", "Short (4 or more characters)")].map {
                 ConsoleLinkFormPage.Option(value: $0.0, label: $0.1, selected: $0.0 == suffix)
             },
-            customSuffix: values["customSuffix"] ?? "", groups: LinkFormFields.page(LinkFormFields.parameters(from: values)), errors: errors,
-            hasErrors: !errors.isEmpty, warnings: warnings)
+            customSuffix: values["customSuffix"] ?? "", name: record.map { $0.name ?? "" } ?? values["name"] ?? "",
+            groups: LinkFormFields.page(LinkFormFields.parameters(from: values), warnings: warnings, project: user.caller.project),
+            errors: errors, hasErrors: !errors.isEmpty,
+            warnings: warnings.filter { $0.parameter.map { !LinkFormFields.fieldNames.contains($0) } ?? true })
     }
 
+    /// `disabled`, `expired`, `archived` (in Firebase, before the import: still served) or `active`.
     static func state(_ record: ShortLinkRecord) -> String {
-        record.disabled ? "disabled" : record.isActive(at: Date()) ? "active" : "expired"
+        record.disabled ? "disabled" : !record.isActive(at: Date()) ? "expired" : record.archived ? "archived" : "active"
     }
 
     static func date(_ date: Date) -> String { String(APITime.format(date).prefix(10)) }

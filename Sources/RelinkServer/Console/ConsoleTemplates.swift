@@ -31,18 +31,31 @@ enum ConsoleTemplates {
         .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.85rem;list-style:none;padding:0}.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:.2rem;margin-right:.3rem;vertical-align:-.05rem}\
         .b-ios{background:var(--ios)}.b-android{background:var(--android)}.b-desktop{background:var(--desktop)}.b-other{background:var(--other)}\
         .b1{background:var(--c1)}.b2{background:var(--c2)}.b3{background:var(--c3)}.b4{background:var(--c4)}.b5{background:var(--c5)}\
-        .qr{display:flex;flex-wrap:wrap;gap:1rem;align-items:start}.qr img{width:12rem;height:12rem;background:#fff;border-radius:.5rem}
+        .qr{display:flex;flex-wrap:wrap;gap:1rem;align-items:start}.qr img{width:12rem;height:12rem;background:#fff;border-radius:.5rem}\
+        details.group{border:1px solid var(--line);border-radius:.5rem;margin:1rem 0;padding:.5rem 1rem}details.group>summary{font-weight:600;cursor:pointer}\
+        ul.field-checks{margin:.2rem 0 0}ul.field-checks:empty{display:none}.summary{border-left:4px solid var(--line);padding:.25rem .75rem;margin:1rem 0}.summary h2{margin:.25rem 0}\
+        @media (min-width:48rem){.field{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);column-gap:1rem}.field>*{grid-column:1}.field>ul.field-checks{grid-column:2;grid-row:1/span 3;align-self:center}}
         """
 
-    /// The console's only script, allowed by its hash: checks the link form as it is typed (the same validator as the
-    /// API) and lists the codec's errors and FDL warnings. Without JavaScript, the same list appears after saving.
+    /// The console's only script, allowed by its hash: shows the app pickers and fills the fields from the chosen
+    /// app (`data-ibi` and the like on its option), and checks the link form as it is typed (the same validator as the
+    /// API): each warning beside the field it is about (unfolding its group), the codec's errors and the rest in the
+    /// summary. Without JavaScript, the pickers stay hidden and the same checks appear after saving.
     static let script = """
-        (function(){var f=document.getElementById('link-form');if(!f||!window.fetch||!window.URLSearchParams)return;\
+        (function(){var f=document.getElementById('link-form');if(!f)return;\
+        function each(q,g){Array.prototype.forEach.call(f.querySelectorAll(q),g)}\
+        each('select[data-picker]',function(s){s.parentNode.hidden=false;s.addEventListener('change',function(){\
+        Array.prototype.forEach.call(s.options[s.selectedIndex].attributes,function(a){\
+        var i=a.name.indexOf('data-')===0&&document.getElementById('f-'+a.name.slice(5));if(i)i.value=a.value});\
+        f.dispatchEvent(new Event('input'))})});\
+        if(!window.fetch||!window.URLSearchParams)return;\
         var out=document.getElementById('checks'),url=f.getAttribute('data-validate'),t=null,n=0;\
-        function add(c,s){var li=document.createElement('li');li.className=c;li.textContent=s;out.appendChild(li);}\
-        function show(r){out.textContent='';var e=r.errors||[],w=r.warnings||[];\
-        e.forEach(function(x){add('bad',x)});w.forEach(function(x){add('warn',x.code+': '+x.message)});\
-        if(!e.length&&!w.length)add('ok','No problems found.');}\
+        function add(u,c,s){var li=document.createElement('li');li.className=c;li.textContent=s;u.appendChild(li);}\
+        function show(r){out.textContent='';each('ul.field-checks',function(u){u.textContent=''});var e=r.errors||[],w=r.warnings||[];\
+        e.forEach(function(x){add(out,'bad',x)});w.forEach(function(x){\
+        var u=x.parameter&&document.getElementById('checks-'+x.parameter),d=u&&u.closest('details');if(d)d.open=true;\
+        add(u||out,'warn',x.code+': '+x.message)});\
+        if(!e.length&&!w.length)add(out,'ok','No problems found.');}\
         function check(){var k=++n;fetch(url,{method:'POST',credentials:'same-origin',\
         headers:{'Content-Type':'application/x-www-form-urlencoded'},body:new URLSearchParams(new FormData(f)).toString()})\
         .then(function(r){return r.json()}).then(function(r){if(k===n)show(r)}).catch(function(){});}\
@@ -103,8 +116,8 @@ enum ConsoleTemplates {
         {{#empty}}<p>No links{{#query}} match “{{query}}”{{/query}}. <a href="/console/links/new">Create one</a>.</p>{{/empty}}
         {{^empty}}<div class="scroll"><table id="links">
         <caption class="muted">Newest first; clicks of the last 7 days, crawlers left out.</caption>
-        <tr><th>Code</th><th>Destination</th><th>State</th><th class="num">Clicks (7 days)</th><th class="wide-only">Created</th></tr>
-        {{#links}}<tr><td><a href="{{href}}">{{code}}</a><br><span class="muted">{{domain}}</span></td><td class="url">{{destination}}</td><td class="state-{{state}}">{{state}}</td><td class="num">{{clicks}}</td><td class="wide-only date">{{created}}</td></tr>
+        <tr><th>Code</th><th>Name</th><th>Destination</th><th>State</th><th class="num">Clicks (7 days)</th><th class="wide-only">Created</th></tr>
+        {{#links}}<tr><td><a href="{{href}}">{{code}}</a><br><span class="muted">{{domain}}</span></td><td class="name">{{#name}}{{name}}{{/name}}</td><td class="url">{{destination}}</td><td class="state-{{state}}">{{state}}</td><td class="num">{{clicks}}</td><td class="wide-only date">{{created}}</td></tr>
         {{/links}}</table></div>{{/empty}}
         <p>{{#firstHref}}<a href="{{firstHref}}">Newest</a> {{/firstHref}}{{#nextHref}}<a href="{{nextHref}}" rel="next">Older links</a>{{/nextHref}}</p>
         </div>{{>footer}}
@@ -118,16 +131,21 @@ enum ConsoleTemplates {
         <input type="hidden" name="csrf" value="{{csrf}}">
         {{#isNew}}<div class="row"><div><label for="domain">Domain</label><select id="domain" name="domain">{{#domains}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/domains}}</select></div>
         <div><label for="suffix">Short code</label><select id="suffix" name="suffix">{{#suffixes}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/suffixes}}</select></div>
-        <div><label for="customSuffix">Custom code</label><input type="text" id="customSuffix" name="customSuffix" value="{{customSuffix}}" pattern="[A-Za-z0-9_\\-]{1,64}"></div></div>{{/isNew}}
+        <div><label for="customSuffix">Custom code</label><input type="text" id="customSuffix" name="customSuffix" value="{{customSuffix}}" pattern="[A-Za-z0-9_\\-]{1,64}"></div></div>
+        <label for="name">Name <span class="muted">(optional)</span></label><input type="text" id="name" name="name" value="{{name}}" maxlength="200">
+        <p class="help">How the console lists the link and search finds it.</p>{{/isNew}}
         {{^isNew}}<input type="hidden" name="domain" value="{{domain}}"><p class="muted">{{shortLink}}</p>{{/isNew}}
-        {{#groups}}<fieldset><legend>{{legend}}</legend>
-        {{#fields}}<label for="f-{{name}}">{{label}} <code class="muted">{{name}}</code></label><input type="text" id="f-{{name}}" name="{{name}}" value="{{value}}"{{#required}} required{{/required}}>
-        <p class="help">{{help}}</p>
-        {{/fields}}</fieldset>
-        {{/groups}}
-        <h2>Checks</h2>
+        <div class="summary"><h2>Checks</h2>
         <ul class="checks" id="checks" aria-live="polite">{{#warnings}}<li class="warn">{{code}}: {{message}}</li>{{/warnings}}</ul>
-        <p><button type="submit" id="save">{{button}}</button></p>
+        <p class="muted">A check about one field is shown beside it.</p>
+        <p><button type="submit" id="save">{{button}}</button></p></div>
+        {{#groups}}{{#folded}}<details class="group" id="group-{{id}}"{{#open}} open{{/open}}><summary>{{legend}}</summary>{{/folded}}{{^folded}}<fieldset class="group" id="group-{{id}}"><legend>{{legend}}</legend>{{/folded}}
+        {{#picker}}<div class="picker" hidden><label for="{{id}}">{{label}}</label><select id="{{id}}" data-picker><option value="">Choose one to fill the fields below</option>{{#apps}}<option{{#fills}} data-{{parameter}}="{{value}}"{{/fills}}>{{label}}</option>{{/apps}}</select></div>{{/picker}}
+        {{#fields}}<div class="field" id="field-{{name}}"><label for="f-{{name}}">{{label}} <code class="muted">{{name}}</code></label><input type="text" id="f-{{name}}" name="{{name}}" value="{{value}}"{{#required}} required{{/required}} aria-describedby="help-{{name}} checks-{{name}}">
+        <p class="help" id="help-{{name}}">{{help}}</p><ul class="checks field-checks" id="checks-{{name}}" aria-live="polite">{{#warnings}}<li class="warn">{{code}}: {{message}}</li>{{/warnings}}</ul></div>
+        {{/fields}}{{#folded}}</details>{{/folded}}{{^folded}}</fieldset>{{/folded}}
+        {{/groups}}
+        <p><button type="submit" id="save-end">{{button}}</button></p>
         </form>
         </div>{{>footer}}
         """
@@ -138,7 +156,8 @@ enum ConsoleTemplates {
         <p><a href="{{shortLink}}" id="short-link">{{shortLink}}</a></p>
         {{#hasWarnings}}<h2>Warnings</h2><ul class="checks">{{#warnings}}<li class="warn">{{code}}: {{message}}</li>{{/warnings}}</ul>{{/hasWarnings}}
         <div class="scroll"><table>
-        <tr><th>State</th><td class="state-{{state}}" id="state">{{state}}</td></tr>
+        {{#name}}<tr><th>Name</th><td id="name">{{name}}</td></tr>{{/name}}
+        <tr><th>State</th><td class="state-{{state}}" id="state">{{state}}{{#stateNote}} <span class="muted">({{stateNote}})</span>{{/stateNote}}</td></tr>
         <tr><th>Destination</th><td class="url">{{destination}}</td></tr>
         <tr><th>Clicks (7 days)</th><td>{{clicks}}</td></tr>
         <tr><th>Created</th><td>{{created}}</td></tr><tr><th>Updated</th><td>{{updated}}</td></tr>

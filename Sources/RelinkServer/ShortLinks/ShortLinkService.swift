@@ -68,6 +68,7 @@ public final class ShortLinkService: Sendable {
         let limits = try Self.limits(
             expireTime: request.expireTime, maxClicks: request.maxClicks, expiredLink: request.expiredLink, project: target.project)
         let option = try Self.suffixOption(request.suffix)
+        let name = try Self.checkedName(request.name)
         let canonical = target.canonicalLongLink
         let domain = target.prefix.description
         let now = Date()
@@ -76,15 +77,15 @@ public final class ShortLinkService: Sendable {
             try checkCustomSuffix(suffix, project: target.project)
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: suffix, longLink: canonical, parameters: target.parameters,
-                suffixOption: .custom, idempotencyKey: nil, createdAt: now, fetchPreview: request.fetchPreview ?? false, rules: rules,
-                expiresAt: limits.expiresAt, maxClicks: limits.maxClicks, expiredLink: limits.expiredLink)
+                suffixOption: .custom, idempotencyKey: nil, createdAt: now, name: name, fetchPreview: request.fetchPreview ?? false,
+                rules: rules, expiresAt: limits.expiresAt, maxClicks: limits.maxClicks, expiredLink: limits.expiredLink)
             do {
                 return (try await inserted(draft), target.warnings)
             } catch StoreError.codeTaken {
                 // The same request again gets the same link; a different link may not take the code.
                 if let existing = try await store.link(domain: domain, code: suffix), existing.longLink == canonical,
                     existing.projectId == target.project.id, existing.rules == rules, existing.maxClicks == limits.maxClicks,
-                    existing.expiredLink == limits.expiredLink
+                    existing.expiredLink == limits.expiredLink, existing.name == name
                 {
                     return (existing, target.warnings)
                 }
@@ -96,6 +97,8 @@ public final class ShortLinkService: Sendable {
         if limits.expiresAt != nil || limits.maxClicks != nil || limits.expiredLink != nil {
             rulesKey += "\n\(limits.expiresAt?.timeIntervalSince1970 ?? 0) \(limits.maxClicks ?? 0) \(limits.expiredLink ?? "")"
         }
+        // The same link under another name is another link (a name is the console's only handle on it).
+        if let name { rulesKey += "\nname " + name }
         let idempotencyKey = Self.idempotencyKey(project: target.project.id, option: option, canonical: canonical + rulesKey)
         if let existing = try await store.link(idempotencyKey: idempotencyKey) { return (existing, target.warnings) }
         var generator = SystemRandomNumberGenerator()
@@ -108,7 +111,7 @@ public final class ShortLinkService: Sendable {
             if RelinkPaths.isReserved(code, project: target.project) { continue }
             let draft = ShortLinkDraft(
                 projectId: target.project.id, domain: domain, code: code, longLink: canonical, parameters: target.parameters,
-                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, fetchPreview: request.fetchPreview ?? false,
+                suffixOption: option, idempotencyKey: idempotencyKey, createdAt: now, name: name, fetchPreview: request.fetchPreview ?? false,
                 rules: rules, expiresAt: limits.expiresAt, maxClicks: limits.maxClicks, expiredLink: limits.expiredLink)
             do {
                 let record = try await inserted(draft)
@@ -328,6 +331,21 @@ public final class ShortLinkService: Sendable {
         return (expiresAt, maxClicks, expiredLink)
     }
 
+    /// The longest name minting takes, in Unicode scalars (what JSON Schema's `maxLength` counts).
+    static let maximumNameLength = 200
+
+    /// A link's name as stored: nil when absent or blank; a 400 for one too long or holding control characters.
+    static func checkedName(_ name: String?) throws -> String? {
+        guard let name, !name.allSatisfy(\.isWhitespace) else { return nil }
+        guard name.unicodeScalars.count <= maximumNameLength else {
+            throw APIError.invalidArgument("name must be at most \(maximumNameLength) characters; got \(name.unicodeScalars.count).")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIError.invalidArgument("name must not hold line breaks or other control characters.")
+        }
+        return name
+    }
+
     static let sortedEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -359,7 +377,7 @@ public final class ShortLinkService: Sendable {
             expireTime: record.expiresAt.map(APITime.format), createTime: APITime.format(record.createdAt),
             updateTime: APITime.format(record.updatedAt), fetchPreview: previews?.fetches(record) ?? record.fetchPreview,
             preview: record.preview.map(ManagedLinkPreview.init), rules: record.rules, maxClicks: record.maxClicks,
-            expiredLink: record.expiredLink)
+            expiredLink: record.expiredLink, name: record.name, archived: record.archived)
         let warnings = countryWarnings(record.rules)
         managed.warning = warnings.isEmpty ? nil : warnings.map(APIWarning.init)
         return managed

@@ -14,7 +14,12 @@ struct ConsoleLinkPage: ConsolePageModel {
     var notices: [String] = []
     var code: String
     var shortLink: String
+    /// Its name (from Firebase, or given when it was created).
+    var name: String?
+    /// `active`, `archived`, `disabled` or `expired`.
     var state: String
+    /// What the state leaves out: that the link was archived in Firebase.
+    var stateNote: String?
     var destination: String
     var clicks: String
     var created: String

@@ -6,8 +6,10 @@ struct ConsoleLinksPage: ConsolePageModel {
         var code: String
         var domain: String
         var href: String
+        /// Its name (from Firebase, or given when it was created).
+        var name: String?
         var destination: String
-        /// `active`, `disabled` or `expired`.
+        /// `active`, `archived`, `disabled` or `expired`.
         var state: String
         var clicks: String
         var created: String
