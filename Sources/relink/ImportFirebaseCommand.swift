@@ -16,8 +16,14 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
             unless --continue-on-error (import what is valid) or --update (overwrite changed links). Running the same \
             import again changes nothing, and resumes one that stopped. Exit 0 when every row is in, 1 otherwise.
 
-            Example:
+            Links on Google's domains (*.page.link, app.goo.gl) cannot move; --rehome imports them onto one of the \
+            project's domains, each with its code, and prints the old -> new list (or writes it to --rehome-map as \
+            CSV old,new) to send the new links where the old ones were.
+
+            Examples:
               relink import firebase go.pictlink.com.csv --project pictlink --dry-run
+              relink import firebase pictlink.page.link.csv --project pictlink --rehome https://go.pictlink.com \\
+                --rehome-map moved.csv
             """
     )
 
@@ -33,6 +39,12 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     @Option(help: "The configuration (default: $RELINK_CONFIG, else routes.json).")
     var config: String?
 
+    @Option(help: "Import rows on a Google domain (*.page.link, app.goo.gl) onto this domain of the project, same codes.")
+    var rehome: String?
+
+    @Option(help: "With --rehome: write the old -> new list to this file (CSV old,new) instead of printing it.")
+    var rehomeMap: String?
+
     @Flag(help: "Check and count only; write nothing.")
     var dryRun = false
 
@@ -45,13 +57,23 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let (configuration, _, _) = try ConfigurationFile.project(project, path: config)
+        let (configuration, projectConfiguration, _) = try ConfigurationFile.project(project, path: config)
         var options = FirebaseImporter.Options(projectId: project)
         if let domain {
             guard let prefix = try? DomainURIPrefix(domain) else {
                 throw CLIError.usage("--domain must be a domain URI prefix such as https://go.example.com")
             }
             options.domain = prefix
+        }
+        if let rehome {
+            guard let prefix = try? DomainURIPrefix(rehome), projectConfiguration.domains.contains(prefix) else {
+                throw CLIError.usage(
+                    "--rehome must be one of project \(project)'s domains (\(projectConfiguration.domains.map(\.description).joined(separator: ", ")))"
+                )
+            }
+            options.rehome = prefix
+        } else if rehomeMap != nil {
+            throw CLIError.usage("--rehome-map goes with --rehome")
         }
         options.dryRun = dryRun
         options.update = update
@@ -61,9 +83,15 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         defer { StoreOptions.close(database) }
         let importer = FirebaseImporter(configuration: configuration, store: database)
         let progress = Progress(terminal: isatty(STDERR_FILENO) == 1)
+        let map = try rehomeMap.map { try RehomeMap(path: $0) }
         let summary: FirebaseImporter.Summary
         do {
-            summary = try await importer.run(options, rows: { try Self.rows(of: file) }, progress: progress.show)
+            summary = try await importer.run(
+                options, rows: { try Self.rows(of: file) }, progress: progress.show,
+                rehomed: { old, new in
+                    if let map { try map.write(old, new) } else { Console.print("\(old) -> \(new)") }
+                })
+            try map?.close()
         } catch let error as CLIError {
             throw error
         } catch {
@@ -126,6 +154,11 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         lines.append(
             "\(summary.rows) rows: \(summary.written ? summary.imported : newRows) \(imported) (\(summary.archived) archived), "
                 + "\(summary.unchanged) unchanged, \(summary.updated) updated, \(summary.conflicts) conflicts, \(summary.invalid) invalid")
+        if let rehome = options.rehome {
+            // Already there when every valid row was: an import run again.
+            let there = summary.written || (!options.dryRun && newRows == 0 && summary.conflicts == 0)
+            lines.append("\(summary.rehomed) link(s) of a Google domain \(there ? "moved" : "to move") to \(rehome), each with its code")
+        }
         for problem in summary.problems {
             lines.append("  row \(problem.row)\(problem.shortLink.map { " (\($0.prefix(120)))" } ?? ""): \(problem.reason)")
         }
@@ -141,6 +174,39 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
                 + (summary.conflicts > 0 ? " (or --update to overwrite the conflicting links)" : "")
         }
         return "imported what was valid; \(summary.invalid) invalid row(s) and \(summary.conflicts) conflict(s) were not"
+    }
+
+    /// `--rehome-map`: the old -> new list as CSV (`old,new`, a header row first), written as the rows are checked.
+    final class RehomeMap {
+        let path: String
+        let handle: FileHandle
+
+        init(path: String) throws {
+            self.path = path
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw CLIError(message: "cannot write '\(path)'")
+            }
+            self.handle = handle
+            try write("old", "new")
+        }
+
+        func write(_ old: String, _ new: String) throws {
+            do {
+                try handle.write(contentsOf: Data("\(Self.field(old)),\(Self.field(new))\n".utf8))
+            } catch {
+                throw CLIError(message: "cannot write '\(path)': \(error.localizedDescription)")
+            }
+        }
+
+        func close() throws {
+            do { try handle.close() } catch { throw CLIError(message: "cannot write '\(path)': \(error.localizedDescription)") }
+        }
+
+        /// A URL as one CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+        static func field(_ text: String) -> String {
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
     }
 
     /// A one-line progress bar on a terminal (rows, not a percentage: the file's row count is not known in advance).

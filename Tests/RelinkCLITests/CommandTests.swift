@@ -62,6 +62,29 @@ struct CommandTests {
         #expect(Self.exitCode(["config", "check", "/nonexistent/routes.json"]) == 1)
     }
 
+    /// The README's `config check broken.json` example, run on the file it shows: it prints what the README says.
+    @Test func theReadmesBrokenConfigurationExampleIsWhatTheCommandPrints() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../..").standardizedFileURL
+        let readme = try String(contentsOf: root.appending(path: "README.md"), encoding: .utf8).components(separatedBy: "\n")
+        let cat = try #require(readme.firstIndex(of: "$ cat broken.json"))
+        let command = try #require(readme[cat...].firstIndex(of: "$ swift run relink config check broken.json; echo \"exit $?\""))
+        let end = try #require(readme[command...].firstIndex(of: "```"))
+        let file = readme[(cat + 1)..<command].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
+        let printed = Array(readme[(command + 1)..<end])
+
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-readme-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let broken = folder.appending(path: "broken.json").path
+        try Data(file.utf8).write(to: URL(fileURLWithPath: broken))
+        let result = await FirebaseMigrationTests.run(["config", "check", broken])
+        let error = try #require(result.error)
+        // As `relink` prints it: the output, then the error after "relink: ", then the shell's echo of the exit code.
+        let lines = result.output + "relink: \(error.message)".components(separatedBy: "\n") + ["exit \(error.exitCode)"]
+        #expect(lines.map { $0.replacingOccurrences(of: broken, with: "broken.json") } == printed)
+        #expect(printed.count > 3)
+    }
+
     @Test func parseWithAConfigurationChecksTheProject() throws {
         let routes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json").path
         let url = "https://go.pictlink.com/?link=https://pictlink.com/a&ibi=jp.furyu.pictlink.ios&isi=999"

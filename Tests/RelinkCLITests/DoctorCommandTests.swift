@@ -44,6 +44,18 @@ struct DoctorCommandTests {
         #expect(missing.output.contains { $0.contains("⚠") && $0.contains("applinks:go.pictlink.com?mode=developer") })
         #expect(missing.output.contains { $0.contains("⚠") && $0.contains("applinks:old.page.link is not a domain of project pictlink") })
 
+        // A host without its service is not a missing entry: the entry is there, written so that iOS ignores it.
+        let bare = await Self.entitlements("Broken-NoPrefix.entitlements")
+        #expect(bare.error?.message == "1 check(s) failed")
+        #expect(
+            bare.output.contains {
+                $0.contains("✗")
+                    && $0.hasSuffix(
+                        "'go.pictlink.com' lacks the applinks: prefix — write it as <string>applinks:go.pictlink.com</string> in com.apple.developer.associated-domains"
+                    )
+            }, "\(bare.output)")
+        #expect(bare.output.contains { $0.contains("✓") && $0.hasSuffix("applinks:pictlink.com") })
+
         let other = await Self.entitlements("Broken-OtherApp.entitlements")
         #expect(other.output.contains { $0.contains("✓") && $0.contains("applinks:*.pictlink.com") })
         #expect(other.output.contains { $0.contains("✗") && $0.contains("the app ZZZZZ99999.com.example.other is not one of the project's") })
@@ -67,6 +79,18 @@ struct DoctorCommandTests {
             broken.output.contains {
                 $0.contains("the intent-filter for pictlink.com (line 11) lacks <category android:name=\"android.intent.category.BROWSABLE\"/>")
             })
+
+        // A filter for the host with the wrong scheme is named, with all it lacks, not reported as missing.
+        let http = await Self.manifest("Broken-HTTP-AndroidManifest.xml")
+        #expect(http.error?.message == "1 check(s) failed")
+        #expect(
+            http.output.contains {
+                $0.contains("✗")
+                    && $0.hasSuffix(
+                        "the intent-filter for go.pictlink.com (line 5) has scheme http only and no android:autoVerify=\"true\": https links open the browser"
+                            + " — add <data android:scheme=\"https\"/> and android:autoVerify=\"true\" to it")
+            }, "\(http.output)")
+        #expect(!http.output.joined().contains("no intent-filter"))
 
         let paths = await Self.manifest("Broken-Paths-AndroidManifest.xml")
         #expect(paths.output.contains { $0.contains("the intent-filters for go.pictlink.com do not cover /Ab3x, /campaign/x1") })

@@ -136,6 +136,39 @@ struct FirebaseMigrationTests {
         #expect(!differences.output.contains { $0.contains("from the links themselves") }, "\(differences.output.suffix(4))")
     }
 
+    /// `--rehome`: the export's `pictlink.page.link` row lands on the team's domain with its code, and the old -> new
+    /// list is printed, or written as CSV; a domain that is not the project's is refused before anything is read.
+    @Test func rehomeMovesGoogleDomainLinksOntoTheProjectsDomain() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-rehome-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let csv = folder.appending(path: "export.csv").path
+        let map = folder.appending(path: "moved.csv").path
+        try Self.export(rows: 3).write(toFile: csv, atomically: true, encoding: .utf8)
+        let common = ["import", "firebase", csv, "--project", "pictlink", "--config", E.routes, "--db", database, "--continue-on-error"]
+
+        for domain in ["https://go.fieldnotes.app", "https://pictlink.page.link", "go.pictlink.com"] {
+            let refused = await Self.run(common + ["--rehome", domain])
+            #expect(refused.error?.exitCode == CLIError.usageExitCode, "\(domain)")
+            #expect(
+                refused.error?.message == "--rehome must be one of project pictlink's domains (https://go.pictlink.com, https://pictlink.com/links)")
+        }
+        #expect(await Self.run(common + ["--rehome-map", map]).error?.exitCode == CLIError.usageExitCode)
+
+        let moved = await Self.run(common + ["--rehome", "https://go.pictlink.com", "--rehome-map", map])
+        #expect(moved.output.first == "7 rows: 4 imported (1 archived), 0 unchanged, 0 updated, 0 conflicts, 3 invalid", "\(moved.output)")
+        #expect(moved.output.contains("1 link(s) of a Google domain moved to https://go.pictlink.com, each with its code"))
+        #expect(try String(contentsOfFile: map, encoding: .utf8) == "old,new\nhttps://pictlink.page.link/Old,https://go.pictlink.com/Old\n")
+        let link = try await SQLiteStore(path: database).link(domain: "https://go.pictlink.com", code: "Old")
+        #expect(link?.parameters.link == "https://pictlink.com/x")
+
+        // Again, printing the list: the link is already there.
+        let again = await Self.run(common + ["--rehome", "https://go.pictlink.com"])
+        #expect(again.output.first == "https://pictlink.page.link/Old -> https://go.pictlink.com/Old", "\(again.output)")
+        #expect(again.output.contains("1 link(s) of a Google domain moved to https://go.pictlink.com, each with its code"))
+    }
+
     /// `relink verify --url` against a live server gives the offline answer, line for line, for a project as FDL had
     /// it (no difference) and with routes.json's defaults (differences); with a key the checks are not counted.
     @Test func verifyOverHTTPAgreesWithThePlanner() async throws {

@@ -72,6 +72,54 @@ struct FirebaseImporterTests {
         #expect(report.problems.allSatisfy { $0.reason.contains("one of Relink's paths") }, "\(report.problems)")
     }
 
+    /// A code that cannot be a short link's is refused with what is wrong with it, and a route that answers its URL named.
+    @Test func aCodeThatCannotBeAShortLinksSaysWhy() async throws {
+        let codes = ["p/7", "x/y", "a.b", String(repeating: "a", count: 65), ""]
+        let report = try await Self.run(codes.map { Self.row($0) }, store: try SQLiteStore())
+        #expect(report.invalid == codes.count && !report.written)
+        #expect(
+            report.problems.map(\.reason) == [
+                "its code 'p/7' has a '/': a short link's code is one path segment; "
+                    + "the project's route /p/{id} answers https://go.pictlink.com/p/7 already (with https://pictlink.com/product/7)",
+                "its code 'x/y' has a '/': a short link's code is one path segment",
+                "its code 'a.b' has characters a short link's code cannot have (only A-Z, a-z, 0-9, _ and -)",
+                "its code is 65 bytes long: a short link's code has at most 64",
+                "'https://go.pictlink.com/' has no code after its domain https://go.pictlink.com",
+            ])
+        let elsewhere = try await Self.run(
+            [Self.header.map { $0 == "short_link" ? "https://go.example.org/Ab3x" : ($0 == "link" ? "https://pictlink.com/a" : "") }],
+            store: try SQLiteStore())
+        #expect(elsewhere.problems.first?.reason == "'https://go.example.org/Ab3x' is not on a domain of routes.json")
+    }
+
+    /// With a domain to rehome them to, links of a `page.link` domain land there with their codes; without, they are refused.
+    @Test func linksOnAGoogleDomainAreRehomedOntoTheProjectsDomain() async throws {
+        func google(_ shortLink: String) -> [String] {
+            Self.row("x").enumerated().map { index, value in Self.header[index] == "short_link" ? shortLink : value }
+        }
+        let rows = [google("https://pictlink.page.link/Old1"), google("https://app.goo.gl/Old2"), Self.row("Own")]
+        let store = try SQLiteStore()
+        let refused = try await Self.run(rows, store: store)
+        #expect(refused.invalid == 2 && refused.rehomed == 0)
+        #expect(refused.problems.first?.reason.hasPrefix("pictlink.page.link is Google's domain and cannot be moved to Relink") == true)
+
+        var moved: [String] = []
+        let rehome = try DomainURIPrefix("https://pictlink.com/links")
+        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
+            {
+                var options = FirebaseImporter.Options(projectId: "pictlink")
+                options.rehome = rehome
+                return options
+            }(), rows: { Self.rows([Self.header] + rows) }, rehomed: { moved.append("\($0) -> \($1)") })
+        #expect(summary.written && summary.imported == 3 && summary.rehomed == 2 && summary.invalid == 0)
+        #expect(
+            moved == [
+                "https://pictlink.page.link/Old1 -> https://pictlink.com/links/Old1", "https://app.goo.gl/Old2 -> https://pictlink.com/links/Old2",
+            ])
+        #expect(try await store.link(domain: "https://pictlink.com/links", code: "Old1")?.parameters.link == "https://pictlink.com/a")
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "Own") != nil)
+    }
+
     @Test func validRowsAreCheckedFirstAndWrittenOnlyWhenAllAre() async throws {
         let store = try SQLiteStore()
         let blocked = try await Self.run(Self.rows, store: store)

@@ -65,7 +65,15 @@ public enum AppDoctor {
         for service in services {
             for host in hosts {
                 let matching = entries.filter { Self.entry($0, service: service, covers: host) }
-                if matching.isEmpty {
+                if matching.isEmpty, service == "applinks",
+                    let bare = entries.first(where: { !$0.contains(":") && Self.entry("applinks:" + $0, service: service, covers: host) })
+                {
+                    // iOS reads `service:host` entries only: a bare host (typed into Xcode's Associated Domains list) is ignored.
+                    checks.append(
+                        Check(
+                            file, .fail, "'\(bare)' lacks the applinks: prefix",
+                            fix: "write it as <string>applinks:\(bare)</string> in \(associatedDomainsKey)"))
+                } else if matching.isEmpty {
                     checks.append(
                         Check(
                             file, .fail, "no \(service): entry for \(host)", fix: "add <string>\(service):\(host)</string> to \(associatedDomainsKey)"
@@ -155,7 +163,12 @@ public enum AppDoctor {
                 \(data)</intent-filter>
                 """
             guard !hostFilters.isEmpty else {
-                checks.append(Check(file, .fail, "no intent-filter for host \(prefix.host)", fix: "add \(complete) to the activity that opens links"))
+                if let other = filters.first(where: { $0.covers(host: prefix.host) }) {
+                    checks.append(Self.withoutHTTPS(other, host: prefix.host, file: file))
+                } else {
+                    checks.append(
+                        Check(file, .fail, "no intent-filter for host \(prefix.host)", fix: "add \(complete) to the activity that opens links"))
+                }
                 continue
             }
             let verified = hostFilters.filter(\.autoVerify)
@@ -189,6 +202,29 @@ public enum AppDoctor {
             }
         }
         return checks
+    }
+
+    /// The failure for a filter that names `host` without the https scheme: everything it lacks for App Links, named.
+    static func withoutHTTPS(_ filter: IntentFilter, host: String, file: String) -> Check {
+        let schemes = filter.schemes.sorted()
+        var defects = [
+            schemes.isEmpty ? "no scheme" : "\(schemes.count == 1 ? "scheme" : "schemes") \(schemes.joined(separator: ", ")) only"
+        ]
+        var additions = ["<data android:scheme=\"https\"/>"]
+        if !filter.autoVerify {
+            defects.append("no android:autoVerify=\"true\"")
+            additions.append("android:autoVerify=\"true\"")
+        }
+        if !filter.missingForLinks.isEmpty {
+            defects.append("no \(filter.missingForLinks.joined(separator: ", "))")
+            additions += filter.missingForLinks
+        }
+        func list(_ items: [String]) -> String {
+            items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
+        }
+        return Check(
+            file, .fail, "the intent-filter for \(host) (line \(filter.line)) has \(list(defects)): https links open the browser",
+            fix: "add \(list(additions)) to it")
     }
 
     /// A path the template matches: each variable replaced by a sample value.

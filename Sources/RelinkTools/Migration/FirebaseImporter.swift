@@ -18,6 +18,9 @@ public struct FirebaseImporter: Sendable {
         /// Import the valid rows even when others are invalid or in conflict.
         public var continueOnError = false
         public var batchSize = 1000
+        /// Rows on one of Google's domains (`*.page.link`, `app.goo.gl`), which cannot move, are imported onto this
+        /// domain of the project instead, each with its code.
+        public var rehome: DomainURIPrefix?
 
         /// Creates the options for `projectId`; the others are set one by one.
         public init(projectId: String) { self.projectId = projectId }
@@ -46,6 +49,8 @@ public struct FirebaseImporter: Sendable {
         public var conflicts = 0
         public var invalid = 0
         public var archived = 0
+        /// Rows on a Google domain that are (or, when nothing was written, would be) on `Options.rehome`.
+        public var rehomed = 0
         /// The first `maximumProblems` problems; the counts above are complete.
         public var problems: [Problem] = []
         public var layout: FirebaseExport.Layout?
@@ -73,22 +78,39 @@ public struct FirebaseImporter: Sendable {
         self.store = store
     }
 
+    /// A valid row: the link it becomes, and its old short link when it moves off a Google domain.
+    struct Checked {
+        var draft: ShortLinkDraft
+        var rehomedFrom: String?
+    }
+
+    /// Whether a host is one of Google's link domains, which no DNS change of a team's can move.
+    static func isGoogleHost(_ host: String) -> Bool {
+        host.hasSuffix(".page.link") || host == "app.goo.gl" || host == "goo.gl"
+    }
+
     /// A row as the link it would become, or why it cannot be one.
-    func draft(_ fields: [String], layout: FirebaseExport.Layout, options: Options) -> Result<ShortLinkDraft, FirebaseExport.RowProblem> {
+    func draft(_ fields: [String], layout: FirebaseExport.Layout, options: Options) -> Result<Checked, FirebaseExport.RowProblem> {
         let row: FirebaseExport.Row
         do {
             row = try FirebaseExport.row(fields, layout: layout)
         } catch {
             return .failure(error)
         }
-        guard let (project, prefix, code) = directory.shortLink(row.shortLink) else {
-            if let host = URLComponents(string: row.shortLink)?.host?.lowercased(), host.hasSuffix(".page.link") || host == "app.goo.gl" {
+        var shortLink = row.shortLink
+        var rehomedFrom: String?
+        if let uri = AbsoluteURI(row.shortLink.trimmingCharacters(in: .whitespaces)), let host = uri.host?.lowercased(), Self.isGoogleHost(host) {
+            guard let rehome = options.rehome else {
                 return .failure(
-                    .init("\(host) is Google's domain and cannot be moved to Relink: reissue its links on a domain of your own"))
+                    .init(
+                        "\(host) is Google's domain and cannot be moved to Relink: reissue its links on a domain of your own "
+                            + "(--rehome with one of the project's domains imports them there, each with its code)"))
             }
-            return .failure(
-                .init(
-                    "'\(row.shortLink.prefix(200))' is not a short link on a domain of routes.json (or its code has characters a short link cannot)"))
+            shortLink = rehome.url(path: uri.path)
+            rehomedFrom = uri.string
+        }
+        guard let (project, prefix, code) = directory.shortLink(shortLink) else {
+            return .failure(.init(notAShortLink(shortLink)))
         }
         guard project.id == options.projectId else {
             return .failure(.init("its domain \(prefix) belongs to project \(project.id), not \(options.projectId)"))
@@ -110,11 +132,43 @@ public struct FirebaseImporter: Sendable {
         if let violation = project.allowlist.violations(in: parameters, projectDomains: project.domains).first {
             return .failure(.init(violation.description))
         }
-        return .success(
-            ShortLinkDraft(
-                projectId: project.id, domain: prefix.description, code: code.value,
-                longLink: LongLink(prefix: prefix, parameters: parameters).url, parameters: parameters, suffixOption: .custom,
-                idempotencyKey: nil, createdAt: row.createdAt ?? Date(), archived: row.archived, name: row.name))
+        let draft = ShortLinkDraft(
+            projectId: project.id, domain: prefix.description, code: code.value,
+            longLink: LongLink(prefix: prefix, parameters: parameters).url, parameters: parameters, suffixOption: .custom,
+            idempotencyKey: nil, createdAt: row.createdAt ?? Date(), archived: row.archived, name: row.name)
+        return .success(Checked(draft: draft, rehomedFrom: rehomedFrom))
+    }
+
+    /// Why `shortLink` is not a short link of routes.json, as precisely as the URL allows.
+    func notAShortLink(_ shortLink: String) -> String {
+        let quoted = "'\(shortLink.prefix(200))'"
+        guard let uri = AbsoluteURI(shortLink.trimmingCharacters(in: .whitespaces)), uri.isHTTP, let host = uri.host else {
+            return "\(quoted) is not an http or https URL"
+        }
+        guard let match = directory.match(host: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(uri.path)) else {
+            return "\(quoted) is not on a domain of routes.json"
+        }
+        let code = match.relativePath.dropFirst()
+        if code.isEmpty { return "\(quoted) has no code after its domain \(match.prefix)" }
+        if code.contains("/") {
+            var reason = "its code '\(code.prefix(200))' has a '/': a short link's code is one path segment"
+            let context = LinkValidationContext(linkDomains: configuration.projects.flatMap(\.domains), project: match.project)
+            let request = LinkRequest.resolve(
+                project: match.project, prefix: match.prefix, relativePath: match.relativePath, query: nil, context: context)
+            if case .route(let resolved) = request, case .route(let template) = resolved.kind {
+                reason += "; the project's route \(template) answers \(resolved.url) already"
+                if let link = resolved.parameters.link { reason += " (with \(link.prefix(200)))" }
+            }
+            return reason
+        }
+        if code.utf8.count > ShortCode.maximumLength {
+            return "its code is \(code.utf8.count) bytes long: a short link's code has at most \(ShortCode.maximumLength)"
+        }
+        if ShortCode(code) == nil {
+            return "its code '\(code.prefix(200))' has characters a short link's code cannot have (only A-Z, a-z, 0-9, _ and -)"
+        }
+        if let query = uri.query, query != APIPath.debugQuery { return "\(quoted) has a query: a short link has none" }
+        return "\(quoted) is not a short link on a domain of routes.json"
     }
 
     /// How a valid draft stands against what the store holds.
@@ -130,10 +184,13 @@ public struct FirebaseImporter: Sendable {
     ///   - options: the project, domain and modes.
     ///   - rows: opens the rows (the first one is the header, or a link), once per pass.
     ///   - progress: called every `batchSize` rows with the pass (1 checks, 2 writes) and the rows done.
+    ///   - rehomed: called in the first pass, with `Options.rehome`, for each valid row that moves off a Google domain:
+    ///     its old short link and its new one (streamed, so a long list is never held).
     /// - Returns: the counts and the first problems.
-    /// - Throws: the store's errors, and whatever `rows` throws.
+    /// - Throws: the store's errors, and whatever `rows` or `rehomed` throws.
     public func run(
-        _ options: Options, rows: () throws -> NextRow, progress: (_ pass: Int, _ rows: Int) -> Void = { _, _ in }
+        _ options: Options, rows: () throws -> NextRow, progress: (_ pass: Int, _ rows: Int) -> Void = { _, _ in },
+        rehomed: (_ old: String, _ new: String) throws -> Void = { _, _ in }
     ) async throws -> Summary {
         var summary = Summary()
         // Pass 1: every row checked and compared, nothing written. Codes seen go to a scratch file, so memory does
@@ -144,16 +201,18 @@ public struct FirebaseImporter: Sendable {
         let layout = FirebaseExport.layout(firstRow: first)
         summary.layout = layout
         var number = 1
-        func check(_ row: Int, _ fields: [String]) async throws -> (Outcome, ShortLinkDraft?) {
+        func check(_ row: Int, _ fields: [String]) async throws -> (Outcome, Checked?) {
             switch draft(fields, layout: layout, options: options) {
             case .failure(let problem): return (.invalid(problem.message), nil)
-            case .success(let draft):
-                return (Self.outcome(draft, existing: try await store.link(domain: draft.domain, code: draft.code)), draft)
+            case .success(let checked):
+                let draft = checked.draft
+                return (Self.outcome(draft, existing: try await store.link(domain: draft.domain, code: draft.code)), checked)
             }
         }
         func count(_ row: Int, _ fields: [String]) async throws {
             summary.rows += 1
-            let (outcome, draft) = try await check(row, fields)
+            let (outcome, checked) = try await check(row, fields)
+            let draft = checked?.draft
             if let draft, try !seen.insert(domain: draft.domain, code: draft.code) {
                 summary.conflicts += 1
                 summary.report(Problem(row: row, shortLink: draft.domain + "/" + draft.code, reason: "the code appears earlier in the file"))
@@ -169,6 +228,11 @@ public struct FirebaseImporter: Sendable {
             case .invalid(let reason):
                 summary.invalid += 1
                 summary.report(Problem(row: row, shortLink: fields.first, reason: reason))
+            }
+            // A moved link lands where the import puts it: new, already there, or overwritten with --update.
+            if let checked, let old = checked.rehomedFrom, outcome == .new || outcome == .unchanged || options.update {
+                summary.rehomed += 1
+                try rehomed(old, checked.draft.domain + "/" + checked.draft.code)
             }
         }
         if !layout.hasHeader { try await count(1, first) }
@@ -198,8 +262,8 @@ public struct FirebaseImporter: Sendable {
         while let fields = try next() {
             number += 1
             if number == 1, layout.hasHeader { continue }
-            let (outcome, draft) = try await check(number, fields)
-            guard let draft, try seen.insert(domain: draft.domain, code: draft.code) else { continue }
+            let (outcome, checked) = try await check(number, fields)
+            guard let draft = checked?.draft, try seen.insert(domain: draft.domain, code: draft.code) else { continue }
             switch outcome {
             case .new:
                 batch.append(draft)
