@@ -14,6 +14,15 @@ import Testing
 /// flight, and what it sends.
 @Suite("Relink (the app client)")
 struct RelinkAppClientTests {
+    /// Runs `body` with the base URL of a live server that answers with `router`.
+    static func withStub(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> Void) async throws {
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "stub"))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+        }
+    }
+
     @Test(arguments: [
         ("https://go.example.com", true), ("http://127.0.0.1:8080", true), ("http://localhost", true), ("http://[::1]:9", true),
         ("http://10.0.2.2:8080", true), ("http://go.example.com", false), ("http://10.0.2.3", false), ("ftp://go.example.com", false),
@@ -67,10 +76,7 @@ struct RelinkAppClientTests {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"matchMessage": "No pre-install link matched for this device."}"#)))
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await Self.withStub(router) { server in
             let storage = MemoryStorage()
             let relink = Relink(server: server, platform: .iOS, appId: "test.relink.shop", storage: storage)
             let request = ClaimRequest(device: DeviceSignals(osVersion: "17.2"), clipboardLink: "https://example.com/not-a-claim")
@@ -115,10 +121,7 @@ struct RelinkAppClientTests {
                 return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: answer)))
             }
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await Self.withStub(router) { server in
             let storage = MemoryStorage()
             storage.set(kept, forKey: "relink.installId")
             let relink = Relink(server: server, platform: .iOS, appId: "test.relink.shop", storage: storage)
@@ -150,10 +153,7 @@ struct RelinkAppClientTests {
                     try await writer.finish(nil)
                 })
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await Self.withStub(router) { server in
             let relink = Relink(
                 server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 1, retryBudget: 0))
             let start = ContinuousClock.now
@@ -182,10 +182,7 @@ struct RelinkAppClientTests {
                     try await writer.finish(nil)
                 })
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await Self.withStub(router) { server in
             let relink = Relink(
                 server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 3, retryBudget: 0))
             guard case .failed(let error) = await relink.resolve("https://go.relink.test/p/1") else {
@@ -204,10 +201,7 @@ struct RelinkAppClientTests {
             requests.withLockedValue { $0 += 1 }
             return Response(status: .tooManyRequests, headers: [.retryAfter: "2"])
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await Self.withStub(router) { server in
             let relink = Relink(
                 server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 5, retryBudget: 10))
             let call = Task { await relink.resolve("https://go.relink.test/p/1") }
@@ -238,10 +232,7 @@ struct RelinkAppClientTests {
                 body: ResponseBody(
                     byteBuffer: ByteBuffer(string: #"{"deepLink": "https://shop.example/p/1", "resolvedLink": "https://go.relink.test/p/1"}"#)))
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        try await Self.withStub(router) { server in
             let relink = Relink(server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage())
             _ = await relink.resolve("https://go.relink.test/p/1")
             _ = await relink.reopen("https://go.relink.test/p/1")

@@ -131,12 +131,14 @@ struct WebhookTests {
                     uri: path, method: .get, headers: T.headers(agent: T.Agent.android) + [HTTPField.Name("X-Forwarded-For")!: "203.0.113.9"])
                 let location = try #require(click.headers[.location])
                 let referrer = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "referrer" }?.value)
-                _ = try await client.execute(
+                let claim = try await client.execute(
                     uri: "/v1/installAttribution", method: .post, headers: [HTTPField.Name("X-Forwarded-For")!: "198.51.100.4"],
                     body: ByteBuffer(
                         string:
                             #"{"platform": "ANDROID", "bundleId": "jp.furyu.pictlink.android", "installReferrer": "\#(referrer)", "installId": "w-1"}"#
                     ))
+                // Said here, if it fails, rather than as two events missing below.
+                #expect(claim.status == .ok, "\(claim.status) \(String(buffer: claim.body))")
 
                 let all = try await receiver.wait(for: 4)
                 #expect(Set(all.map(\.event)) == ["link.created", "click", "install.claimed", "app.first_open"], "\(all.map(\.event))")
