@@ -41,6 +41,9 @@ struct MintCommand: AsyncParsableCommand {
     @Option(help: "Where clicks go once the link is over (default: 410 Gone).")
     var expiredLink: String?
 
+    @Option(help: "The link's name, as the console and `relink links list` show it (up to 200 characters).")
+    var name: String?
+
     @Flag(help: "Print the whole JSON response.")
     var json = false
 
@@ -65,13 +68,13 @@ struct MintCommand: AsyncParsableCommand {
             }
             return CreateShortLinkRequest(
                 longDynamicLink: longLink, suffix: suffix, fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules),
-                expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink)
+                expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink, name: name)
         }
         guard let domain else { throw CLIError.usage("give a long link, or --domain and at least --link") }
         return CreateShortLinkRequest(
             dynamicLinkInfo: DynamicLinkInfo(domainUriPrefix: domain, parameters: link.parameters), suffix: suffix,
             fetchPreview: fetchPreview ? true : nil, rules: try rules.map(LinksCommand.readRules),
-            expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink)
+            expireTime: expires, maxClicks: maxClicks, expiredLink: expiredLink, name: name)
     }
 
     func run() async throws {

@@ -101,6 +101,16 @@ struct EndToEndTests {
             #expect(try await Self.run(mint + ["--server", server]).first == shortLink)
             let listed = try await Self.run(["links", "list", "--server", server, "--key", key])
             #expect(listed.joined().contains(shortLink))
+            // A name given when minting shows where names show.
+            let named = try #require(
+                try await Self.run([
+                    "mint", "--domain", "https://go.pictlink.com", "--link", "https://pictlink.com/named", "--name", "Autumn <mail>", "--key",
+                    key, "--server", server,
+                ]).first)
+            let shown = try await Self.run(["links", "show", named, "--server", server, "--key", key])
+            #expect(
+                shown.joined().contains(#""name" : "Autumn <mail>""#) || shown.joined().contains(#""name":"Autumn <mail>""#)
+                    || shown.joined().contains(#""name": "Autumn <mail>""#), "\(shown)")
             let response = try await client.execute(uri: shortLink, method: .get, headers: [.userAgent: Self.agents[2].userAgent])
             #expect(response.headers[.location] == "https://pictlink.com/desktop")
         }
