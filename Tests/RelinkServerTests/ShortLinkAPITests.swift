@@ -429,6 +429,13 @@ struct ShortLinkAPITests {
             #expect(patched.status == .ok)
             let afterPatch = try Self.decode(ManagedLink.self, patched)
             #expect(afterPatch.name == old.name && afterPatch.archived == true)
+            // Renamed, then the name removed; a name with a line break is refused.
+            func rename(_ json: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(json))
+            }
+            #expect(try Self.decode(ManagedLink.self, try await rename(#"{"name": "Renamed"}"#)).name == "Renamed")
+            #expect(try Self.decode(ManagedLink.self, try await rename(#"{"name": ""}"#)).name == nil)
+            #expect(try await rename(#"{"name": "two\nlines"}"#).status == .badRequest)
 
             // A name given when minting is stored as an imported one is, and search finds it.
             let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fnamed"

@@ -85,12 +85,15 @@ public struct UpdateLinkRequest: Codable, Sendable, Equatable {
     public var maxClicks: Int?
     /// Where clicks go once the link is over; `""` removes it.
     public var expiredLink: String?
+    /// A new name; `""` removes it.
+    public var name: String?
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         longDynamicLink: String? = nil, dynamicLinkInfo: DynamicLinkInfo? = nil, disabled: Bool? = nil, expireTime: String? = nil,
-        fetchPreview: Bool? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil
+        fetchPreview: Bool? = nil, rules: LinkRules? = nil, maxClicks: Int? = nil, expiredLink: String? = nil, name: String? = nil
     ) {
+        self.name = name
         self.rules = rules
         self.maxClicks = maxClicks
         self.expiredLink = expiredLink

@@ -274,6 +274,7 @@ public final class ShortLinkService: Sendable {
         if let disabled = request.disabled { link.disabled = disabled }
         let destinationChanged = link.longLink != original.longLink
         if let fetchPreview = request.fetchPreview { link.fetchPreview = fetchPreview }
+        if let name = request.name { link.name = try Self.checkedName(name) }
         if let project = resolver.configuration.project(id: link.projectId) {
             if let rules = request.rules { link.rules = try Self.checked(rules, project: project) }
             if let maxClicks = request.maxClicks {
