@@ -224,7 +224,21 @@ struct LinksCommand: AsyncParsableCommand {
     /// The link's name for a table cell: on one line, `-` when it has none.
     static func name(_ link: ManagedLink) -> String {
         guard let name = link.name, !name.isEmpty else { return "-" }
-        return String(String.UnicodeScalarView(name.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        return cell(name)
+    }
+
+    /// `text` as one table cell: each control character, line or paragraph separator and bidirectional embedding,
+    /// override or isolate as a space. A name may hold U+2028 or U+202E (the API refuses only control characters),
+    /// and a right-to-left override would reverse the rest of the line in a terminal, the state and destination too.
+    static func cell(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    switch scalar.properties.generalCategory {
+                    case .control, .lineSeparator, .paragraphSeparator: " "
+                    default: (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) ? " " : scalar
+                    }
+                }))
     }
 
     static func destination(_ link: ManagedLink) -> String {

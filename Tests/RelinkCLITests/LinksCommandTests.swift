@@ -47,4 +47,11 @@ struct LinksCommandTests {
             #expect(plain.contains(#""archived" : false"#) && !plain.contains(#""name""#), "\(plain)")
         }
     }
+
+    /// A name stays in its cell: a line break, U+2028 or a right-to-left override in it (the API takes the latter two)
+    /// would move or reverse the state and destination printed after it.
+    @Test func aNameCannotBreakOrReverseItsLine() {
+        #expect(LinksCommand.cell("a\u{202E}lmth.evil\u{2028}b\u{2066}c\u{2069}\nd\u{1B}") == "a lmth.evil b c  d ")
+        #expect(LinksCommand.cell("Spring سالة ☀️") == "Spring سالة ☀️")
+    }
 }

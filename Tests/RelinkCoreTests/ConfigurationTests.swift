@@ -105,6 +105,12 @@ struct ConfigurationTests {
         ),
         (#"{"projects": [{"id": "p", "domains": ["ftp://a.com"]}]}"#, "must start with https://"),
         (#"{"projects": [{"id": "p", "domains": ["https://a.com", "https://A.com/"]}]}"#, "projects[0].domains[1]: 'https://A.com/' is listed twice"),
+        // Under Relink's own paths: the console or the API would shadow the links, and the association file claim them.
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://a.com/console"]}]}"#,
+            "projects[0].domains[0]: '/console' is reserved for Relink's own pages; a domain's path cannot start with it"
+        ),
+        (#"{"projects": [{"id": "p", "domains": ["https://a.com/go", "https://a.com/v1/go"]}]}"#, "projects[0].domains[1]: '/v1' is reserved"),
         (
             #"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "q", "domains": ["https://a.com/q"]}]}"#,
             "projects[1].domains[0]: host 'a.com' already belongs to project 'p'"

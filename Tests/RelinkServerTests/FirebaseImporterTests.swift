@@ -120,6 +120,54 @@ struct FirebaseImporterTests {
         #expect(try await store.link(domain: "https://go.pictlink.com", code: "Own") != nil)
     }
 
+    /// With `--update`, a rehomed row whose code is another project's link is not written (only the project's own
+    /// links are updated), so the old -> new list must not send the old link there.
+    @Test func aRehomedCodeHeldByAnotherProjectIsNotListedAsMoved() async throws {
+        let store = try SQLiteStore()
+        // A link of another project on one of pictlink's domains: the domain moved between projects in routes.json.
+        var parameters = LinkParameters()
+        parameters.link = "https://fieldnotes.app/x"
+        let foreign = ShortLinkDraft(
+            projectId: "fieldnotes", domain: "https://go.pictlink.com", code: "Old1",
+            longLink: "https://go.pictlink.com/?link=https%3A%2F%2Ffieldnotes.app%2Fx", parameters: parameters, suffixOption: .custom,
+            idempotencyKey: nil, createdAt: Date())
+        #expect(try await store.importLinks([foreign]).isEmpty)
+        let old = Self.row("x").enumerated().map { index, value in
+            Self.header[index] == "short_link" ? "https://pictlink.page.link/Old1" : value
+        }
+        var moved: [String] = []
+        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
+            {
+                var options = FirebaseImporter.Options(projectId: "pictlink")
+                options.rehome = try! DomainURIPrefix("https://go.pictlink.com")
+                options.update = true
+                return options
+            }(), rows: { Self.rows([Self.header, old]) }, rehomed: { moved.append("\($0) -> \($1)") })
+        #expect(summary.updated == 0 && summary.conflicts == 1 && summary.rehomed == 0)
+        #expect(moved.isEmpty)
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "Old1")?.projectId == "fieldnotes")
+    }
+
+    /// A name is held to the API's rule: one over 200 characters refuses its row with the API's reason, and control
+    /// characters (a line break, an escape) become spaces, so no name is stored that the API would refuse and
+    /// that the console or `relink links` would show; 200 characters and U+2028 are taken, as by the API.
+    @Test func namesAreHeldToTheAPIsRule() async throws {
+        let store = try SQLiteStore()
+        let rows = [
+            Self.row("N1", name: String(repeating: "é", count: 201)), Self.row("N2", name: "two\nlines"),
+            Self.row("N3", name: "\u{1B}[31mred"), Self.row("N4", name: String(repeating: "é", count: 200)), Self.row("N5", name: "a\u{2028}b"),
+        ]
+        let summary = try await Self.run(rows, store: store) { $0.continueOnError = true }
+        #expect(summary.imported == 4 && summary.invalid == 1)
+        #expect(summary.problems.map(\.reason) == ["name must be at most 200 characters; got 201."])
+        func name(_ code: String) async throws -> String? { try await store.link(domain: "https://go.pictlink.com", code: code)?.name }
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "N1") == nil)
+        #expect(try await name("N2") == "two lines")
+        #expect(try await name("N3") == " [31mred")
+        #expect(try await name("N5") == "a\u{2028}b")
+        #expect(try await name("N4")?.unicodeScalars.count == 200)
+    }
+
     @Test func validRowsAreCheckedFirstAndWrittenOnlyWhenAllAre() async throws {
         let store = try SQLiteStore()
         let blocked = try await Self.run(Self.rows, store: store)

@@ -67,7 +67,13 @@ extension RelinkConfiguration {
             guard let string = reader.string(element, at: elementPath) else { continue }
             do {
                 let domain = try DomainURIPrefix(string)
-                if domains.contains(domain) {
+                // Under Relink's own paths (`RelinkPaths`, as for routes) the domain's links would be shadowed by the
+                // console, the API or the probes, and its association file would hand those pages to the app.
+                if let first = domain.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).first,
+                    RelinkPaths.reservedCodes.contains(String(first))
+                {
+                    reader.report(elementPath, "'/\(first)' is reserved for Relink's own pages; a domain's path cannot start with it")
+                } else if domains.contains(domain) {
                     reader.report(elementPath, "'\(string)' is listed twice")
                 } else {
                     domains.append(domain)

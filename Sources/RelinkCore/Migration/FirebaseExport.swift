@@ -122,7 +122,8 @@ public enum FirebaseExport {
     ///   - fields: the row's fields.
     ///   - layout: the file's layout.
     /// - Returns: the link.
-    /// - Throws: `RowProblem` for a row without a short link, or with an archived flag or timestamp it cannot read.
+    /// - Throws: `RowProblem` for a row without a short link, with an archived flag or timestamp it cannot read, or
+    ///   with a name longer than minting takes (`LinkName`; its control characters, line breaks too, become spaces).
     public static func row(_ fields: [String], layout: Layout) throws(RowProblem) -> Row {
         var shortLink: String?
         var parameters = LinkParameters()
@@ -141,7 +142,11 @@ public enum FirebaseExport {
                     throw RowProblem("archived must be true or false, 1 or 0, yes or no; got '\(value.prefix(40))'")
                 }
                 archived = flag
-            case .name: name = String(field)
+            case .name:
+                // Held to the API's rule, or a file could store a name that the console and the API never take.
+                let oneLine = LinkName.oneLine(String(field))
+                if let problem = LinkName.problem(oneLine) { throw RowProblem(problem) }
+                name = oneLine
             case .creationTimestamp:
                 guard let date = timestamp(value) else {
                     throw RowProblem("the creation timestamp must be ISO 8601 or epoch seconds or milliseconds; got '\(value.prefix(40))'")

@@ -332,18 +332,10 @@ public final class ShortLinkService: Sendable {
         return (expiresAt, maxClicks, expiredLink)
     }
 
-    /// The longest name minting takes, in Unicode scalars (what JSON Schema's `maxLength` counts).
-    static let maximumNameLength = 200
-
     /// A link's name as stored: nil when absent or blank; a 400 for one too long or holding control characters.
     static func checkedName(_ name: String?) throws -> String? {
         guard let name, !name.allSatisfy(\.isWhitespace) else { return nil }
-        guard name.unicodeScalars.count <= maximumNameLength else {
-            throw APIError.invalidArgument("name must be at most \(maximumNameLength) characters; got \(name.unicodeScalars.count).")
-        }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError.invalidArgument("name must not hold line breaks or other control characters.")
-        }
+        if let problem = LinkName.problem(name) { throw APIError.invalidArgument(problem) }
         return name
     }
 

@@ -171,10 +171,13 @@ public struct FirebaseImporter: Sendable {
         return "\(quoted) is not a short link on a domain of routes.json"
     }
 
+    /// The conflict that `--update` leaves alone: a project's import never overwrites another project's link.
+    static let anotherProjectsLink = "the code is another project's link"
+
     /// How a valid draft stands against what the store holds.
     static func outcome(_ draft: ShortLinkDraft, existing: ShortLinkRecord?) -> Outcome {
         guard let existing else { return .new }
-        guard existing.projectId == draft.projectId else { return .conflict("the code is another project's link") }
+        guard existing.projectId == draft.projectId else { return .conflict(anotherProjectsLink) }
         if existing.longLink == draft.longLink, existing.archived == draft.archived, existing.name == draft.name { return .unchanged }
         return .conflict("a link with this code exists and differs (\(existing.longLink.prefix(200)))")
     }
@@ -229,8 +232,10 @@ public struct FirebaseImporter: Sendable {
                 summary.invalid += 1
                 summary.report(Problem(row: row, shortLink: fields.first, reason: reason))
             }
-            // A moved link lands where the import puts it: new, already there, or overwritten with --update.
-            if let checked, let old = checked.rehomedFrom, outcome == .new || outcome == .unchanged || options.update {
+            // A moved link lands where the import puts it: new, already there, or overwritten with --update (never
+            // over another project's link, which pass 2 skips: the old link must not be sent there).
+            let lands = outcome == .new || outcome == .unchanged || (options.update && outcome != .conflict(Self.anotherProjectsLink))
+            if let checked, let old = checked.rehomedFrom, lands {
                 summary.rehomed += 1
                 try rehomed(old, checked.draft.domain + "/" + checked.draft.code)
             }
