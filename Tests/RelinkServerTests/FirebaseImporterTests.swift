@@ -148,6 +148,28 @@ struct FirebaseImporterTests {
         #expect(try await store.link(domain: "https://go.pictlink.com", code: "Old1")?.projectId == "fieldnotes")
     }
 
+    /// A row moved off a Google domain never overwrites the team's own link with its code, even with --update: the
+    /// link stays, the row is a conflict saying why, and it is not listed as moved.
+    @Test func aRehomedRowDoesNotOverwriteTheTeamsOwnLink() async throws {
+        let store = try SQLiteStore()
+        #expect(try await Self.run([Self.row("Abc", link: "https://pictlink.com/own")], store: store).imported == 1)
+        let old = Self.row("Abc", link: "https://pictlink.com/old").enumerated().map { index, value in
+            Self.header[index] == "short_link" ? "https://pictlink.page.link/Abc" : value
+        }
+        var moved: [String] = []
+        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
+            {
+                var options = FirebaseImporter.Options(projectId: "pictlink")
+                options.rehome = try! DomainURIPrefix("https://go.pictlink.com")
+                options.update = true
+                return options
+            }(), rows: { Self.rows([Self.header, old]) }, rehomed: { moved.append("\($0) -> \($1)") })
+        #expect(summary.updated == 0 && summary.conflicts == 1 && summary.rehomed == 0)
+        #expect(summary.problems.map(\.reason) == [FirebaseImporter.ownLinkHoldsRehomedCode])
+        #expect(moved.isEmpty)
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "Abc")?.parameters.link == "https://pictlink.com/own")
+    }
+
     /// A name is held to the API's rule: one over 200 characters refuses its row with the API's reason, and control
     /// characters (a line break, an escape) become spaces, so no name is stored that the API would refuse and
     /// that the console or `relink links` would show; 200 characters and U+2028 are taken, as by the API.

@@ -174,6 +174,16 @@ public struct FirebaseImporter: Sendable {
     /// The conflict that `--update` leaves alone: a project's import never overwrites another project's link.
     static let anotherProjectsLink = "the code is another project's link"
 
+    /// The other one: a row moved off a Google domain never overwrites a link already on the project's domain, which
+    /// is most likely the team's own with the same code (the store cannot tell it from the same link imported before).
+    static let ownLinkHoldsRehomedCode =
+        "a link of the project's own domain already has this code; --update does not overwrite it with a row moved off a Google domain (import that row with another code, or drop it)"
+
+    /// Whether `--update` may overwrite the existing link in `outcome`'s conflict.
+    static func updatable(_ outcome: Outcome) -> Bool {
+        outcome != .conflict(anotherProjectsLink) && outcome != .conflict(ownLinkHoldsRehomedCode)
+    }
+
     /// How a valid draft stands against what the store holds.
     static func outcome(_ draft: ShortLinkDraft, existing: ShortLinkRecord?) -> Outcome {
         guard let existing else { return .new }
@@ -209,7 +219,11 @@ public struct FirebaseImporter: Sendable {
             case .failure(let problem): return (.invalid(problem.message), nil)
             case .success(let checked):
                 let draft = checked.draft
-                return (Self.outcome(draft, existing: try await store.link(domain: draft.domain, code: draft.code)), checked)
+                var outcome = Self.outcome(draft, existing: try await store.link(domain: draft.domain, code: draft.code))
+                if checked.rehomedFrom != nil, case .conflict(let reason) = outcome, reason != Self.anotherProjectsLink {
+                    outcome = .conflict(Self.ownLinkHoldsRehomedCode)
+                }
+                return (outcome, checked)
             }
         }
         func count(_ row: Int, _ fields: [String]) async throws {
@@ -234,7 +248,7 @@ public struct FirebaseImporter: Sendable {
             }
             // A moved link lands where the import puts it: new, already there, or overwritten with --update (never
             // over another project's link, which pass 2 skips: the old link must not be sent there).
-            let lands = outcome == .new || outcome == .unchanged || (options.update && outcome != .conflict(Self.anotherProjectsLink))
+            let lands = outcome == .new || outcome == .unchanged || (options.update && Self.updatable(outcome))
             if let checked, let old = checked.rehomedFrom, lands {
                 summary.rehomed += 1
                 try rehomed(old, checked.draft.domain + "/" + checked.draft.code)
@@ -276,7 +290,7 @@ public struct FirebaseImporter: Sendable {
                     try await flush()
                     progress(2, number)
                 }
-            case .conflict where options.update:
+            case .conflict where options.update && Self.updatable(outcome):
                 guard var existing = try await store.link(domain: draft.domain, code: draft.code), existing.projectId == draft.projectId
                 else { continue }
                 existing.longLink = draft.longLink
