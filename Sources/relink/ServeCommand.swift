@@ -199,7 +199,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let listenHost = host ?? environment["RELINK_HOST"] ?? "127.0.0.1"
-        let developmentProject = try Self.developmentProject(devHost ?? environment["RELINK_DEV_HOST"], listenHost: listenHost, relink: relink)
+        let developmentProject = try Self.developmentProject(
+            devHost ?? environment["RELINK_DEV_HOST"], listenHost: listenHost, behindProxy: forwardedHeaders != .none, relink: relink)
         let database = try await store.open(logLevel: level)
         defer { StoreOptions.close(database) }
         let secrets: AddressHashSecrets
@@ -258,13 +259,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// `--dev-host`'s project, checked: one of the configuration's, and only on a server that listens on loopback (a
     /// server others reach must pick a project by its real host names alone).
-    static func developmentProject(_ asked: String?, listenHost: String, relink: RelinkConfiguration) throws(CLIError) -> String? {
+    static func developmentProject(
+        _ asked: String?, listenHost: String, behindProxy: Bool, relink: RelinkConfiguration
+    ) throws(CLIError) -> String? {
         guard let asked, !asked.isEmpty else { return nil }
         guard relink.project(id: asked) != nil else {
             throw CLIError.usage("--dev-host: no project '\(asked)' in the configuration (\(relink.projects.map(\.id).joined(separator: ", ")))")
         }
         guard ["127.0.0.1", "::1", "localhost"].contains(listenHost.lowercased()) else {
             throw CLIError.usage("--dev-host is for local development: it needs a loopback --host (127.0.0.1, ::1 or localhost), not '\(listenHost)'")
+        }
+        // Behind a proxy, a client's own Host (localhost) would reach it from anywhere.
+        guard !behindProxy else {
+            throw CLIError.usage("--dev-host is for local development, not behind a proxy: it cannot go with --trust-forwarded-headers")
         }
         return asked
     }

@@ -29,6 +29,7 @@ struct ServeOptionsTests {
         (["--metrics-port", "70000"], "--metrics-port must be 0 to 65535"),
         (["--dev-host", "nosuch"], "--dev-host: no project 'nosuch'"),
         (["--dev-host", "pictlink", "--host", "0.0.0.0"], "--dev-host is for local development: it needs a loopback --host"),
+        (["--dev-host", "pictlink", "--trust-forwarded-headers"], "--dev-host is for local development, not behind a proxy"),
     ])
     func badValuesAreUsageErrors(_ arguments: [String], _ message: String) async throws {
         let error = try await Self.usageError(arguments)
