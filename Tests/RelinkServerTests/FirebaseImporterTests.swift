@@ -122,6 +122,21 @@ struct FirebaseImporterTests {
 
     /// With `--update`, a rehomed row whose code is another project's link is not written (only the project's own
     /// links are updated), so the old -> new list must not send the old link there.
+    /// Imports `row`, its short link replaced by `shortLink` on a Google domain, with `--rehome
+    /// https://go.pictlink.com --update`: the summary and the old -> new lines.
+    static func rehomeWithUpdate(
+        _ row: [String], from shortLink: String, store: any RelinkStore
+    ) async throws -> (FirebaseImporter.Summary, [String]) {
+        let old = row.enumerated().map { index, value in header[index] == "short_link" ? shortLink : value }
+        var options = FirebaseImporter.Options(projectId: "pictlink")
+        options.rehome = try DomainURIPrefix("https://go.pictlink.com")
+        options.update = true
+        var moved: [String] = []
+        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
+            options, rows: { rows([header, old]) }, rehomed: { moved.append("\($0) -> \($1)") })
+        return (summary, moved)
+    }
+
     @Test func aRehomedCodeHeldByAnotherProjectIsNotListedAsMoved() async throws {
         let store = try SQLiteStore()
         // A link of another project on one of pictlink's domains: the domain moved between projects in routes.json.
@@ -132,17 +147,7 @@ struct FirebaseImporterTests {
             longLink: "https://go.pictlink.com/?link=https%3A%2F%2Ffieldnotes.app%2Fx", parameters: parameters, suffixOption: .custom,
             idempotencyKey: nil, createdAt: Date())
         #expect(try await store.importLinks([foreign]).isEmpty)
-        let old = Self.row("x").enumerated().map { index, value in
-            Self.header[index] == "short_link" ? "https://pictlink.page.link/Old1" : value
-        }
-        var moved: [String] = []
-        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
-            {
-                var options = FirebaseImporter.Options(projectId: "pictlink")
-                options.rehome = try! DomainURIPrefix("https://go.pictlink.com")
-                options.update = true
-                return options
-            }(), rows: { Self.rows([Self.header, old]) }, rehomed: { moved.append("\($0) -> \($1)") })
+        let (summary, moved) = try await Self.rehomeWithUpdate(Self.row("x"), from: "https://pictlink.page.link/Old1", store: store)
         #expect(summary.updated == 0 && summary.conflicts == 1 && summary.rehomed == 0)
         #expect(moved.isEmpty)
         #expect(try await store.link(domain: "https://go.pictlink.com", code: "Old1")?.projectId == "fieldnotes")
@@ -153,17 +158,8 @@ struct FirebaseImporterTests {
     @Test func aRehomedRowDoesNotOverwriteTheTeamsOwnLink() async throws {
         let store = try SQLiteStore()
         #expect(try await Self.run([Self.row("Abc", link: "https://pictlink.com/own")], store: store).imported == 1)
-        let old = Self.row("Abc", link: "https://pictlink.com/old").enumerated().map { index, value in
-            Self.header[index] == "short_link" ? "https://pictlink.page.link/Abc" : value
-        }
-        var moved: [String] = []
-        let summary = try await FirebaseImporter(configuration: T.configuration, store: store).run(
-            {
-                var options = FirebaseImporter.Options(projectId: "pictlink")
-                options.rehome = try! DomainURIPrefix("https://go.pictlink.com")
-                options.update = true
-                return options
-            }(), rows: { Self.rows([Self.header, old]) }, rehomed: { moved.append("\($0) -> \($1)") })
+        let (summary, moved) = try await Self.rehomeWithUpdate(
+            Self.row("Abc", link: "https://pictlink.com/old"), from: "https://pictlink.page.link/Abc", store: store)
         #expect(summary.updated == 0 && summary.conflicts == 1 && summary.rehomed == 0)
         #expect(summary.problems.map(\.reason) == [FirebaseImporter.ownLinkHoldsRehomedCode])
         #expect(moved.isEmpty)
