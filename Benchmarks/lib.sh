@@ -99,6 +99,32 @@ measure() {
     echo "  $name: $rps requests/s, p50 $p50, p99 $p99" >&2
 }
 
+# paced NAME RATE CODES N: a fixed offered rate, not saturation: RATE requests/s in all from PACED_CLIENTS (16)
+# h2load clients, each request a code from the first N of CODES (all with N=0), in a shuffled order, as a desktop
+# browser on go.pictlink.com. h2load logs every request; its percentiles (p50, p99, p99.9) go to $WORK/paced.
+paced() {
+    local name=$1 rate=$2 codes=$3 limit=$4 port=${5:-$RELINK_PORT}
+    need h2load nghttp2-client
+    local clients=${PACED_CLIENTS:-16}
+    local uris="$WORK/paced-uris-$RANDOM.txt" log="$WORK/paced-$RANDOM.log"
+    { if [ "$limit" -gt 0 ]; then head -n "$limit" "$codes"; else cat "$codes"; fi; } | shuf -n 200000 --random-source=<(yes) |
+        sed "s|^|http://127.0.0.1:$port/|" > "$uris"
+    h2load --h1 -c "$clients" --rps $(( (rate + clients - 1) / clients )) -D "$DURATION" --log-file "$log" -i "$uris" \
+        -H ":authority: go.pictlink.com" -H "User-Agent: $DESKTOP" > "$log.out" 2>&1
+    python3 - "$name" "$rate" "$log" >> "$WORK/paced" <<'PY'
+import sys
+name, rate, log = sys.argv[1:4]
+# h2load's per-request log: start (µs since the epoch), status, microseconds to the end of the response.
+rows = [line.split("\t") for line in open(log) if line.strip()]
+latencies = sorted(int(row[2]) / 1000 for row in rows)
+def percentile(p):
+    return latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))] if latencies else float("nan")
+failed = sum(1 for row in rows if not 300 <= int(row[1]) < 400)
+print(f"{name}|{rate}|{len(rows)}|{percentile(50):.2f}|{percentile(99):.2f}|{percentile(99.9):.2f}|{failed}")
+PY
+    echo "  $name (paced, $rate/s): $(tail -n 1 "$WORK/paced")" >&2
+}
+
 # report BASELINE: prints the results as a table with each row's ratio to the BASELINE row's requests/s. A target
 # measured in several rounds shows its medians (requests/s, p50, p99) and the range of its requests/s.
 report() {
