@@ -224,14 +224,19 @@ struct DeferredLinkAttackTests {
         }
     }
 
+    /// An application whose budget of kept clicks is small: 1 a second, 20 at once, per network.
+    static func keepingFewClicks() throws -> some ApplicationProtocol {
+        var configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error,
+            store: try SQLiteStore())
+        configuration.keptClicksPerNetwork = RateLimit(requestsPerSecond: 1, burst: 20)
+        return try buildApplication(configuration: configuration)
+    }
+
     /// One network clicking fast (a script, a flood): past its budget of kept clicks (here 1 a second, 20 at once)
     /// its clicks still get their page and are counted, without being kept; another network's are kept.
     @Test func clicksKeptForDeferredLinkingAreCappedPerNetwork() async throws {
-        let store = try SQLiteStore()
-        var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, store: store)
-        configuration.keptClicksPerNetwork = RateLimit(requestsPerSecond: 1, burst: 20)
-        try await buildApplication(configuration: configuration).test(.router) { client in
+        try await Self.keepingFewClicks().test(.router) { client in
             let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 for _ in 0..<60 { group.addTask { try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.30") } }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -247,11 +252,7 @@ struct DeferredLinkAttackTests {
     /// A request without a client address (on a live server: a connection reset while its pipelined requests are
     /// served) shares one budget of kept clicks, rather than none: resets kept hundreds of clicks a second.
     @Test func clicksWithoutAnAddressShareOneBudgetOfKeptClicks() async throws {
-        let store = try SQLiteStore()
-        var configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error, store: store)
-        configuration.keptClicksPerNetwork = RateLimit(requestsPerSecond: 1, burst: 20)
-        try await buildApplication(configuration: configuration).test(.router) { client in
+        try await Self.keepingFewClicks().test(.router) { client in
             let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 for _ in 0..<60 {
                     group.addTask { try await client.execute(uri: "/?\(T.sampleQuery)", method: .get, headers: T.headers(agent: T.Agent.iPhone)) }
