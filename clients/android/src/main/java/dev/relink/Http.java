@@ -57,6 +57,8 @@ final class Http {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
         HttpURLConnection connection = null;
         ScheduledFuture<?> watchdog = null;
+        // The body's reads check it too: disconnecting from the watchdog's thread does not always end a read in progress.
+        final long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         final AtomicBoolean timedOut = new AtomicBoolean();
         int status = 0;
         try {
@@ -89,14 +91,14 @@ final class Http {
             status = connection.getResponseCode();
             if (status < 0) return Exchange.failed(RelinkError.of(RelinkError.Kind.MALFORMED, "The answer is not HTTP."));
             if (status >= 200 && status < 300) {
-                String body = read(connection.getInputStream());
+                String body = read(connection.getInputStream(), deadline);
                 if (body == null) {
                     return Exchange.failed(new RelinkError(RelinkError.Kind.MALFORMED, status, null,
                             "The answer is larger than " + MAX_BODY_BYTES + " bytes.", null));
                 }
                 return Exchange.ok(status, body);
             }
-            return Exchange.failed(refusal(status, connection.getHeaderField("Retry-After"), errorBody(connection)));
+            return Exchange.failed(refusal(status, connection.getHeaderField("Retry-After"), errorBody(connection, deadline)));
         } catch (SocketTimeoutException e) {
             return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status == 0 ? null : status, null,
                     "No answer within " + timeoutMillis + " ms.", null));
@@ -157,11 +159,11 @@ final class Http {
         return true;
     }
 
-    private static String errorBody(HttpURLConnection connection) {
+    private static String errorBody(HttpURLConnection connection, long deadline) {
         InputStream stream = connection.getErrorStream();
         if (stream == null) return null;
         try {
-            return read(stream);
+            return read(stream, deadline);
         } catch (IOException e) {
             // The status says enough; the body only adds FDL's status name.
             return null;
@@ -169,12 +171,13 @@ final class Http {
     }
 
     /** The stream as UTF-8, or null when it is larger than {@link #MAX_BODY_BYTES}. */
-    private static String read(InputStream stream) throws IOException {
+    private static String read(InputStream stream, long deadline) throws IOException {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             byte[] buffer = new byte[8192];
             int count;
             while ((count = stream.read(buffer)) != -1) {
+                if (System.nanoTime() - deadline > 0) throw new SocketTimeoutException("the answer outlasted the timeout");
                 bytes.write(buffer, 0, count);
                 if (bytes.size() > MAX_BODY_BYTES) return null;
             }
