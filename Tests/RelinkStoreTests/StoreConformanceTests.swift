@@ -209,6 +209,93 @@ struct StoreConformanceTests {
         }
     }
 
+    /// Counters under an id no link has (left by a restore, or by a sequence reset after a hand delete), on every
+    /// counter table and with the foreign keys out of the way as a restore's own load would have them.
+    static func strayCounters(linkId: Int64, in store: any RelinkStore) async throws {
+        let day = EventCounterKey.day(of: Date())
+        let sql = """
+            INSERT INTO event_counters (link_id, day, platform, event, count) VALUES (\(linkId), \(day), 'IOS', 'CLICK', 7);
+            INSERT INTO variant_counters (link_id, day, variant, platform, event, count) VALUES (\(linkId), \(day), 'a', 'IOS', 'CLICK', 7);
+            INSERT INTO confidence_counters (link_id, day, confidence, count) VALUES (\(linkId), \(day), 'UNIQUE', 7);
+            """
+        if let sqlite = store as? SQLiteStore {
+            try await sqlite.writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+                try db.execute(sql: sql)
+            }
+        } else {
+            let postgres = try #require(store as? PostgresStore)
+            for statement in sql.split(separator: "\n") { _ = try await postgres.rows(PostgresQuery(unsafeSQL: String(statement))) }
+        }
+    }
+
+    static func counterRows(linkId: Int64, in store: any RelinkStore) async throws -> [String: Int64] {
+        var rows: [String: Int64] = [:]
+        for table in ["event_counters", "variant_counters", "confidence_counters"] {
+            rows[table] = try await integer("SELECT COUNT(*) AS n FROM \(table) WHERE link_id = \(linkId)", in: store)
+        }
+        return rows
+    }
+
+    static let noCounterRows = ["event_counters": Int64(0), "variant_counters": 0, "confidence_counters": 0]
+
+    /// A new link, minted or imported, never inherits counters stored under its id before it existed.
+    @Test(arguments: StoreKind.available) func aNewLinkNeverInheritsCountersUnderItsId(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let first = try await store.insertLink(Self.draft("first"))
+            try await Self.strayCounters(linkId: first.id + 1, in: store)
+            #expect(try await Self.counterRows(linkId: first.id + 1, in: store) == ["event_counters": 1, "variant_counters": 1, "confidence_counters": 1])
+            let minted = try await store.insertLink(Self.draft("second"))
+            try #require(minted.id == first.id + 1)
+            #expect(try await Self.counterRows(linkId: minted.id, in: store) == Self.noCounterRows)
+            #expect(try await store.clickCount(linkId: minted.id) == 0)
+
+            try await Self.strayCounters(linkId: minted.id + 1, in: store)
+            #expect(try await store.importLinks([Self.draft("third")]).isEmpty)
+            let imported = try #require(try await store.link(domain: "https://go.pictlink.com", code: "third"))
+            try #require(imported.id == minted.id + 1)
+            #expect(try await Self.counterRows(linkId: imported.id, in: store) == Self.noCounterRows)
+        }
+    }
+
+    /// A link deleted by hand in SQL takes its counters along: on PostgreSQL, which keeps no foreign key on them, and
+    /// on SQLite with foreign keys off (the sqlite3 shell's default); on PostgreSQL a TRUNCATE of the links too.
+    @Test(arguments: StoreKind.available) func aLinkDeletedByHandTakesItsCounters(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let kept = try await store.insertLink(Self.draft("kept"))
+            let deleted = try await store.insertLink(Self.draft("deleted"))
+            let today = EventCounterKey.day(of: Date())
+            var counted: [EventCounterKey: Int64] = [:]
+            for link in [kept, deleted] {
+                counted[EventCounterKey(linkId: link.id, day: today, platform: .android, event: .click)] = 2
+                counted[EventCounterKey(linkId: link.id, day: today, platform: .android, event: .click, variant: "b")] = 1
+                counted[EventCounterKey(linkId: link.id, day: today, platform: .android, event: .appInstall, confidence: .weak)] = 1
+            }
+            try await store.addEventCounts(counted)
+            let delete = "DELETE FROM links WHERE id = \(deleted.id)"
+            if let sqlite = store as? SQLiteStore {
+                try await sqlite.writer.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                    defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+                    try db.execute(sql: delete)
+                }
+            } else {
+                _ = try await #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: delete))
+            }
+            #expect(try await Self.counterRows(linkId: deleted.id, in: store) == Self.noCounterRows)
+            let keptRows = try await Self.counterRows(linkId: kept.id, in: store)
+            #expect(keptRows.count == 3 && keptRows.values.allSatisfy { $0 > 0 }, "\(keptRows)")
+
+            guard let postgres = store as? PostgresStore else { return }
+            _ = try await postgres.rows(PostgresQuery(unsafeSQL: "TRUNCATE links RESTART IDENTITY"))
+            #expect(try await Self.counterRows(linkId: kept.id, in: store) == Self.noCounterRows)
+            let again = try await store.insertLink(Self.draft("again"))
+            #expect(again.id == 1)
+            #expect(try await Self.counterRows(linkId: again.id, in: store) == Self.noCounterRows)
+        }
+    }
+
     /// A batch larger than one statement takes (PostgreSQL writes counters 2,000 rows a statement): every row counted
     /// once, the totals and the variants alike.
     @Test(arguments: StoreKind.available) func aLargeCounterBatchCountsEveryRowOnce(_ kind: StoreKind) async throws {

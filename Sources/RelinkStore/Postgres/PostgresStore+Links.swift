@@ -328,7 +328,19 @@ extension PostgresStore {
         // totals twice, and a transaction abandoned on timeout is rolled back (see `transaction`) where a statement
         // on its own would commit later, beside the retry.
         let statements = queries
+        // Counters of a link that does not exist are refused, the whole batch with them, as SQLite's foreign keys
+        // refuse them: one look at the links' index, without the lock a foreign key takes on each.
+        let linkIds = Set(counts.keys.map(\.linkId)).sorted()
         try await transaction(wait: Self.batchWait) { connection in
+            let missing = try await connection.query(
+                """
+                SELECT t.id FROM UNNEST(\(linkIds)::BIGINT[]) AS t(id)
+                WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = t.id) LIMIT 1
+                """, logger: self.logger
+            ).decode(Int64.self)
+            for try await id in missing {
+                throw CountersOfMissingLink(linkId: id)
+            }
             for query in statements {
                 for try await _ in try await connection.query(query, logger: self.logger) {}
             }

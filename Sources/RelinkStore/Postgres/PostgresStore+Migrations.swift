@@ -242,6 +242,41 @@ extension PostgresStore {
                 "CREATE INDEX pending_clicks_by_address ON pending_clicks (project_id, address_hash, created_at) INCLUDE (platform, os_version, device)",
             ]
         ),
+        (
+            "16-counters-kept-by-triggers",
+            [
+                // The counters' foreign keys locked the counted link for every new counter row, the largest part of
+                // PostgreSQL's own work for a click on a million links (docs/performance.md). Triggers keep what the
+                // keys guaranteed: a link's counters go with it, and a new link never inherits counters stored under
+                // its id (a sequence reset, a restore); the flush checks that its links exist.
+                "ALTER TABLE event_counters DROP CONSTRAINT IF EXISTS event_counters_link_id_fkey",
+                "ALTER TABLE variant_counters DROP CONSTRAINT IF EXISTS variant_counters_link_id_fkey",
+                "ALTER TABLE confidence_counters DROP CONSTRAINT IF EXISTS confidence_counters_link_id_fkey",
+                """
+                CREATE FUNCTION relink_clear_link_counters() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+                DECLARE
+                    link BIGINT;
+                BEGIN
+                    IF TG_OP = 'DELETE' THEN link := OLD.id; ELSE link := NEW.id; END IF;
+                    DELETE FROM event_counters WHERE link_id = link;
+                    DELETE FROM variant_counters WHERE link_id = link;
+                    DELETE FROM confidence_counters WHERE link_id = link;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE FUNCTION relink_clear_all_counters() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+                BEGIN
+                    TRUNCATE event_counters, variant_counters, confidence_counters;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                "CREATE TRIGGER links_clear_counters AFTER INSERT OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION relink_clear_link_counters()",
+                "CREATE TRIGGER links_truncate_counters AFTER TRUNCATE ON links FOR EACH STATEMENT EXECUTE FUNCTION relink_clear_all_counters()",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -196,6 +196,24 @@ extension SQLiteStore {
                     CREATE INDEX pending_clicks_by_address ON pending_clicks (project_id, address_hash, created_at, platform, os_version, device);
                     """)
         }
+        migrator.registerMigration("16-counters-kept-by-triggers") { db in
+            // The foreign keys stay here (PostgreSQL dropped its own); the triggers add what they do not cover: a
+            // link deleted with foreign keys off (the sqlite3 shell's default) takes its counters along, and a new
+            // link never inherits counters stored under its id.
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER links_clear_counters_on_insert AFTER INSERT ON links BEGIN
+                        DELETE FROM event_counters WHERE link_id = NEW.id;
+                        DELETE FROM variant_counters WHERE link_id = NEW.id;
+                        DELETE FROM confidence_counters WHERE link_id = NEW.id;
+                    END;
+                    CREATE TRIGGER links_clear_counters_on_delete AFTER DELETE ON links BEGIN
+                        DELETE FROM event_counters WHERE link_id = OLD.id;
+                        DELETE FROM variant_counters WHERE link_id = OLD.id;
+                        DELETE FROM confidence_counters WHERE link_id = OLD.id;
+                    END;
+                    """)
+        }
     }
 
     private static let clickPositions = IndexedRow.Positions(uniqueKeysWithValues: ClickedLink.clickColumns.enumerated().map { ($1, $0) })
