@@ -29,15 +29,7 @@ struct RequestObservingMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let requestId: String
-        if let given = request.headers[Self.requestIdHeader], Self.isPlainToken(given) {
-            requestId = given
-            context.logger[metadataKey: "hb.request.id"] = .string(given)
-        } else {
-            requestId = context.id
-        }
-        let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
-        context.learnFacts(of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength)
+        let (requestId, kind) = learn(request, context: &context)
         var response: Response
         do {
             response = try await next(request, context)
@@ -57,6 +49,21 @@ struct RequestObservingMiddleware: RouterMiddleware {
             metrics.request(kind, platform: nil, outcome: .init(status: response.status.code), duration: .now - context.requestStart)
         }
         return response
+    }
+
+    /// The request's id (also on its logger) and kind, and the facts the routes read from the context: worked out
+    /// here for the router and for the lean path (`LeanClickHandler`) alike.
+    func learn(_ request: Request, context: inout Context) -> (requestId: String, kind: RelinkMetrics.RequestKind?) {
+        let requestId: String
+        if let given = request.headers[Self.requestIdHeader], Self.isPlainToken(given) {
+            requestId = given
+            context.logger[metadataKey: "hb.request.id"] = .string(given)
+        } else {
+            requestId = context.id
+        }
+        let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
+        context.learnFacts(of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength)
+        return (requestId, kind)
     }
 
     /// What a path is, when it is not a click (nil: the redirect controller counts it). Every request asks this, so

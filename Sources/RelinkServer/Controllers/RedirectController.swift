@@ -24,6 +24,8 @@ struct RedirectController: Sendable {
     var countryDatabase: CountryDatabase? = nil
     /// Outgoing `click` events.
     var webhooks: WebhookService? = nil
+    /// Makes the id of each kept click.
+    var clickIDs: @Sendable () -> String = DeferredLinkService.newClickID
     /// The click limits of links, by link id (one table for the app: the controller is built once).
     let clickLimits = ClickLimits()
 
@@ -34,6 +36,8 @@ struct RedirectController: Sendable {
         }
     }
 
+    /// A click through the router: everything that may wait (the store's lookup, a marked click's key, a click
+    /// limit), then the answer `answer(…)` gives.
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         let path = Substring(request.uri.path)
         // The API lives under /v1 on every host; a path there that no API route took is an unknown method.
@@ -49,59 +53,86 @@ struct RedirectController: Sendable {
                 context.logger.error("short link lookup failed for \(origin.host)\(path): \(error)")
             }
             count(.shortLink, outcome: .unavailable, context)
-            var response = pages.message(
-                "Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
-            response.headers[.retryAfter] = "1"
-            return response
+            return Self.unavailable(pages)
         }
+        var uncounted = false
+        var overLimit = false
+        switch resolution {
+        case .inactive(let record, _):
+            uncounted = try await isUncounted(request, projectId: record.projectId, context: context)
+        case .found(let target):
+            uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
+            if let shortLink = target.shortLink, let limit = shortLink.record.maxClicks {
+                // A human click takes one of the limit's clicks before it is answered, atomically, so clicks arriving
+                // together cannot all pass; crawlers, HEAD, checks and the debug page only look.
+                let takesOne =
+                    request.method != .head && !uncounted && !target.link.isDebug && context.detectedClient(request).platform != .crawler
+                do {
+                    overLimit = try await !takeClick(shortLink, limit: Int64(limit), taking: takesOne)
+                } catch {
+                    outages?.report("lookup", "click count of \(shortLink.record.shortLink) failed", error: error)
+                    return Self.unavailable(pages)
+                }
+            }
+        case .unknownDomain, .notFound, .unknownShortLink:
+            break
+        }
+        return answer(resolution, request: request, context: context, uncounted: uncounted, overLimit: overLimit).response
+    }
+
+    /// A click answered from memory alone (the lean path, `LeanClickHandler`): nil when it needs what may wait, the
+    /// store (a link not in the cache), a key check (a marked click) or a click limit; the router answers those.
+    func answerFromMemory(_ request: Request, _ context: RelinkRequestContext) -> ClickAnswer? {
+        let path = Substring(request.uri.path)
+        guard !APIPath.isAPI(path), context.bearer == nil,
+            case .resolved(let resolution) = resolver.resolveFromMemory(
+                host: context.origin.host, path: path, query: request.uri.query.map { Substring($0) })
+        else { return nil }
+        if case .found(let target) = resolution, target.shortLink?.record.maxClicks != nil { return nil }
+        return answer(resolution, request: request, context: context, uncounted: false, overLimit: false)
+    }
+
+    /// What a click is answered with once nothing is left to wait for: the one place each kind of click's answer,
+    /// its counting and its kept click are decided, for the router and the lean path alike.
+    func answer(
+        _ resolution: LinkResolver.Resolution, request: Request, context: RelinkRequestContext, uncounted: Bool, overLimit: Bool
+    ) -> ClickAnswer {
         switch resolution {
         case .unknownDomain(let host):
             count(.unknownLink, outcome: .notFound, context)
-            return pages.message("Unknown link domain", ["Relink serves no project on \(host)."], status: .notFound)
+            return pages.messagePage("Unknown link domain", ["Relink serves no project on \(host)."], status: .notFound)
         case .notFound(let url):
             count(.unknownLink, outcome: .notFound, context)
-            return pages.message("Link not found", ["There is no link at \(url)."], status: .notFound)
+            return pages.messagePage("Link not found", ["There is no link at \(url)."], status: .notFound)
         case .unknownShortLink(let url):
             // FDL's wording for an unknown short link.
             count(.shortLink, outcome: .notFound, context)
-            return pages.message("Dynamic Link Not Found", ["Short URL (\(url)) not found."], status: .notFound)
+            return pages.messagePage("Dynamic Link Not Found", ["Short URL (\(url)) not found."], status: .notFound)
         case .inactive(let record, let debug):
-            let uncounted = try await isUncounted(request, projectId: record.projectId, context: context)
             let reason = record.disabled ? "This link has been disabled." : "This link has expired."
             let client = context.detectedClient(request)
             return Self.marked(
                 gone(record, reason: reason, debug: debug, request: request, client: client, context: context, uncounted: uncounted), uncounted)
         case .found(let target):
-            let uncounted = try await isUncounted(request, projectId: target.project.id, context: context)
             let client = context.detectedClient(request)
-            if let shortLink = target.shortLink, let limit = shortLink.record.maxClicks {
-                let record = shortLink.record
-                // A human click takes one of the limit's clicks before it is answered, atomically, so clicks arriving
-                // together cannot all pass; crawlers, HEAD, checks and the debug page only look.
-                let takesOne =
-                    request.method != .head && !uncounted && !target.link.isDebug && client.platform != .crawler
-                let allowed: Bool
-                do {
-                    allowed = try await takeClick(shortLink, limit: Int64(limit), taking: takesOne)
-                } catch {
-                    outages?.report("lookup", "click count of \(record.shortLink) failed", error: error)
-                    var response = pages.message(
-                        "Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
-                    response.headers[.retryAfter] = "1"
-                    return response
-                }
-                if !allowed {
-                    let reason = "This link has reached its limit of \(limit) click\(limit == 1 ? "" : "s")."
-                    return Self.marked(
-                        gone(
-                            record, reason: reason, debug: target.link.isDebug, request: request, client: client, context: context,
-                            uncounted: uncounted),
-                        uncounted)
-                }
+            if overLimit, let record = target.shortLink?.record, let limit = record.maxClicks {
+                let reason = "This link has reached its limit of \(limit) click\(limit == 1 ? "" : "s")."
+                return Self.marked(
+                    gone(
+                        record, reason: reason, debug: target.link.isDebug, request: request, client: client, context: context,
+                        uncounted: uncounted),
+                    uncounted)
             }
-            return Self.marked(
-                await respond(to: target, request: request, client: client, context: context, uncounted: uncounted), uncounted)
+            return Self.marked(respond(to: target, request: request, client: client, context: context, uncounted: uncounted), uncounted)
         }
+    }
+
+    /// 503 with `Retry-After`, when the store could not say what a link is.
+    static func unavailable(_ pages: PageRenderer) -> Response {
+        var response = pages.message(
+            "Temporarily unavailable", ["The link could not be looked up. Please try again."], status: .serviceUnavailable)
+        response.headers[.retryAfter] = "1"
+        return response
     }
 
     /// Whether a limited link may still be followed, taking one of its clicks when `taking`. The count is kept in
@@ -120,7 +151,7 @@ struct RedirectController: Sendable {
     func gone(
         _ record: ShortLinkRecord, reason: String, debug: Bool, request: Request, client: DetectedClient, context: RelinkRequestContext,
         uncounted: Bool
-    ) -> Response {
+    ) -> ClickAnswer {
         let match = resolver.directory.shortLink(record.shortLink)
         let fallback = record.expiredLink.flatMap { url -> String? in
             guard let project = match?.project, project.allowlist.allows(url, projectDomains: project.domains) else { return nil }
@@ -131,7 +162,7 @@ struct RedirectController: Sendable {
             link.isDebug = true
             if case .debug(var report) = RedirectPlanner.plan(link, project: project, client: client) {
                 report.stateNotes = [reason + " " + (fallback.map { "Clicks go to \($0) (expiredLink)." } ?? "Clicks get 410 Gone.")]
-                return pages.html(DebugPage(report))
+                return pages.page(DebugPage(report))
             }
         }
         if request.method != .head, !uncounted {
@@ -139,9 +170,9 @@ struct RedirectController: Sendable {
         }
         count(.shortLink, platform: client.platform, outcome: .gone, context)
         if let fallback {
-            return Response(status: .found, headers: [.location: PercentEncoding.encodeForURL(fallback), .cacheControl: "no-store"])
+            return ClickAnswer(status: .found, headers: [.location: PercentEncoding.encodeForURL(fallback), .cacheControl: "no-store"])
         }
-        return pages.message("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone)
+        return pages.messagePage("Link no longer available", [reason, "Short URL (\(record.shortLink))"], status: .gone)
     }
 
     /// Whether the click is marked as a check (`relink verify --url`) by a key of the link's project, and so is
@@ -162,11 +193,11 @@ struct RedirectController: Sendable {
         return true
     }
 
-    static func marked(_ response: Response, _ uncounted: Bool) -> Response {
-        guard uncounted else { return response }
-        var response = response
-        response.headers[MarkedClick.responseHeaderName] = MarkedClick.uncounted
-        return response
+    static func marked(_ answer: ClickAnswer, _ uncounted: Bool) -> ClickAnswer {
+        guard uncounted else { return answer }
+        var answer = answer
+        answer.headers[MarkedClick.responseHeaderName] = MarkedClick.uncounted
+        return answer
     }
 
     /// Counts a click in the metrics, with the time since its request began.
@@ -178,7 +209,7 @@ struct RedirectController: Sendable {
 
     func respond(
         to target: LinkResolver.Target, request: Request, client: DetectedClient, context: RelinkRequestContext, uncounted: Bool = false
-    ) async -> Response {
+    ) -> ClickAnswer {
         let origin = context.origin
         let isHead = request.method == .head
         var link = target.link
@@ -283,7 +314,7 @@ struct RedirectController: Sendable {
             }
             if case .failure = limiter.acquire(.clickCapture, network: context.clientNetwork) { return (plan, nil) }
         }
-        let clickID = DeferredLinkService.newClickID()
+        let clickID = clickIDs()
         // Only a preview page copies the claim link: a redirect to the store does not build it.
         var claimURL: String?
         if case .appPreview = plan, target.project.deferred.clipboard { claimURL = DeferredLinkService.claimURL(for: link, clickID: clickID) }
@@ -296,28 +327,28 @@ struct RedirectController: Sendable {
         return (RedirectPlanner.decorate(plan, parameters: link.parameters, clickID: clickID, claimURL: claimURL), clickID)
     }
 
-    func render(_ plan: RedirectPlan, clickID: String? = nil, prefix: DomainURIPrefix? = nil) -> Response {
+    func render(_ plan: RedirectPlan, clickID: String? = nil, prefix: DomainURIPrefix? = nil) -> ClickAnswer {
         switch plan {
         case .redirect(let url, _, _):
-            return Response(status: .found, headers: [.location: PercentEncoding.encodeForURL(url), .cacheControl: "no-store"])
+            return ClickAnswer(status: .found, headers: [.location: PercentEncoding.encodeForURL(url), .cacheControl: "no-store"])
         case .appPreview(let preview):
-            return pages.html(
+            return pages.page(
                 AppPreviewPage(
                     appName: preview.appName, title: preview.title ?? preview.appName, description: preview.description,
                     imageURL: preview.imageURL, openURL: PercentEncoding.encodeForURL(preview.openURL),
                     webURL: PercentEncoding.encodeForURL(preview.webURL), claimURL: preview.claimURL, clickID: clickID,
                     beaconPath: (prefix?.path ?? "") + BeaconController.path))
         case .socialPreview(let preview):
-            return pages.html(
+            return pages.page(
                 SocialPreviewPage(
                     title: preview.title ?? preview.canonicalURL, description: preview.description, imageURL: preview.imageURL,
                     canonicalURL: PercentEncoding.encodeForURL(preview.canonicalURL)),
                 noIndex: false)
         case .debug(let report):
-            return pages.html(DebugPage(report))
+            return pages.page(DebugPage(report))
         case .rejected(let rejection):
             let lines = rejection.errors.map(\.message) + rejection.violations.map(\.description)
-            return pages.message("Invalid Dynamic Link", lines, status: .badRequest)
+            return pages.messagePage("Invalid Dynamic Link", lines, status: .badRequest)
         }
     }
 }

@@ -67,9 +67,45 @@ final class LinkResolver: Sendable {
     /// Resolves a request for `path` and `query` on `host` (a `Host` header value).
     /// - Throws: the store's error when a short link could not be looked up.
     func resolve(host requestHost: String, path: Substring, query: Substring?, now: Date = Date()) async throws -> Resolution {
+        switch resolveFromMemory(host: requestHost, path: path, query: query, now: now) {
+        case .resolved(let resolution):
+            return resolution
+        case .needsStore(let code):
+            let resolved = try await cache.link(
+                domain: code.domain, code: code.code, project: code.project, prefix: code.prefix,
+                load: { try await store.link(domain: code.domain, code: code.code) })
+            return code.resolution(of: resolved, resolver: self, now: now)
+        }
+    }
+
+    /// A short code whose link is not in memory.
+    struct UncachedCode {
+        var project: Project
+        var prefix: DomainURIPrefix
+        var domain: String
+        var code: String
+        var debug: Bool
+
+        func resolution(of resolved: ResolvedShortLink?, resolver: LinkResolver, now: Date) -> Resolution {
+            guard let resolved else { return .unknownShortLink(url: prefix.url(path: "/\(code)")) }
+            let record = resolved.record
+            guard record.isActive(at: now) else { return .inactive(record, debug: debug) }
+            let link = debug ? resolver.debugLink(resolved.link, record: record, project: project, prefix: prefix) : resolved.link
+            return .found(Target(project: project, prefix: prefix, link: link, shortLink: resolved))
+        }
+    }
+
+    enum MemoryResolution {
+        case resolved(Resolution)
+        case needsStore(UncachedCode)
+    }
+
+    /// Resolves from the configuration and the link cache alone: what `resolve` answers without the store, or the
+    /// short code it would have to look up.
+    func resolveFromMemory(host requestHost: String, path: Substring, query: Substring?, now: Date = Date()) -> MemoryResolution {
         let host = servedHost(requestHost)
         guard let match = directory.match(host: host, path: path) else {
-            return directory.servesHost(host) ? .notFound(url: "\(host)\(path)") : .unknownDomain(host: host)
+            return .resolved(directory.servesHost(host) ? .notFound(url: "\(host)\(path)") : .unknownDomain(host: host))
         }
         let project = match.project
         switch LinkRequest.resolve(
@@ -77,19 +113,15 @@ final class LinkResolver: Sendable {
             context: validationContext(for: project))
         {
         case .longLink(let link), .route(let link):
-            return .found(Target(project: project, prefix: match.prefix, link: link))
+            return .resolved(.found(Target(project: project, prefix: match.prefix, link: link)))
         case .shortLink(let code, let debug):
-            let domain = match.prefix.description
-            let resolved = try await cache.link(
-                domain: domain, code: code.value, project: project, prefix: match.prefix,
-                load: { try await store.link(domain: domain, code: code.value) })
-            guard let resolved else { return .unknownShortLink(url: match.prefix.url(path: "/\(code)")) }
-            let record = resolved.record
-            guard record.isActive(at: now) else { return .inactive(record, debug: debug) }
-            let link = debug ? debugLink(resolved.link, record: record, project: project, prefix: match.prefix) : resolved.link
-            return .found(Target(project: project, prefix: match.prefix, link: link, shortLink: resolved))
+            let uncached = UncachedCode(project: project, prefix: match.prefix, domain: match.prefix.description, code: code.value, debug: debug)
+            switch cache.fromMemory(domain: uncached.domain, code: uncached.code, project: project, prefix: match.prefix) {
+            case .answered(let resolved): return .resolved(uncached.resolution(of: resolved, resolver: self, now: now))
+            case .missing: return .needsStore(uncached)
+            }
         case .notFound:
-            return .notFound(url: match.prefix.url(path: String(match.relativePath)))
+            return .resolved(.notFound(url: match.prefix.url(path: String(match.relativePath))))
         }
     }
 

@@ -45,6 +45,11 @@ struct PageRenderer: Sendable {
 
     /// `model`'s page, with the security headers; `noIndex` asks search engines not to list it.
     func html<Model: PageModel>(_ model: Model, status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> Response {
+        page(model, status: status, noIndex: noIndex).response
+    }
+
+    /// `model`'s page as a click's answer (see `html`).
+    func page<Model: PageModel>(_ model: Model, status: HTTPResponse.Status = .ok, noIndex: Bool = true) -> ClickAnswer {
         let body = (model as? AppPreviewPage).map(appPreview.render) ?? library.render(model, withTemplate: Model.page.rawValue) ?? ""
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
@@ -54,11 +59,16 @@ struct PageRenderer: Sendable {
             Self.referrerPolicy: "no-referrer",
         ]
         if noIndex { headers[Self.robotsTag] = "noindex" }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        return ClickAnswer(status: status, headers: headers, body: ByteBuffer(string: body))
     }
 
     /// A plain page with a title and paragraphs: errors, not-found and gone pages.
     func message(_ title: String, _ paragraphs: [String], status: HTTPResponse.Status) -> Response {
-        html(MessagePage(title: title, paragraphs: paragraphs), status: status)
+        messagePage(title, paragraphs, status: status).response
+    }
+
+    /// A plain page as a click's answer (see `message`).
+    func messagePage(_ title: String, _ paragraphs: [String], status: HTTPResponse.Status) -> ClickAnswer {
+        page(MessagePage(title: title, paragraphs: paragraphs), status: status)
     }
 }

@@ -109,29 +109,47 @@ public final class LinkCache: Sendable {
         shards[Int(UInt(bitPattern: key.hashValue) % UInt(Self.shardCount))]
     }
 
+    /// What memory says of a link: its answer (the link resolved, or nil for a code no link has), or nothing fresh.
+    enum Lookup {
+        case answered(ResolvedShortLink?)
+        /// Not in memory (or too old): the store must be asked. `generation` is the shard's when it was asked.
+        case missing(generation: UInt64)
+    }
+
+    /// The link from memory alone, when what is there is fresh: a click that needs no store (the lean path) and the
+    /// first step of `link(…)`.
+    func fromMemory(domain: String, code: String, project: Project, prefix: DomainURIPrefix) -> Lookup {
+        let key = Key(domain: domain, code: code)
+        let shard = shard(key)
+        let now = clock.now
+        let (cached, generation) = shard.withLockedValue { ($0.slots[key], $0.generation) }
+        guard let cached, now - cached.loaded < (cached.link == nil ? missingAge : maximumAge) else { return .missing(generation: generation) }
+        if let resolved = cached.resolved { return .answered(resolved) }
+        guard let compact = cached.link else { return .answered(nil) }
+        // A compact link: resolved again from memory, and hot from now on (unless it changed meanwhile).
+        let resolved = ResolvedShortLink(record: compact.record(prefix: prefix), project: project, prefix: prefix)
+        let released = shard.withLockedValue { shard -> [Slot] in
+            guard shard.generation == generation, var slot = shard.slots[key], slot.link === compact, slot.resolved == nil else { return [] }
+            slot.resolved = resolved
+            shard.slots[key] = slot
+            return shard.makeHot(key)
+        }
+        _ = released
+        return .answered(resolved)
+    }
+
     /// The link resolved, from memory when fresh, else from `load` (whose answer, found or not, is remembered); nil
     /// for a code no link has.
     func link(
         domain: String, code: String, project: Project, prefix: DomainURIPrefix, load: () async throws -> ShortLinkRecord?
     ) async throws -> ResolvedShortLink? {
+        let generation: UInt64
+        switch fromMemory(domain: domain, code: code, project: project, prefix: prefix) {
+        case .answered(let resolved): return resolved
+        case .missing(let asked): generation = asked
+        }
         let key = Key(domain: domain, code: code)
         let shard = shard(key)
-        let now = clock.now
-        let (cached, generation) = shard.withLockedValue { ($0.slots[key], $0.generation) }
-        if let cached, now - cached.loaded < (cached.link == nil ? missingAge : maximumAge) {
-            if let resolved = cached.resolved { return resolved }
-            guard let compact = cached.link else { return nil }
-            // A compact link: resolved again from memory, and hot from now on (unless it changed meanwhile).
-            let resolved = ResolvedShortLink(record: compact.record(prefix: prefix), project: project, prefix: prefix)
-            let released = shard.withLockedValue { shard -> [Slot] in
-                guard shard.generation == generation, var slot = shard.slots[key], slot.link === compact, slot.resolved == nil else { return [] }
-                slot.resolved = resolved
-                shard.slots[key] = slot
-                return shard.makeHot(key)
-            }
-            _ = released
-            return resolved
-        }
         guard let record = try await load() else {
             put(key, Slot(link: nil, loaded: clock.now), in: shard, ifGeneration: generation)
             return nil
