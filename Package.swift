@@ -97,6 +97,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                // Hummingbird's HTTP/1 pipeline, rebuilt with the lean path for clicks (`RelinkHTTP1Channel`).
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 // HTML read as browsers read it (`HTMLDocument`), and pages fetched for link previews and webhooks.
                 "CLibXML2", .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -130,6 +130,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve no web console (/console is then a link path like any other).")
     var noConsole = false
 
+    @Flag(
+        help:
+            "Answer every click through the router, none on the lean path for links in memory (the same answers, slower; for comparing the two)."
+    )
+    var noLeanClicks = false
+
     @Option(
         help: ArgumentHelp(
             "The most short links kept in memory for clicks, a few hundred bytes each (the \(LinkCache.defaultHotCapacity) last clicked also kept resolved); past it the oldest give way, and a click on one reads the database (default: $RELINK_LINK_CACHE, else \(LinkCache.defaultCapacity)).",
@@ -228,6 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
             addressHashSecrets: secrets)
         server.fetchPolicy = fetchPolicy
         server.developmentProject = developmentProject
+        server.leanClicks = !noLeanClicks
         server.keptClicksPerNetwork = RateLimit(requestsPerSecond: Double(keptClicksPerNetwork), burst: keptClicksPerNetwork * 100)
         server.console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
         if let text = linkCache.map(String.init) ?? environment["RELINK_LINK_CACHE"], !text.isEmpty {

@@ -245,7 +245,8 @@ struct StoreConformanceTests {
         try await TestStore.with(kind) { store in
             let first = try await store.insertLink(Self.draft("first"))
             try await Self.strayCounters(linkId: first.id + 1, in: store)
-            #expect(try await Self.counterRows(linkId: first.id + 1, in: store) == ["event_counters": 1, "variant_counters": 1, "confidence_counters": 1])
+            #expect(
+                try await Self.counterRows(linkId: first.id + 1, in: store) == ["event_counters": 1, "variant_counters": 1, "confidence_counters": 1])
             let minted = try await store.insertLink(Self.draft("second"))
             try #require(minted.id == first.id + 1)
             #expect(try await Self.counterRows(linkId: minted.id, in: store) == Self.noCounterRows)

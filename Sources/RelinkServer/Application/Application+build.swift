@@ -18,9 +18,11 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
     let summary = configuration.relink.projects.map { project in
         "\(project.id) (\(project.domains.map(\.description).joined(separator: ", ")))"
     }.joined(separator: "; ")
+    let http1 = parts.http1
+    let lean = parts.lean
     return Application(
         router: parts.router,
-        server: .http1(configuration: parts.http1),
+        server: HTTPServerBuilder { responder in RelinkHTTP1Channel(responder: responder, configuration: http1, lean: lean) },
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Relink"),
         // Listed after the server, so graceful shutdown stops the server first and then writes the last events.
@@ -57,6 +59,11 @@ struct ApplicationParts {
     let consoleServer: (any Service)?
     /// Both listeners' HTTP/1 settings: the idle, header, body and send timeouts and the connection limit.
     let http1: HTTP1Channel.Configuration
+    /// The main listener's lean path for clicks (nil: `--no-lean-clicks`).
+    let lean: LeanClickResponder?
+
+    /// The `Server` header of every answer.
+    static let serverName = "Relink"
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
@@ -125,10 +132,10 @@ struct ApplicationParts {
         }
 
         // Outermost and alone: a request's id and count, and the API's JSON errors (also for unknown /v1 paths).
-        router.add(
-            middleware: RequestObservingMiddleware(
-                metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, servesConsole: configuration.console.servesOnMainPort,
-                outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength))
+        let observer = RequestObservingMiddleware(
+            metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, servesConsole: configuration.console.servesOnMainPort,
+            outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength)
+        router.add(middleware: observer)
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages).addRoutes(to: router)
         if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }
@@ -151,12 +158,16 @@ struct ApplicationParts {
         }
         BeaconController(directory: resolver.directory, recorder: deferredRecorder, limiter: clientLimiter).addRoutes(to: router)
         // Last: everything else on a link domain is a click.
-        RedirectController(
+        var redirects = RedirectController(
             resolver: resolver, pages: pages, recorder: recorder, deferred: deferred,
             metrics: metrics, outages: outages, limiter: clientLimiter, authenticator: authenticator,
             countryHeader: configuration.countryHeader.flatMap { HTTPField.Name($0) }, countryDatabase: configuration.countryDatabase,
-            webhooks: webhooks
-        ).addRoutes(to: router)
+            webhooks: webhooks)
+        if let clickIDs = configuration.clickIDs { redirects.clickIDs = clickIDs }
+        redirects.addRoutes(to: router)
+        lean =
+            configuration.leanClicks
+            ? LeanClickResponder(observer: observer, redirects: redirects, serverName: Self.serverName, onAnswer: configuration.onLeanClick) : nil
         // After every route, so it wraps the router's not-found responder alone (405 for a known /v1 path).
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         self.router = router

@@ -71,6 +71,13 @@ public struct ServerConfiguration: Sendable {
     /// Local development only (`--dev-host`): this project's links also answer on `localhost`, `127.0.0.1` and
     /// `[::1]`, which no project serves, so that a browser on the developer's machine can open them.
     public var developmentProject: String?
+    /// Whether clicks whose link is in memory are answered by the lean path (`LeanClickHandler`) rather than the
+    /// router (`--no-lean-clicks` turns it off: the answers are the same, only slower).
+    public var leanClicks = true
+    /// Called for each click the lean path answered (tests).
+    public var onLeanClick: (@Sendable () -> Void)?
+    /// Makes the ids of kept clicks (tests that compare two servers' answers); nil: random, time-ordered ids.
+    public var clickIDs: (@Sendable () -> String)?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, relink: RelinkConfiguration, forwardedHeaders: ForwardedHeaderPolicy = .none,
