@@ -1,11 +1,12 @@
 import Foundation
+import GRDB
 import Logging
 import NIOConcurrencyHelpers
 import RelinkCore
-import RelinkStore
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkStore
 
 /// Flushes of the buffered writers, one write at a time: a flush asked during a write (the periodic one) returns
 /// only when what was recorded before it, in that write or after it, is in the store.
@@ -54,6 +55,24 @@ import Testing
                 projectId: "pictlink", domain: "https://go.pictlink.com", code: code, longLink: ShortLinkAPITests.sampleLongLink,
                 parameters: LongLink.parse(ShortLinkAPITests.sampleLongLink).parameters, suffixOption: .custom, idempotencyKey: nil,
                 createdAt: Date(), maxClicks: maxClicks))
+    }
+
+    /// A link deleted by hand while its clicks wait to be written: the flush drops its counters and writes every other
+    /// link's (the store refuses a batch naming it, which would otherwise be refused again at every retry).
+    @Test func countersOfALinkDeletedWhileBufferedDoNotHoldBackTheRest() async throws {
+        let store = try SQLiteStore()
+        let kept = try await Self.link(in: store, code: "kept")
+        let deleted = try await Self.link(in: store, code: "deleted")
+        let recorder = EventRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test"))
+        recorder.record(linkId: kept.id, platform: .android, event: .click)
+        recorder.record(linkId: deleted.id, platform: .android, event: .click)
+        try await store.writer.write { db in try db.execute(sql: "DELETE FROM links WHERE id = ?", arguments: [deleted.id]) }
+        #expect(await recorder.flush())
+        #expect(try await store.clickCount(linkId: kept.id) == 1)
+        #expect(recorder.unwrittenClicks(linkId: kept.id) == 0)
+        recorder.record(linkId: kept.id, platform: .iPhone, event: .click)
+        #expect(await recorder.flush())
+        #expect(try await store.clickCount(linkId: kept.id) == 2)
     }
 
     /// A stats flush asked while the periodic flush writes: it returns with the periodic flush's click and the click

@@ -169,9 +169,9 @@ struct StoreConformanceTests {
         }
     }
 
-    /// Counters belong to links that exist: a batch naming a link that does not is refused as a whole, and a link's row
-    /// deleted by hand takes its counters with it (both stores' foreign keys; see docs/performance.md for what dropping
-    /// them on PostgreSQL would save and cost).
+    /// Counters belong to links that exist: a batch naming a link that does not is refused as a whole (SQLite's
+    /// foreign keys, PostgreSQL's flush), and a link's row deleted by hand takes its counters with it (SQLite's
+    /// foreign keys, PostgreSQL's trigger; docs/operations.md#deleting-links-by-hand).
     @Test(arguments: StoreKind.available) func countersOfAMissingLinkAreRefusedAndGoWithTheirLink(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let link = try await store.insertLink(Self.draft("kept"))
@@ -183,9 +183,10 @@ struct StoreConformanceTests {
                 EventCounterKey(linkId: missing, day: today, platform: .ios, event: .click, variant: "a"),
                 EventCounterKey(linkId: missing, day: today, platform: .ios, event: .appInstall, confidence: .unique),
             ] {
-                await #expect(throws: (any Error).self, "\(key)") {
+                let refusal = await #expect(throws: CountersOfMissingLink.self, "\(key)") {
                     try await store.addEventCounts([EventCounterKey(linkId: link.id, day: today, platform: .ios, event: .click): 1, key: 1])
                 }
+                #expect(refusal?.linkIds == [missing])
             }
             #expect(try await store.eventCounts(linkId: link.id, fromDay: today).isEmpty)
             let counted: [EventCounterKey: Int64] = [
@@ -195,13 +196,7 @@ struct StoreConformanceTests {
                 EventCounterKey(linkId: link.id, day: today, platform: .ios, event: .click): 3,
             ]
             try await store.addEventCounts(counted)
-            let sql = "DELETE FROM links WHERE id = \(other.id)"
-            if let sqlite = store as? SQLiteStore {
-                try await sqlite.writer.write { db in try db.execute(sql: sql) }
-            } else {
-                let postgres = try #require(store as? PostgresStore)
-                _ = try await postgres.rows(PostgresQuery(unsafeSQL: sql))
-            }
+            try await Self.execute("DELETE FROM links WHERE id = \(other.id)", in: store)
             for table in ["event_counters", "variant_counters", "confidence_counters"] {
                 #expect(try await Self.integer("SELECT COUNT(*) AS n FROM \(table) WHERE link_id = \(other.id)", in: store) == 0, "\(table)")
             }
@@ -637,6 +632,15 @@ struct StoreConformanceTests {
     }
 
     /// Runs `sql` (no parameters) on either store and returns its first row's column `n` as an integer.
+    /// Runs `sql` as an operator would by hand.
+    static func execute(_ sql: String, in store: any RelinkStore) async throws {
+        if let sqlite = store as? SQLiteStore {
+            try await sqlite.writer.write { db in try db.execute(sql: sql) }
+        } else {
+            _ = try await #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: sql))
+        }
+    }
+
     static func integer(_ sql: String, in store: any RelinkStore) async throws -> Int64 {
         if let sqlite = store as? SQLiteStore {
             return try await sqlite.writer.write { db in try Row.fetchOne(db, sql: sql)?["n"] ?? 0 }

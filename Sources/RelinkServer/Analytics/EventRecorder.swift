@@ -62,7 +62,17 @@ public final class EventRecorder: Service, Sendable {
                     batch.reserveCapacity(recording.reduce(0) { $0 + $1.count })
                     for counts in recording.dropFirst() { batch.merge(counts, uniquingKeysWith: +) }
                 }
-                try await store.addEventCounts(batch)
+                do {
+                    try await store.addEventCounts(batch)
+                } catch let missing as CountersOfMissingLink {
+                    // Links deleted by hand while their clicks waited here: their counters have nowhere to go, and
+                    // must not hold back every other link's (the batch would be refused at each retry).
+                    let gone = Set(missing.linkIds)
+                    let kept = batch.filter { !gone.contains($0.key.linkId) }
+                    logger.warning("\(batch.count - kept.count) event counters of deleted links dropped: \(missing)")
+                    batch = kept
+                    try await store.addEventCounts(batch)
+                }
                 written.wrappingIncrement(by: batch.values.reduce(0, +), ordering: .relaxed)
             })
     }

@@ -335,12 +335,12 @@ extension PostgresStore {
             let missing = try await connection.query(
                 """
                 SELECT t.id FROM UNNEST(\(linkIds)::BIGINT[]) AS t(id)
-                WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = t.id) LIMIT 1
+                WHERE NOT EXISTS (SELECT 1 FROM links WHERE links.id = t.id) ORDER BY t.id LIMIT 1000
                 """, logger: self.logger
             ).decode(Int64.self)
-            for try await id in missing {
-                throw CountersOfMissingLink(linkId: id)
-            }
+            var missingIds: [Int64] = []
+            for try await id in missing { missingIds.append(id) }
+            if !missingIds.isEmpty { throw CountersOfMissingLink(linkIds: missingIds) }
             for query in statements {
                 for try await _ in try await connection.query(query, logger: self.logger) {}
             }

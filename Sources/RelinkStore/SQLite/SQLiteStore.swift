@@ -402,6 +402,20 @@ extension SQLiteStore {
 extension SQLiteStore {
     public func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         guard !counts.isEmpty else { return }
+        do {
+            try await writeEventCounts(counts)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            // Which links are missing, for the writer to drop their counters (only asked when one is).
+            let linkIds = Set(counts.keys.map(\.linkId)).sorted()
+            let missing = try await read { db in
+                try linkIds.filter { try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM links WHERE id = ?)", arguments: [$0])! }
+            }
+            guard !missing.isEmpty else { throw error }
+            throw CountersOfMissingLink(linkIds: Array(missing.prefix(1000)))
+        }
+    }
+
+    private func writeEventCounts(_ counts: [EventCounterKey: Int64]) async throws {
         try await write { db in
             // Split and sorted on the writer's thread: a second's counters spread over a million links take
             // milliseconds to sort.
