@@ -53,7 +53,7 @@ struct RequestObservingMiddleware: RouterMiddleware {
 
     /// The request's id (also on its logger) and kind, and the facts the routes read from the context: worked out
     /// here for the router and for the lean path (`LeanClickHandler`) alike.
-    func learn(_ request: Request, context: inout Context) -> (requestId: String, kind: RelinkMetrics.RequestKind?) {
+    func learn(_ request: Request, context: inout Context, knownOrigin: RequestOrigin? = nil) -> (requestId: String, kind: RelinkMetrics.RequestKind?) {
         let requestId: String
         if let given = request.headers[Self.requestIdHeader], Self.isPlainToken(given) {
             requestId = given
@@ -61,9 +61,15 @@ struct RequestObservingMiddleware: RouterMiddleware {
         } else {
             requestId = context.id
         }
-        let kind = Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
-        context.learnFacts(of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength)
+        let kind = kind(of: request)
+        context.learnFacts(
+            of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength, knownOrigin: knownOrigin)
         return (requestId, kind)
+    }
+
+    /// What `request` is on this port, when it is not a click (nil).
+    func kind(of request: Request) -> RelinkMetrics.RequestKind? {
+        Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
     }
 
     /// What a path is, when it is not a click (nil: the redirect controller counts it). Every request asks this, so

@@ -80,16 +80,16 @@ struct RedirectController: Sendable {
         return answer(resolution, request: request, context: context, uncounted: uncounted, overLimit: overLimit).response
     }
 
-    /// A click answered from memory alone (the lean path, `LeanClickHandler`): nil when it needs what may wait, the
-    /// store (a link not in the cache), a key check (a marked click) or a click limit; the router answers those.
-    func answerFromMemory(_ request: Request, _ context: RelinkRequestContext) -> ClickAnswer? {
+    /// What a click comes to from memory alone (the lean path, `LeanClickHandler`), for a request on `host`: nil when
+    /// its answer needs what may wait, the store (a link not in the cache), a key check (a marked click) or a click
+    /// limit; the router answers those.
+    func resolutionFromMemory(_ request: Request, host: String) -> LinkResolver.Resolution? {
         let path = Substring(request.uri.path)
-        guard !APIPath.isAPI(path), context.bearer == nil,
-            case .resolved(let resolution) = resolver.resolveFromMemory(
-                host: context.origin.host, path: path, query: request.uri.query.map { Substring($0) })
+        guard !APIPath.isAPI(path), BearerCredential.token(in: request.headers) == nil,
+            case .resolved(let resolution) = resolver.resolveFromMemory(host: host, path: path, query: request.uri.query.map { Substring($0) })
         else { return nil }
         if case .found(let target) = resolution, target.shortLink?.record.maxClicks != nil { return nil }
-        return answer(resolution, request: request, context: context, uncounted: false, overLimit: false)
+        return resolution
     }
 
     /// What a click is answered with once nothing is left to wait for: the one place each kind of click's answer,

@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 
 /// The lean path's answer to a request head: the router's own middleware facts (`RequestObservingMiddleware.learn`)
-/// and the redirect controller's own answer (`RedirectController.answerFromMemory`), with the headers the router
-/// and Hummingbird add after them, in the same order. Nil for anything else, which the router answers.
+/// and the redirect controller's own answer (`RedirectController.resolutionFromMemory`, then `answer`), with the
+/// headers the router and Hummingbird add after them, in the same order. Nil for anything else, which the router
+/// answers.
 struct LeanClickResponder: Sendable {
     let observer: RequestObservingMiddleware
     let redirects: RedirectController
@@ -15,12 +16,17 @@ struct LeanClickResponder: Sendable {
     var onAnswer: (@Sendable () -> Void)? = nil
 
     func respond(to head: HTTPRequest, channel: any Channel, logger: Logger) -> (head: HTTPResponse, body: ByteBuffer?)? {
+        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+        // Whether it is a click the link cache can answer, before the rest of the facts: most requests the router
+        // will answer are clicks on links not in memory, and they should cost little here.
+        guard observer.kind(of: request) == nil else { return nil }
+        let origin = RequestOrigin(request: request, remoteAddress: channel.remoteAddress, policy: observer.forwardedHeaders)
+        guard let resolution = redirects.resolutionFromMemory(request, host: origin.host) else { return nil }
         var logger = logger
         logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
-        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
         var context = RelinkRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
-        let (requestId, kind) = observer.learn(request, context: &context)
-        guard kind == nil, let answer = redirects.answerFromMemory(request, context) else { return nil }
+        let (requestId, _) = observer.learn(request, context: &context, knownOrigin: origin)
+        let answer = redirects.answer(resolution, request: request, context: context, uncounted: false, overLimit: false)
         let isHead = head.method == .head
         // As the router: the route's HEAD answer, then the middleware's request id, then Hummingbird's date and name.
         var response = isHead ? answer.response.createHeadResponse() : answer.response
