@@ -53,7 +53,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
 
     /// The request's id (also on its logger) and kind, and the facts the routes read from the context: worked out
     /// here for the router and for the lean path (`LeanClickHandler`) alike.
-    func learn(_ request: Request, context: inout Context, knownOrigin: RequestOrigin? = nil) -> (requestId: String, kind: RelinkMetrics.RequestKind?) {
+    func learn(_ request: Request, context: inout Context, knownOrigin: RequestOrigin? = nil) -> (requestId: String, kind: RelinkMetrics.RequestKind?)
+    {
         let requestId: String
         if let given = request.headers[Self.requestIdHeader], Self.isPlainToken(given) {
             requestId = given
