@@ -80,13 +80,13 @@ struct RedirectController: Sendable {
         return answer(resolution, request: request, context: context, uncounted: uncounted, overLimit: overLimit).response
     }
 
-    /// What a click comes to from memory alone (the lean path, `LeanClickHandler`), for a request on `host`: nil when
-    /// its answer needs what may wait, the store (a link not in the cache), a key check (a marked click) or a click
-    /// limit; the router answers those.
-    func resolutionFromMemory(_ request: Request, host: String) -> LinkResolver.Resolution? {
+    /// What a click comes to without waiting (the lean path, `LeanClickHandler`), for a request on `host`: nil when
+    /// its answer needs what may wait, a store that is not immediate (a link not in the cache on PostgreSQL), a key
+    /// check (a marked click) or a click limit, or when the store failed; the router answers those.
+    func resolutionNow(_ request: Request, host: String) -> LinkResolver.Resolution? {
         let path = Substring(request.uri.path)
         guard !APIPath.isAPI(path), BearerCredential.token(in: request.headers) == nil,
-            case .resolved(let resolution) = resolver.resolveFromMemory(host: host, path: path, query: request.uri.query.map { Substring($0) })
+            case .resolved(let resolution) = try? resolver.resolveNow(host: host, path: path, query: request.uri.query.map { Substring($0) })
         else { return nil }
         if case .found(let target) = resolution, target.shortLink?.record.maxClicks != nil { return nil }
         return resolution

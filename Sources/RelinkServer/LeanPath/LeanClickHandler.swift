@@ -5,8 +5,9 @@ import NIOHTTPTypes
 
 /// The lean path for clicks: sits after Hummingbird's connection state handler (so idle timeouts, graceful shutdown
 /// and everything nearer the socket see its requests and answers: the head check, the header, body and send
-/// timeouts, the connection limit) and answers a click the link cache can answer right here, on the event loop,
-/// without the router's task, middleware chain and response writer. Anything else goes on to the router unchanged.
+/// timeouts, the connection limit) and answers a click that needs no waiting (its link in memory, or read at once
+/// from SQLite) right here, on the event loop, without the router's task, middleware chain and response writer.
+/// Anything else goes on to the router unchanged.
 /// Answers keep the requests' order (`LeanClickStateMachine`).
 final class LeanClickHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart

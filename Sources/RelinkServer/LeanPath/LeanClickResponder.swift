@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 
 /// The lean path's answer to a request head: the router's own middleware facts (`RequestObservingMiddleware.learn`)
-/// and the redirect controller's own answer (`RedirectController.resolutionFromMemory`, then `answer`), with the
+/// and the redirect controller's own answer (`RedirectController.resolutionNow`, then `answer`), with the
 /// headers the router and Hummingbird add after them, in the same order. Nil for anything else, which the router
 /// answers.
 struct LeanClickResponder: Sendable {
@@ -17,11 +17,11 @@ struct LeanClickResponder: Sendable {
 
     func respond(to head: HTTPRequest, channel: any Channel, logger: Logger) -> (head: HTTPResponse, body: ByteBuffer?)? {
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
-        // Whether it is a click the link cache can answer, before the rest of the facts: most requests the router
-        // will answer are clicks on links not in memory, and they should cost little here.
+        // Whether it is a click answered without waiting, before the rest of the facts: the requests the router will
+        // answer (on PostgreSQL, most are clicks on links not in memory) should cost little here.
         guard observer.kind(of: request) == nil else { return nil }
         let origin = RequestOrigin(request: request, remoteAddress: channel.remoteAddress, policy: observer.forwardedHeaders)
-        guard let resolution = redirects.resolutionFromMemory(request, host: origin.host) else { return nil }
+        guard let resolution = redirects.resolutionNow(request, host: origin.host) else { return nil }
         var logger = logger
         logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
         var context = RelinkRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))

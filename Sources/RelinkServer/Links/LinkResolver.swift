@@ -10,6 +10,8 @@ final class LinkResolver: Sendable {
     let configuration: RelinkConfiguration
     let directory: DomainDirectory
     let store: any RelinkStore
+    /// The store, when its lookups are immediate (SQLite's): then nothing about a link is waited for.
+    let immediateLookup: (any ImmediateLinkLookup)?
     let cache: LinkCache
     /// Per project id: the validation context (every link domain, and the project itself).
     private let contexts: [String: LinkValidationContext]
@@ -22,6 +24,7 @@ final class LinkResolver: Sendable {
         self.directory = DomainDirectory(configuration)
         self.developmentHost = developmentProject.flatMap { configuration.project(id: $0)?.domains.first?.hostAndPort }
         self.store = store
+        self.immediateLookup = store as? any ImmediateLinkLookup
         self.cache = cache
         let domains = configuration.allDomains
         contexts = Dictionary(
@@ -67,7 +70,7 @@ final class LinkResolver: Sendable {
     /// Resolves a request for `path` and `query` on `host` (a `Host` header value).
     /// - Throws: the store's error when a short link could not be looked up.
     func resolve(host requestHost: String, path: Substring, query: Substring?, now: Date = Date()) async throws -> Resolution {
-        switch resolveFromMemory(host: requestHost, path: path, query: query, now: now) {
+        switch try resolveNow(host: requestHost, path: path, query: query, now: now) {
         case .resolved(let resolution):
             return resolution
         case .needsStore(let code):
@@ -95,14 +98,15 @@ final class LinkResolver: Sendable {
         }
     }
 
-    enum MemoryResolution {
+    enum ImmediateResolution {
         case resolved(Resolution)
         case needsStore(UncachedCode)
     }
 
-    /// Resolves from the configuration and the link cache alone: what `resolve` answers without the store, or the
-    /// short code it would have to look up.
-    func resolveFromMemory(host requestHost: String, path: Substring, query: Substring?, now: Date = Date()) -> MemoryResolution {
+    /// Resolves without waiting: from the configuration, the link cache, and a store whose lookups are immediate
+    /// (SQLite's); else the short code `resolve` would have to look up.
+    /// - Throws: the store's error when an immediate lookup failed.
+    func resolveNow(host requestHost: String, path: Substring, query: Substring?, now: Date = Date()) throws -> ImmediateResolution {
         let host = servedHost(requestHost)
         guard let match = directory.match(host: host, path: path) else {
             return .resolved(directory.servesHost(host) ? .notFound(url: "\(host)\(path)") : .unknownDomain(host: host))
@@ -116,6 +120,12 @@ final class LinkResolver: Sendable {
             return .resolved(.found(Target(project: project, prefix: match.prefix, link: link)))
         case .shortLink(let code, let debug):
             let uncached = UncachedCode(project: project, prefix: match.prefix, domain: match.prefix.description, code: code.value, debug: debug)
+            if let immediateLookup {
+                let resolved = try cache.linkNow(
+                    domain: uncached.domain, code: uncached.code, project: project, prefix: match.prefix,
+                    load: { try immediateLookup.linkImmediately(domain: uncached.domain, code: uncached.code) })
+                return .resolved(uncached.resolution(of: resolved, resolver: self, now: now))
+            }
             switch cache.fromMemory(domain: uncached.domain, code: uncached.code, project: project, prefix: match.prefix) {
             case .answered(let resolved): return .resolved(uncached.resolution(of: resolved, resolver: self, now: now))
             case .missing: return .needsStore(uncached)

@@ -148,9 +148,28 @@ public final class LinkCache: Sendable {
         case .answered(let resolved): return resolved
         case .missing(let asked): generation = asked
         }
+        return remember(try await load(), domain: domain, code: code, project: project, prefix: prefix, generation: generation)
+    }
+
+    /// The link resolved, from memory when fresh, else from `load`, which reads the store on the calling thread
+    /// (SQLite's lookups; the lean path).
+    func linkNow(
+        domain: String, code: String, project: Project, prefix: DomainURIPrefix, load: () throws -> ShortLinkRecord?
+    ) throws -> ResolvedShortLink? {
+        switch fromMemory(domain: domain, code: code, project: project, prefix: prefix) {
+        case .answered(let resolved): return resolved
+        case .missing(let generation):
+            return remember(try load(), domain: domain, code: code, project: project, prefix: prefix, generation: generation)
+        }
+    }
+
+    /// Keeps what the store said of a link (found or not), unless it changed since `generation`; the link resolved.
+    private func remember(
+        _ record: ShortLinkRecord?, domain: String, code: String, project: Project, prefix: DomainURIPrefix, generation: UInt64
+    ) -> ResolvedShortLink? {
         let key = Key(domain: domain, code: code)
         let shard = shard(key)
-        guard let record = try await load() else {
+        guard let record else {
             put(key, Slot(link: nil, loaded: clock.now), in: shard, ifGeneration: generation)
             return nil
         }

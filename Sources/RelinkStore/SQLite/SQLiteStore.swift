@@ -12,7 +12,7 @@ import CSQLiteConfig
 #endif
 
 /// The embedded store: one SQLite file in WAL mode (concurrent readers, one writer), migrated when opened.
-public final class SQLiteStore: RelinkStore, Sendable {
+public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
     let writer: any DatabaseWriter
     /// For a file: a connection per event loop for link lookups (nil in memory, where the writer is the only one).
     private let threadReaders: ThreadReaders?
@@ -175,6 +175,10 @@ extension SQLiteStore {
     }
 
     public func link(domain: String, code: String) async throws -> ShortLinkRecord? {
+        try linkImmediately(domain: domain, code: code)
+    }
+
+    public func linkImmediately(domain: String, code: String) throws -> ShortLinkRecord? {
         // A click on a link not in memory reads here, on the calling thread: one indexed row from SQLite's page cache
         // takes microseconds, less than handing the read to GRDB's reader queues and back (see docs/performance.md).
         do {
