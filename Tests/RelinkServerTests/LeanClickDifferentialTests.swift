@@ -99,6 +99,16 @@ import Testing
             cases.append(malformed + closing)
             cases.append(click + malformed + closing)
         }
+        // Paths the router takes to its own routes (it skips empty segments) or to none: never a click.
+        for path in [
+            "//healthz", "/healthz/", "/healthz/.", "/healthz/x", "//metrics", "/apple-app-site-association/",
+            "//.well-known/assetlinks.json", "//v1/nothing", "//console", "//_/beacon",
+        ] {
+            for method in ["GET", "HEAD"] {
+                cases.append(request(method, ("go.pictlink.com", path), agent: T.Agent.desktop) + closing)
+                cases.append(click + request(method, ("go.pictlink.com", path), agent: T.Agent.iPhone) + click + closing)
+            }
+        }
         return cases
     }
 
