@@ -99,6 +99,16 @@ import Testing
             cases.append(malformed + closing)
             cases.append(click + malformed + closing)
         }
+        // Paths the router takes to its own routes (it skips empty segments) or to none: never a click.
+        for path in [
+            "//healthz", "/healthz/", "/healthz/.", "/healthz/x", "//metrics", "/apple-app-site-association/",
+            "//.well-known/assetlinks.json", "//v1/nothing", "//console", "//_/beacon",
+        ] {
+            for method in ["GET", "HEAD"] {
+                cases.append(request(method, ("go.pictlink.com", path), agent: T.Agent.desktop) + closing)
+                cases.append(click + request(method, ("go.pictlink.com", path), agent: T.Agent.iPhone) + click + closing)
+            }
+        }
         return cases
     }
 
@@ -192,5 +202,37 @@ import Testing
         #expect(differences == 0, "\(differences) of \(corpus.count) cases differ")
         // Every answer ended as the corpus meant (no connection left open).
         #expect(!leanAnswers.contains { $0.contains("<open after 10 s>") })
+    }
+
+    /// A client that pipelines clicks and never reads: once their answers wait, the rest go to the router, which
+    /// stops reading, so answers do not pile up in memory until the send timeout.
+    @Test func aClientThatNeverReadsStopsTheLeanPath() async throws {
+        let pipelined = 20_000
+        let answered = NIOLockedValueBox(0)
+        try await Self.serve(lean: true) { port, answers in
+            try await ConnectionTimeoutTests.offThePool {
+                let descriptor = try BrokenRequestTests.connected(port: port, receiveBuffer: 4096)
+                defer { close(descriptor) }
+                var timeout = timeval(tv_sec: 1, tv_usec: 0)
+                setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let click = "GET /web1 HTTP/1.1\r\nHost: go.pictlink.com\r\nUser-Agent: \(T.Agent.crawler)\r\n\r\n"
+                let chunk = Array(String(repeating: click, count: 100).utf8)
+                // Until the server stops reading (the send times out) or every request is sent.
+                for _ in 0..<(pipelined / 100) {
+                    let sent = chunk.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if sent < chunk.count { break }
+                }
+                // Until the server has answered all it read.
+                var last = -1
+                while last != answers.withLockedValue({ $0 }) {
+                    last = answers.withLockedValue { $0 }
+                    usleep(500_000)
+                }
+                answered.withLockedValue { $0 = last }
+            }
+        }
+        let count = answered.withLockedValue { $0 }
+        #expect(count > 0)
+        #expect(count < pipelined / 4, "the lean path answered \(count) of \(pipelined) requests to a client that never reads")
     }
 }

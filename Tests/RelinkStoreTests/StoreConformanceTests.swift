@@ -289,6 +289,14 @@ struct StoreConformanceTests {
             let again = try await store.insertLink(Self.draft("again"))
             #expect(again.id == 1)
             #expect(try await Self.counterRows(linkId: again.id, in: store) == Self.noCounterRows)
+            // The links truncated with some of their counters in one statement (a reset by hand).
+            try await store.addEventCounts([
+                EventCounterKey(linkId: again.id, day: today, platform: .android, event: .click): 1,
+                EventCounterKey(linkId: again.id, day: today, platform: .android, event: .click, variant: "b"): 1,
+                EventCounterKey(linkId: again.id, day: today, platform: .android, event: .appInstall, confidence: .weak): 1,
+            ])
+            _ = try await postgres.rows(PostgresQuery(unsafeSQL: "TRUNCATE links, event_counters RESTART IDENTITY"))
+            #expect(try await Self.counterRows(linkId: again.id, in: store) == Self.noCounterRows)
         }
     }
 

@@ -27,7 +27,9 @@ final class LeanClickHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            switch state.head(eligible: Self.isEligible(head)) {
+            // While earlier answers wait for a client that does not read them, the router takes the request: its
+            // writer waits and it stops reading, where answers written here would pile up until the send timeout.
+            switch state.head(eligible: Self.isEligible(head) && context.channel.isWritable) {
             case .drop:
                 return
             case .forward:

@@ -277,6 +277,24 @@ extension PostgresStore {
                 "CREATE TRIGGER links_truncate_counters AFTER TRUNCATE ON links FOR EACH STATEMENT EXECUTE FUNCTION relink_clear_all_counters()",
             ]
         ),
+        (
+            "17-truncate-with-counters",
+            [
+                // `TRUNCATE links, event_counters, …` (a reset by hand) failed: the trigger's own TRUNCATE of a table
+                // the statement is truncating is refused ("being used by active queries"). Such a table is empty by
+                // then, so only a counter table with rows is truncated.
+                """
+                CREATE OR REPLACE FUNCTION relink_clear_all_counters() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+                BEGIN
+                    IF EXISTS (SELECT 1 FROM event_counters) THEN TRUNCATE event_counters; END IF;
+                    IF EXISTS (SELECT 1 FROM variant_counters) THEN TRUNCATE variant_counters; END IF;
+                    IF EXISTS (SELECT 1 FROM confidence_counters) THEN TRUNCATE confidence_counters; END IF;
+                    RETURN NULL;
+                END
+                $$
+                """
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances
