@@ -27,7 +27,8 @@ extension PostgresStore {
                             \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
                             \(draft.expiredLink))
                     RETURNING id
-                )
+                ),
+                \(unescaped: Self.clearingCounters)
                 SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
                 """)
             guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
@@ -37,6 +38,14 @@ extension PostgresStore {
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
         }
     }
+
+    /// The part of a link's insert (after `WITH inserted AS (… RETURNING id …)`) that clears counters stored under the
+    /// new id, in the same statement: an id reused after `TRUNCATE … RESTART IDENTITY` inherits nothing.
+    static let clearingCounters = """
+        cleared_events AS (DELETE FROM event_counters WHERE link_id IN (SELECT id FROM inserted)),
+        cleared_variants AS (DELETE FROM variant_counters WHERE link_id IN (SELECT id FROM inserted)),
+        cleared_confidences AS (DELETE FROM confidence_counters WHERE link_id IN (SELECT id FROM inserted))
+        """
 
     public func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String> {
         let rows = try drafts.map { ($0, try StoreCoding.encode($0.parameters), try StoreCoding.encode(rules: $0.rules)) }
@@ -55,8 +64,9 @@ extension PostgresStore {
                                 \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
                                 \(draft.expiredLink))
                         ON CONFLICT (domain, code) DO NOTHING
-                        RETURNING domain, code
-                    )
+                        RETURNING id, domain, code
+                    ),
+                    \(unescaped: Self.clearingCounters)
                     SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM inserted
                     """
                 var inserted = 0

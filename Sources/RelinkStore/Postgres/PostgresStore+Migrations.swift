@@ -247,44 +247,27 @@ extension PostgresStore {
             [
                 // The counters' foreign keys locked the counted link for every new counter row, the largest part of
                 // PostgreSQL's own work for a click on a million links (docs/performance.md). Triggers keep what the
-                // keys guaranteed: a link's counters go with it, and a new link never inherits counters stored under
-                // its id (a sequence reset, a restore); the flush checks that its links exist.
+                // keys did on deletion: a link's counters go with it, by hand or by TRUNCATE. A new link clearing
+                // counters under its id is the inserts' own work (a trigger would also clear the counters of a
+                // data-only restore, which loads the tables in name order, counters first); the flush checks that
+                // its links exist.
                 "ALTER TABLE event_counters DROP CONSTRAINT IF EXISTS event_counters_link_id_fkey",
                 "ALTER TABLE variant_counters DROP CONSTRAINT IF EXISTS variant_counters_link_id_fkey",
                 "ALTER TABLE confidence_counters DROP CONSTRAINT IF EXISTS confidence_counters_link_id_fkey",
                 """
                 CREATE FUNCTION relink_clear_link_counters() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-                DECLARE
-                    link BIGINT;
                 BEGIN
-                    IF TG_OP = 'DELETE' THEN link := OLD.id; ELSE link := NEW.id; END IF;
-                    DELETE FROM event_counters WHERE link_id = link;
-                    DELETE FROM variant_counters WHERE link_id = link;
-                    DELETE FROM confidence_counters WHERE link_id = link;
+                    DELETE FROM event_counters WHERE link_id = OLD.id;
+                    DELETE FROM variant_counters WHERE link_id = OLD.id;
+                    DELETE FROM confidence_counters WHERE link_id = OLD.id;
                     RETURN NULL;
                 END
                 $$
                 """,
+                // `TRUNCATE links, event_counters, …` (a reset by hand) would fail if the trigger truncated a table
+                // the statement is truncating ("being used by active queries"); such a table is empty by then.
                 """
                 CREATE FUNCTION relink_clear_all_counters() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-                BEGIN
-                    TRUNCATE event_counters, variant_counters, confidence_counters;
-                    RETURN NULL;
-                END
-                $$
-                """,
-                "CREATE TRIGGER links_clear_counters AFTER INSERT OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION relink_clear_link_counters()",
-                "CREATE TRIGGER links_truncate_counters AFTER TRUNCATE ON links FOR EACH STATEMENT EXECUTE FUNCTION relink_clear_all_counters()",
-            ]
-        ),
-        (
-            "17-truncate-with-counters",
-            [
-                // `TRUNCATE links, event_counters, …` (a reset by hand) failed: the trigger's own TRUNCATE of a table
-                // the statement is truncating is refused ("being used by active queries"). Such a table is empty by
-                // then, so only a counter table with rows is truncated.
-                """
-                CREATE OR REPLACE FUNCTION relink_clear_all_counters() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
                 BEGIN
                     IF EXISTS (SELECT 1 FROM event_counters) THEN TRUNCATE event_counters; END IF;
                     IF EXISTS (SELECT 1 FROM variant_counters) THEN TRUNCATE variant_counters; END IF;
@@ -292,7 +275,9 @@ extension PostgresStore {
                     RETURN NULL;
                 END
                 $$
-                """
+                """,
+                "CREATE TRIGGER links_clear_counters AFTER DELETE ON links FOR EACH ROW EXECUTE FUNCTION relink_clear_link_counters()",
+                "CREATE TRIGGER links_truncate_counters AFTER TRUNCATE ON links FOR EACH STATEMENT EXECUTE FUNCTION relink_clear_all_counters()",
             ]
         ),
     ]

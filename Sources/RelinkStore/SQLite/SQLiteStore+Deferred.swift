@@ -197,16 +197,10 @@ extension SQLiteStore {
                     """)
         }
         migrator.registerMigration("16-counters-kept-by-triggers") { db in
-            // The foreign keys stay here (PostgreSQL dropped its own); the triggers add what they do not cover: a
-            // link deleted with foreign keys off (the sqlite3 shell's default) takes its counters along, and a new
-            // link never inherits counters stored under its id.
+            // The foreign keys stay here (PostgreSQL dropped its own); the trigger adds what they do not cover: a
+            // link deleted with foreign keys off (the sqlite3 shell's default) takes its counters along.
             try db.execute(
                 sql: """
-                    CREATE TRIGGER links_clear_counters_on_insert AFTER INSERT ON links BEGIN
-                        DELETE FROM event_counters WHERE link_id = NEW.id;
-                        DELETE FROM variant_counters WHERE link_id = NEW.id;
-                        DELETE FROM confidence_counters WHERE link_id = NEW.id;
-                    END;
                     CREATE TRIGGER links_clear_counters_on_delete AFTER DELETE ON links BEGIN
                         DELETE FROM event_counters WHERE link_id = OLD.id;
                         DELETE FROM variant_counters WHERE link_id = OLD.id;

@@ -138,12 +138,22 @@ extension SQLiteStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: try Self.arguments(draft, parameters: parameters))
-                return db.lastInsertedRowID
+                let id = db.lastInsertedRowID
+                try Self.clearCounters(of: id, in: db)
+                return id
             }
             return draft.record(id: id)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             if error.message?.contains("idempotency_key") == true { throw StoreError.idempotencyKeyTaken }
             throw StoreError.codeTaken(domain: draft.domain, code: draft.code)
+        }
+    }
+
+    /// Clears counters stored under a new link's id, in its insert's transaction: an id reused (SQLite reuses the
+    /// largest after it is deleted, and a restore may bring old counters) inherits nothing.
+    static func clearCounters(of linkId: Int64, in db: Database) throws {
+        for table in ["event_counters", "variant_counters", "confidence_counters"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE link_id = ?").execute(arguments: [linkId])
         }
     }
 
@@ -168,7 +178,11 @@ extension SQLiteStore {
             var skipped: Set<String> = []
             for (draft, parameters) in rows {
                 try statement.execute(arguments: try Self.arguments(draft, parameters: parameters))
-                if db.changesCount == 0 { skipped.insert("\(draft.domain)\t\(draft.code)") }
+                if db.changesCount == 0 {
+                    skipped.insert("\(draft.domain)\t\(draft.code)")
+                } else {
+                    try Self.clearCounters(of: db.lastInsertedRowID, in: db)
+                }
             }
             return skipped
         }
