@@ -18,6 +18,7 @@ final class LeanClickHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let responder: LeanClickResponder
     private let logger: Logger
     private var state = LeanClickStateMachine()
+    private var flushScheduled = false
 
     init(responder: LeanClickResponder, logger: Logger) {
         self.responder = responder
@@ -46,13 +47,30 @@ final class LeanClickHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 state.answered(closing: closing)
                 context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                 if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                if closing { context.close(mode: .output, promise: nil) }
+                context.write(wrapOutboundOut(.end(nil)), promise: nil)
+                if closing {
+                    context.flush()
+                    context.close(mode: .output, promise: nil)
+                } else {
+                    flushAfterThisRound(context)
+                }
             }
         case .body:
             if state.part(isEnd: false) == .forward { context.fireChannelRead(data) }
         case .end:
             if state.part(isEnd: true) == .forward { context.fireChannelRead(data) }
+        }
+    }
+
+    /// Flushes once the event loop has read what is ready on every connection, as the router's answers are written
+    /// (from tasks the loop runs after its reads): an answer flushed at once, in the middle of the loop's reads,
+    /// woke the client right away, and each wake-up cost the loop its core (docs/performance.md#the-lean-path).
+    private func flushAfterThisRound(_ context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            context.flush()
         }
     }
 
