@@ -53,10 +53,22 @@ import Testing
         #expect(!allowed(.failedKey, "198.51.100.1"), "1,000 networks' clicks reset this network's budget of wrong API keys")
     }
 
+    /// An event store that is down.
+    struct UnavailableEventStore: EventRepository {
+        static let down = StoreError.unavailable("the database is down (test)")
+        func addEventCounts(_ counts: [EventCounterKey: Int64]) async throws { throw Self.down }
+        func eventCounts(linkId: Int64, fromDay: Int) async throws -> [EventCount] { throw Self.down }
+        func variantEventCounts(linkId: Int64, fromDay: Int) async throws -> [VariantEventCount] { throw Self.down }
+        func clickCount(linkId: Int64) async throws -> Int64 { throw Self.down }
+        func dailyEventCounts(_ scope: StatsScope, fromDay: Int, toDay: Int) async throws -> [DailyEventCount] { throw Self.down }
+        func confidenceCounts(_ scope: StatsScope, fromDay: Int, toDay: Int) async throws -> [ConfidenceCount] { throw Self.down }
+        func clickCounts(linkIds: [Int64], fromDay: Int) async throws -> [Int64: Int64] { throw Self.down }
+    }
+
     /// Click events past the cap are dropped and counted, not held; the counters already held keep counting, and a
     /// failed write keeps them.
     @Test func eventCountersHaveACap() async throws {
-        let store = try SQLiteStore()
+        let store = UnavailableEventStore()
         let metrics = RelinkMetrics()
         let recorder = EventRecorder(store: store, interval: .seconds(60), capacity: 10, logger: Logger(label: "test"), metrics: metrics)
         for link in 1...30 { recorder.record(linkId: Int64(link), platform: .desktop, event: .click) }
@@ -65,7 +77,7 @@ import Testing
         recorder.record(linkId: 1, platform: .desktop, event: .click)
         #expect(recorder.droppedCount == 20)
         #expect(metrics.render().contains(#"relink_queue_dropped_total{queue="click_events"} 20"#))
-        // These links do not exist, so the store refuses the batch: it is put back, within the cap, for the next try.
+        // The store is unavailable: the batch is put back, within the cap, for the next try.
         await recorder.flush()
         #expect(recorder.writtenCount == 0)
         #expect(recorder.depth == 10)
