@@ -70,4 +70,34 @@ if ! lint="$(promtool check metrics <"$work/metrics.txt" 2>&1)" || [ -n "$lint" 
     echo "$lint" >&2
     status=1
 fi
+
+# The alerting rules and the dashboard (docs/monitoring): the rules valid and their unit tests passing, every
+# dashboard query valid PromQL (checked as recording rules, Grafana's variables filled in), and every metric either
+# names one of Relink's metric families (`RelinkMetrics.Family`, where each is declared once; a family appears on
+# /metrics only once it has a sample).
+echo "promtool check rules and test rules (docs/monitoring)"
+monitoring="$OLDPWD/docs/monitoring"
+promtool check rules "$monitoring/relink-alerts.yml" >/dev/null || status=1
+(cd "$monitoring" && promtool test rules relink-alerts-test.yml >/dev/null) || status=1
+python3 - "$monitoring" "$OLDPWD/Sources/RelinkServer/Metrics/RelinkMetrics.swift" "$work/dashboard-rules.yml" <<'PY' || status=1
+import json, re, sys
+monitoring, families, rules = sys.argv[1:4]
+served = set(re.findall(r'^\s*case \w+ = "(relink_\w+)"', open(families).read(), re.M))
+dashboard = json.load(open(f"{monitoring}/relink-dashboard.json"))
+exprs = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+with open(rules, "w") as out:
+    out.write("groups:\n  - name: dashboard\n    rules:\n")
+    for number, expr in enumerate(exprs):
+        filled = expr.replace("$__rate_interval", "5m").replace("$job", ".*").replace("$instance", ".*")
+        out.write(f"      - record: dashboard:query{number}\n        expr: {json.dumps(filled)}\n")
+used = set()
+for text in exprs + [open(f"{monitoring}/relink-alerts.yml").read()]:
+    used |= {re.sub(r"_(bucket|sum|count)$", "", name) for name in re.findall(r"relink_\w+", text)}
+unknown = sorted(used - served)
+if unknown:
+    print("the dashboard or the alerts name metrics Relink does not have:", ", ".join(unknown), file=sys.stderr)
+    sys.exit(1)
+print(f"{len(exprs)} dashboard queries, {len(used)} metrics, all Relink's")
+PY
+promtool check rules "$work/dashboard-rules.yml" >/dev/null || status=1
 exit "$status"
