@@ -11,7 +11,7 @@ struct Relink: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, BuildCommand.self, ParseCommand.self, MintCommand.self, StatsCommand.self, LinksCommand.self,
             KeysCommand.self, ConfigCommand.self, WellKnownCommand.self, DeferredCommand.self, ImportCommand.self, VerifyCommand.self,
-            DoctorCommand.self, WebhooksCommand.self,
+            DoctorCommand.self, WebhooksCommand.self, BackupCommand.self,
         ]
     )
 
