@@ -41,7 +41,9 @@ struct PostgresBackupTests {
     func aDumpRestoresEverything() async throws {
         let base = try #require(Self.databaseURL)
         let schema = "t_backup_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(10)
-        let url = try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)")
+        // A generous wait, as the other PostgreSQL tests': other suites keep the machine busy.
+        let separator = base.contains("?") ? "&" : "?"
+        let url = try DatabaseURL(base + separator + "schema=\(schema)&wait_timeout=30")
         // libpq's own URL: the server's, without Relink's parameters.
         let libpq = base.split(separator: "?").first.map(String.init) ?? base
         var logger = Logger(label: "relink.test")
@@ -79,7 +81,7 @@ struct PostgresBackupTests {
         do {
             try Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
             store.close()
-            let admin = try await PostgresStore.connect(try DatabaseURL(base), logger: logger)
+            let admin = try await PostgresStore.connect(try DatabaseURL(base + separator + "wait_timeout=30"), logger: logger)
             try await admin.execute("DROP SCHEMA \(schema) CASCADE")
             admin.close()
             try Self.run(Self.tool("pg_restore")!, ["--dbname", libpq, dump])
