@@ -169,7 +169,8 @@ struct RelinkAppClientTests {
     }
 
     /// An answer past `maxAnswerBytes` is refused as it arrives, not buffered until its end: here the end comes
-    /// after the timeout, so only a client that stops at the cap answers `malformed`.
+    /// long after the timeout, so only a client that stops at the cap answers `malformed` (the timeout leaves a loaded
+    /// machine time to carry the first MiB).
     @Test func refusesAnAnswerLargerThanTheCapAsItArrives() async throws {
         let router = Router()
         router.post("/v1/reopenAttribution") { _, _ -> Response in
@@ -177,14 +178,14 @@ struct RelinkAppClientTests {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody { writer in
                     try await writer.write(ByteBuffer(repeating: UInt8(ascii: " "), count: RelinkTransport.maxAnswerBytes + 1))
-                    try await Task.sleep(for: .seconds(4))
+                    try await Task.sleep(for: .seconds(12))
                     try await writer.write(ByteBuffer(string: #"{"deepLink": "x", "resolvedLink": "y"}"#))
                     try await writer.finish(nil)
                 })
         }
         try await Self.withStub(router) { server in
             let relink = Relink(
-                server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 3, retryBudget: 0))
+                server: server, platform: .iOS, appId: "test.relink.shop", storage: MemoryStorage(), options: .init(timeout: 10, retryBudget: 0))
             guard case .failed(let error) = await relink.resolve("https://go.relink.test/p/1") else {
                 Issue.record("resolved an answer larger than the cap")
                 return
