@@ -213,16 +213,7 @@ struct StoreConformanceTests {
             INSERT INTO variant_counters (link_id, day, variant, platform, event, count) VALUES (\(linkId), \(day), 'a', 'IOS', 'CLICK', 7);
             INSERT INTO confidence_counters (link_id, day, confidence, count) VALUES (\(linkId), \(day), 'UNIQUE', 7);
             """
-        if let sqlite = store as? SQLiteStore {
-            try await sqlite.writer.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                try db.execute(sql: sql)
-            }
-        } else {
-            let postgres = try #require(store as? PostgresStore)
-            for statement in sql.split(separator: "\n") { _ = try await postgres.rows(PostgresQuery(unsafeSQL: String(statement))) }
-        }
+        for statement in sql.split(separator: "\n") { try await withoutForeignKeys(String(statement), in: store) }
     }
 
     static func counterRows(linkId: Int64, in store: any RelinkStore) async throws -> [String: Int64] {
@@ -294,16 +285,7 @@ struct StoreConformanceTests {
                 counted[EventCounterKey(linkId: link.id, day: today, platform: .android, event: .appInstall, confidence: .weak)] = 1
             }
             try await store.addEventCounts(counted)
-            let delete = "DELETE FROM links WHERE id = \(deleted.id)"
-            if let sqlite = store as? SQLiteStore {
-                try await sqlite.writer.writeWithoutTransaction { db in
-                    try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                    defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                    try db.execute(sql: delete)
-                }
-            } else {
-                _ = try await #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: delete))
-            }
+            try await Self.withoutForeignKeys("DELETE FROM links WHERE id = \(deleted.id)", in: store)
             #expect(try await Self.counterRows(linkId: deleted.id, in: store) == Self.noCounterRows)
             let keptRows = try await Self.counterRows(linkId: kept.id, in: store)
             #expect(keptRows.count == 3 && keptRows.values.allSatisfy { $0 > 0 }, "\(keptRows)")
