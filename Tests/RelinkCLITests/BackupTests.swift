@@ -32,18 +32,8 @@ struct BackupTests {
             let minted = NIOLockedValueBox<[String]>([])
             let port = server.port
             @Sendable func mint(_ index: Int) async throws {
-                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/shortLinks?key=\(key)")
-                request.method = .POST
-                request.body = .bytes(
-                    ByteBuffer(
-                        string:
-                            #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/backup/\#(index)&ofl=https://pictlink.com/desktop"}"#
-                    ))
-                let response = try await http.execute(request, timeout: .seconds(10))
-                let body = try await response.body.collect(upTo: 1 << 16)
-                if let match = String(buffer: body).firstMatch(of: /"shortLink":"https:\/\/go\.pictlink\.com\/([A-Za-z0-9]+)"/) {
-                    minted.withLockedValue { $0.append(String(match.output.1)) }
-                }
+                guard let path = try await CrashSafetyTests.mint(http: http, port: port, key: key, path: "backup/\(index)") else { return }
+                minted.withLockedValue { $0.append(String(path.dropFirst())) }
             }
             for index in 0..<20 { try await mint(index) }
             // Clicks on the first links, and mints, while the backup runs.

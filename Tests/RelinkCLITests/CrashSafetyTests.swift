@@ -109,6 +109,19 @@ struct CrashSafetyTests {
         }
     }
 
+    /// Mints a link to `https://pictlink.com/<path>` (desktops to `/desktop`) through a running server's API: its
+    /// short link's path (`/code`), nil when the server refused it (past the mint rate limit).
+    static func mint(http: HTTPClient, port: Int, key: String, path: String) async throws -> String? {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/shortLinks?key=\(key)")
+        request.method = .POST
+        request.body = .bytes(
+            ByteBuffer(
+                string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/\#(path)&ofl=https://pictlink.com/desktop"}"#))
+        let response = try await http.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 16)
+        return String(buffer: body).firstMatch(of: /"shortLink":"https:\/\/go\.pictlink\.com(\/[A-Za-z0-9]+)"/).map { String($0.output.1) }
+    }
+
     static func store(_ backend: Backend, arguments: [String]) async throws -> any RelinkStore {
         switch backend {
         case .sqlite: try SQLiteStore(path: arguments[1])
@@ -160,17 +173,7 @@ struct CrashSafetyTests {
         var server = try await Server(executable: executable, storeArguments: storeArguments, log: folder.appending(path: "first.log"))
         var codes: [String] = []
         for index in 0..<40 {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/v1/shortLinks?key=\(key)")
-            request.method = .POST
-            request.body = .bytes(
-                ByteBuffer(
-                    string:
-                        #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/crash/\#(index)&ofl=https://pictlink.com/desktop"}"#
-                ))
-            let response = try await http.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 1 << 16)
-            let shortLink = try #require(String(buffer: body).firstMatch(of: /"shortLink":"https:\/\/go\.pictlink\.com(\/[A-Za-z0-9]+)"/))
-            codes.append(String(shortLink.output.1))
+            codes.append(try #require(try await Self.mint(http: http, port: server.port, key: key, path: "crash/\(index)")))
         }
         let load = Load()
         let (port, paths) = (server.port, codes)
