@@ -146,9 +146,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "CSV", package: "CSV.swift"),
+                // `serve` runs its own service group: the stop's deadline and its watchdog.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
+        // What several test targets share: loopback sockets and a proxy a test can cut.
+        .target(name: "RelinkTestSupport", path: "Tests/RelinkTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RelinkCoreTests",
             dependencies: ["RelinkCore", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -171,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "RelinkServerTests",
             dependencies: [
-                "RelinkServer", "RelinkCore", "RelinkStore",
+                "RelinkServer", "RelinkCore", "RelinkStore", "RelinkTestSupport",
                 // The importer's, the verifier's and the deployment probe's tests use the server's test support.
                 "RelinkTools",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -207,13 +212,15 @@ let package = Package(
         .testTarget(
             name: "RelinkCLITests",
             dependencies: [
-                "relink", "RelinkCore", "RelinkServer", "RelinkTools", "RelinkStore",
+                "relink", "RelinkCore", "RelinkServer", "RelinkTools", "RelinkStore", "RelinkTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The crash test loads a real `relink serve` process over HTTP and checks its SQLite file.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The bounded-stop test holds a SQLite write lock, as another process would.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

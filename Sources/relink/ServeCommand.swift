@@ -5,6 +5,8 @@ import Logging
 import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkServer
+import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
             Defaults work from a fresh clone: ./routes.json and ./relink.sqlite (created and migrated), listening on \
             127.0.0.1:8080. Several instances share one PostgreSQL database with --database postgres://…. Flags override the \
             environment (RELINK_CONFIG, RELINK_HOST, RELINK_PORT, RELINK_DATABASE_URL, RELINK_DB, RELINK_SECRET, RELINK_SECRET_FILE, RELINK_PREVIOUS_SECRET, RELINK_PREVIOUS_SECRET_FILE, RELINK_TRUST_FORWARDED_HEADERS, RELINK_TRUSTED_PROXIES, RELINK_FORWARDED_HEADER, RELINK_LOG_LEVEL, RELINK_LOG_FORMAT, RELINK_METRICS_TOKEN), \
-            which overrides the defaults. SIGTERM or SIGINT shut down gracefully.
+            which overrides the defaults. SIGTERM or SIGINT shut down gracefully, within --shutdown-timeout.
             """
     )
 
@@ -78,6 +80,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Seconds a client may take to send a request's body after its head (default: 10).", valueName: "seconds"))
     var bodyTimeout: Int = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a stop (SIGTERM, SIGINT) may take: requests still running then are cut, and what the store has not taken a second later is given up and counted in the last log line (default: 10).",
+            valueName: "seconds"))
+    var shutdownTimeout: Int = 10
 
     @Option(
         help: ArgumentHelp(
@@ -181,6 +189,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...3_600).contains(bodyTimeout) else { throw CLIError.usage("--body-timeout must be 1 to 3600 seconds, got \(bodyTimeout)") }
         guard (1...3_600).contains(sendTimeout) else { throw CLIError.usage("--send-timeout must be 1 to 3600 seconds, got \(sendTimeout)") }
+        guard (1...3_600).contains(shutdownTimeout) else {
+            throw CLIError.usage("--shutdown-timeout must be 1 to 3600 seconds, got \(shutdownTimeout)")
+        }
         let connections = try Self.connectionLimit(asked: maxConnections)
         guard (32...128).contains(ipv6LimitPrefix) else {
             throw CLIError.usage("--ipv6-limit-prefix must be 32 to 128 bits, got \(ipv6LimitPrefix)")
@@ -256,12 +267,25 @@ struct ServeCommand: AsyncParsableCommand {
             }
             server.countryHeader = header
         }
+        let backlog = StoreBacklog()
+        let deadline = ShutdownDeadline(timeout: .seconds(shutdownTimeout))
+        server.backlog = backlog
+        server.shutdownDeadline = deadline
         let app = try buildApplication(configuration: server)
+        var logger = Logger(label: "relink")
+        logger.logLevel = level
+        var group = ServiceGroupConfiguration(
+            services: [app, ShutdownWatchdog(deadline: deadline, backlog: backlog, logger: logger)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the deadline, what still runs is cancelled: requests are cut, and store waits give up.
+        group.maximumGracefulShutdownDuration = deadline.timeout
         do {
-            try await app.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch {
             throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
         }
+        let began = deadline.instant.map { $0 - deadline.timeout } ?? .now
+        logger.notice("\(backlog.stopMessage(after: .now - began, deadline: deadline.timeout))")
     }
 
     /// `--dev-host`'s project, checked: one of the configuration's, and only on a server that listens on loopback (a

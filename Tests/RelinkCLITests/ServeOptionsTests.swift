@@ -23,6 +23,7 @@ struct ServeOptionsTests {
     @Test(arguments: [
         (["--header-timeout", "0"], "--header-timeout must be 1 to 3600 seconds"),
         (["--body-timeout", "100000"], "--body-timeout must be 1 to 3600 seconds"),
+        (["--shutdown-timeout", "0"], "--shutdown-timeout must be 1 to 3600 seconds"),
         (["--ipv6-limit-prefix", "16"], "--ipv6-limit-prefix must be 32 to 128 bits"),
         (["--log-format", "xml"], "--log-format must be text or json"),
         (["--metrics-token", "short"], "--metrics-token must be at least 16 characters"),

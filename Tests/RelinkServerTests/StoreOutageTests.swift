@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer

@@ -30,6 +30,11 @@ struct EventCounterBuffer: WriteBuffer {
         return .kept
     }
 
+    /// Events here and not yet in the store: buffered or being written.
+    var unwritten: Int64 {
+        counts.values.reduce(0, +) + writing.values.reduce(0, +)
+    }
+
     /// Human clicks on `linkId` here and not yet in the store: buffered or being written. Scans the stripe: only links
     /// with a limit ask.
     func unwrittenClicks(linkId: Int64) -> Int64 {

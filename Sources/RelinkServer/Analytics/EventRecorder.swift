@@ -29,6 +29,8 @@ public final class EventRecorder: Service, Sendable {
     var capacity: Int { places.capacity }
     private let logger: Logger
     private let metrics: RelinkMetrics?
+    /// How long the last flush of a stop may wait for the store.
+    private let deadline: ShutdownDeadline
 
     public convenience init(
         store: any EventRepository, interval: Duration = .seconds(1), capacity: Int = 100_000, logger: Logger,
@@ -39,7 +41,7 @@ public final class EventRecorder: Service, Sendable {
 
     init(
         store: any EventRepository, interval: Duration, capacity: Int = 100_000, logger: Logger, metrics: RelinkMetrics?,
-        outages: StoreOutageLog?
+        outages: StoreOutageLog?, deadline: ShutdownDeadline = ShutdownDeadline()
     ) {
         let places = CounterPlaces(capacity: capacity)
         let written = ManagedAtomic<Int64>(0)
@@ -48,6 +50,7 @@ public final class EventRecorder: Service, Sendable {
         self.interval = interval
         self.logger = logger
         self.metrics = metrics
+        self.deadline = deadline
         writer = BufferedWriter(
             stripes: Self.stripeCount, buffer: { EventCounterBuffer(places: places) }, queue: .clickEvents, metrics: metrics,
             outages: outages, logger: logger,
@@ -120,6 +123,10 @@ public final class EventRecorder: Service, Sendable {
     public var droppedCount: Int64 {
         (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.dropped } }
     }
+    /// Events held and not yet in the store: buffered or being written.
+    public var unwrittenCount: Int64 {
+        (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.unwritten } }
+    }
     /// Counters waiting to be written.
     var depth: Int { places.count }
 
@@ -139,8 +146,8 @@ public final class EventRecorder: Service, Sendable {
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
                 await flush()
             }
-            await flush()
-            logger.info("events written: \(writtenCount) of \(recordedCount) recorded")
+            // What the stop's deadline allows; what is left is counted in the stop's log line (`StoreBacklog`).
+            await deadline.lastFlush { await self.flush() }
         }
     }
 }

@@ -80,7 +80,8 @@ struct ApplicationParts {
         let metrics = RelinkMetrics()
         let outages = StoreOutageLog(logger: logger, metrics: metrics)
         let recorder = EventRecorder(
-            store: store, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics, outages: outages)
+            store: store, interval: configuration.eventFlushInterval, logger: logger, metrics: metrics, outages: outages,
+            deadline: configuration.shutdownDeadline)
         // One limiter for every endpoint anyone may call, each with its own budget per client network.
         let clientLimiter = ClientLimiter(
             ipv6PrefixLength: configuration.ipv6PrefixLength, keptClicks: configuration.keptClicksPerNetwork, metrics: metrics)
@@ -120,7 +121,8 @@ struct ApplicationParts {
         // second's clicks takes a core long enough to hold back the clicks arriving meanwhile (their p99).
         let deferredRecorder = DeferredClickRecorder(
             store: store, configuration: relink, interval: min(configuration.eventFlushInterval, .milliseconds(100)), logger: logger,
-            metrics: metrics, outages: outages)
+            metrics: metrics, outages: outages, deadline: configuration.shutdownDeadline)
+        configuration.backlog?.watch(events: recorder, clicks: deferredRecorder)
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
             hasher: AddressHasher(secrets: secrets), metrics: metrics, logger: logger,

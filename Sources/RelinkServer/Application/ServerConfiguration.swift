@@ -76,6 +76,10 @@ public struct ServerConfiguration: Sendable {
     public var leanClicks = true
     /// Called for each click the lean path answered (tests).
     public var onLeanClick: (@Sendable () -> Void)?
+    /// How long a graceful stop may take before its last writes are given up (`relink serve --shutdown-timeout`).
+    public var shutdownDeadline = ShutdownDeadline()
+    /// Where the stop's last log line reads what the store did not take (`relink serve` logs it).
+    public var backlog: StoreBacklog?
     /// Makes the ids of kept clicks (tests that compare two servers' answers); nil: random, time-ordered ids.
     public var clickIDs: (@Sendable () -> String)?
 

@@ -23,6 +23,8 @@ public final class DeferredClickRecorder: Service, Sendable {
     static let claimRetention: TimeInterval = 30 * 86_400
     private let logger: Logger
     private let metrics: RelinkMetrics?
+    /// How long the last flush of a stop may wait for the store.
+    private let deadline: ShutdownDeadline
 
     public convenience init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration = .seconds(1),
@@ -35,7 +37,8 @@ public final class DeferredClickRecorder: Service, Sendable {
 
     init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration, purgeInterval: Duration = .seconds(600),
-        capacity: Int = 100_000, maximumBytes: Int = 64 << 20, logger: Logger, metrics: RelinkMetrics?, outages: StoreOutageLog?
+        capacity: Int = 100_000, maximumBytes: Int = 64 << 20, logger: Logger, metrics: RelinkMetrics?, outages: StoreOutageLog?,
+        deadline: ShutdownDeadline = ShutdownDeadline()
     ) {
         let capacity = max(1, capacity)
         self.capacity = capacity
@@ -46,6 +49,7 @@ public final class DeferredClickRecorder: Service, Sendable {
         self.purgeInterval = purgeInterval
         self.logger = logger
         self.metrics = metrics
+        self.deadline = deadline
         writer = BufferedWriter(
             buffer: { PendingClickBuffer(capacity: capacity, maximumBytes: maximumBytes) }, queue: .pendingClicks, metrics: metrics,
             outages: outages, logger: logger,
@@ -107,7 +111,7 @@ public final class DeferredClickRecorder: Service, Sendable {
                     lastPurge = clock.now
                 }
             }
-            await flush()
+            await deadline.lastFlush { await self.flush() }
         }
     }
 }

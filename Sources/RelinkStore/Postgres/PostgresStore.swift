@@ -218,15 +218,18 @@ public final class PostgresStore: RelinkStore, Sendable {
     /// Runs `body`, or gives up after `wait` with `StoreError.unavailable`: a database that is down, unreachable
     /// (packets dropped, no reset) or out of connections costs a request at most `wait`, never a hang or a 500.
     /// The body runs in a task of its own, which is cancelled but not awaited on timeout: a query stuck on a dead
-    /// connection need not notice cancellation, and the request must not wait for it.
+    /// connection need not notice cancellation, and the request must not wait for it. Cancellation (a stop's
+    /// deadline) gives up at once the same way.
     func bounded<T: Sendable>(
         _ wait: Duration, onTimeout: @escaping @Sendable () -> Void = {}, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let timeout = StoreError.unavailable("the database did not answer within \(wait) (\(url.host):\(url.port))")
         let work = CancellableWork()
+        let once = ResumeOnce<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let once = ResumeOnce(continuation)
+                // Cancelled before it began: answered already, nothing to start.
+                guard once.attach(continuation) else { return }
                 // The timeout is an event loop's timer, cancelled when the answer comes: one task per query instead of
                 // three, and nothing of the query kept for the rest of the wait (a timer task sleeping it out held
                 // its query's result, and the process grew under load;
@@ -245,6 +248,9 @@ public final class PostgresStore: RelinkStore, Sendable {
                 }
             }
         } onCancel: {
+            if once.resume(with: .failure(StoreError.unavailable("stopped waiting for the database (\(url.host):\(url.port)): cancelled"))) {
+                onTimeout()
+            }
             work.cancel()
         }
     }
@@ -288,26 +294,37 @@ public final class PostgresStore: RelinkStore, Sendable {
     }
 }
 
-/// Resumes a continuation with whichever result comes first.
+/// Resumes a continuation with whichever result comes first, even one that comes before the continuation exists
+/// (cancellation can).
 private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
+    private var early: Result<T, any Error>?
+    private var delivered = false
 
-    init(_ continuation: CheckedContinuation<T, any Error>) {
-        self.continuation = continuation
+    /// Hands over the continuation; false when a result came first (delivered to it now).
+    func attach(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+        let early = lock.withLock { () -> Result<T, any Error>? in
+            if self.early == nil { self.continuation = continuation }
+            return self.early
+        }
+        guard let early else { return true }
+        continuation.resume(with: early)
+        return false
     }
 
     /// - Returns: whether this result was the one delivered.
     @discardableResult
     func resume(with result: Result<T, any Error>) -> Bool {
-        guard
-            let continuation = lock.withLock({ () -> CheckedContinuation<T, any Error>? in
-                defer { self.continuation = nil }
-                return self.continuation
-            })
-        else { return false }
-        continuation.resume(with: result)
-        return true
+        let (first, continuation) = lock.withLock { () -> (Bool, CheckedContinuation<T, any Error>?) in
+            guard !delivered else { return (false, nil) }
+            delivered = true
+            defer { self.continuation = nil }
+            if self.continuation == nil { early = result }
+            return (true, self.continuation)
+        }
+        continuation?.resume(with: result)
+        return first
     }
 }
 

@@ -3,15 +3,15 @@ import Foundation
 /// A loopback TCP proxy a test can cut: while cut, nothing is forwarded either way and nothing is refused or
 /// reset, as when a network silently drops packets. Bytes wait in the kernel's buffers meanwhile, so a connection
 /// resumes intact once the proxy is restored.
-final class TCPProxy: @unchecked Sendable {
-    let port: Int
+public final class TCPProxy: @unchecked Sendable {
+    public let port: Int
     private let listener: Int32
     private let targetPort: Int
     private let lock = NSLock()
     private var isCut = false
     private var descriptors: [Int32] = []
 
-    init(toPort targetPort: Int) throws {
+    public init(toPort targetPort: Int) throws {
         self.targetPort = targetPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -32,13 +32,13 @@ final class TCPProxy: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    var cut: Bool {
+    public var cut: Bool {
         get { lock.withLock { isCut } }
         set { lock.withLock { isCut = newValue } }
     }
 
     /// Closes the listener and every connection.
-    func close() {
+    public func close() {
         Glibc.shutdown(listener, Int32(SHUT_RDWR))
         Glibc.close(listener)
         for descriptor in lock.withLock({ descriptors }) { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
@@ -48,7 +48,7 @@ final class TCPProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            guard let server = try? BrokenRequestTests.connected(port: targetPort) else {
+            guard let server = try? LoopbackSocket.connected(port: targetPort) else {
                 Glibc.close(client)
                 continue
             }
