@@ -47,8 +47,8 @@ struct UpgradeTests {
             for table in tables {
                 let columns = try await pool.read { db in try db.columns(in: table).map(\.name) }
                 for column in columns {
-                    let set = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(\(column)) FROM \(table)") ?? 0 }
-                    #expect(set > 0, "no row of \(table) sets \(column)")
+                    let setting = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(\(column)) FROM \(table)") ?? 0 }
+                    #expect(setting > 0, "no row of \(table) sets \(column)")
                 }
             }
             try pool.close()
@@ -75,6 +75,8 @@ struct UpgradeTests {
         try await Self.withOldPostgresSchema(at: version) { test, rows in
             let upgraded = try await test.secondInstance()
             defer { upgraded.close() }
+            let old = try #require(test.store as? PostgresStore)
+            #expect(try await Self.appliedMigrations(old).map(\.name).sorted() == PostgresStore.migrations.map(\.name).sorted())
             try await rows.expectReadable(in: upgraded)
             try await rows.expectUsable(upgraded)
         }
