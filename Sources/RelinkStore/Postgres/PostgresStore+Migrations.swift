@@ -285,7 +285,9 @@ extension PostgresStore {
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances
     /// starting together apply each migration once and the others wait, then see it applied. A database with a
     /// migration this build does not know was upgraded by a newer Relink: refuse to run against it.
-    func migrate() async throws {
+    /// With `target` (the upgrade tests), only the migrations up to the one of that name, included.
+    func migrate(upTo target: String? = nil) async throws {
+        let wanted = Self.migrations(upTo: target)
         if let schema = url.schema {
             // Two instances may race here; IF NOT EXISTS can still fail with a unique violation, which is harmless.
             do {
@@ -311,7 +313,7 @@ extension PostgresStore {
             if let unknown = applied.first(where: { !known.contains($0) }) {
                 throw StoreError.schemaTooNew(found: unknown, known: known.last ?? "?")
             }
-            for migration in Self.migrations where !applied.contains(migration.name) {
+            for migration in wanted where !applied.contains(migration.name) {
                 for statement in migration.sql {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
@@ -321,5 +323,12 @@ extension PostgresStore {
                 logger.info("applied migration \(migration.name) to \(url)")
             }
         }
+    }
+
+    /// The migrations up to the one named `target`, included; all of them for nil.
+    static func migrations(upTo target: String?) -> ArraySlice<(name: String, sql: [String])> {
+        guard let target else { return migrations[...] }
+        guard let last = migrations.firstIndex(where: { $0.name == target }) else { preconditionFailure("no migration is named \(target)") }
+        return migrations[...last]
     }
 }

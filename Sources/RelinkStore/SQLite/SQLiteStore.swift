@@ -65,7 +65,8 @@ public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
         _ = sqliteConfigured
     }
 
-    static func migrate(_ writer: any DatabaseWriter) throws {
+    /// Brings the schema up to date, or (for the upgrade tests) only up to the migration named `target`, included.
+    static func migrate(_ writer: any DatabaseWriter, upTo target: String? = nil) throws {
         let migrator = Self.migrator
         if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
             // The migrations this build does not know (`appliedMigrations` lists only those it does): the message
@@ -74,7 +75,11 @@ public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
             let unknown = applied.subtracting(migrator.migrations).sorted { $0.localizedStandardCompare($1) == .orderedAscending }
             throw StoreError.schemaTooNew(found: unknown.last ?? "?", known: migrator.migrations.last ?? "?")
         }
-        try migrator.migrate(writer)
+        if let target {
+            try migrator.migrate(writer, upTo: target)
+        } else {
+            try migrator.migrate(writer)
+        }
     }
 
     static var migrator: DatabaseMigrator {
