@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import RelinkCore
 
 @main
 struct Relink: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relink",
         abstract: "Self-hosted deep links, compatible with Firebase Dynamic Links.",
+        version: RelinkVersion.current,
         subcommands: [
             ServeCommand.self, BuildCommand.self, ParseCommand.self, MintCommand.self, StatsCommand.self, LinksCommand.self,
             KeysCommand.self, ConfigCommand.self, WellKnownCommand.self, DeferredCommand.self, ImportCommand.self, VerifyCommand.self,
