@@ -1,9 +1,14 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
 import RelinkCore
 import Testing
 
 @testable import RelinkStore
+@testable import relink
 
 /// docs/operations.md#backups for PostgreSQL, run as written: `pg_dump --format=custom` of Relink's schema while it
 /// is in use, the schema dropped, `pg_restore` into the empty database: every link, counter and webhook is back,
@@ -103,5 +108,92 @@ struct PostgresBackupTests {
             store.close()
             throw error
         }
+    }
+
+    /// The same steps while `relink serve` takes clicks and mints on the schema: the dump, restored into a database of
+    /// its own, holds every link minted before it began, and no counter lower than the store's then.
+    @Test(.enabled(if: databaseURL != nil && tool("pg_dump") != nil && tool("pg_restore") != nil))
+    func aDumpUnderLoadRestoresEverythingWrittenBeforeIt() async throws {
+        let executable = try #require(CrashSafetyTests.executable, "relink is not built beside the tests")
+        let base = try #require(Self.databaseURL)
+        let schema = "t_dumpload_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(10)
+        let database = "relink_restore_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(10)
+        let separator = base.contains("?") ? "&" : "?"
+        let storeArguments = ["--database", base + separator + "schema=\(schema)&wait_timeout=30"]
+        // libpq's own URLs, without Relink's parameters: the server's database, and the one restored into.
+        let libpq = base.split(separator: "?").first.map(String.init) ?? base
+        let restoredLibpq = libpq.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/\(database)"
+        let restoredURL = restoredLibpq + "?" + (base.split(separator: "?").dropFirst().first.map { "\($0)&" } ?? "") + "schema=\(schema)&wait_timeout=30"
+        var logger = Logger(label: "relink.test")
+        logger.logLevel = .error
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-pgdump-load-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dump = folder.appending(path: "relink.dump").path
+        let admin = try await PostgresStore.connect(try DatabaseURL(base + separator + "wait_timeout=30"), logger: logger)
+        defer { admin.close() }
+
+        let key = try #require(
+            try await EndToEndTests.run(["keys", "create", "--project", "pictlink", "--config", EndToEndTests.routes] + storeArguments).first)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        do {
+            let server = try await CrashSafetyTests.Server(
+                executable: executable, storeArguments: storeArguments, log: folder.appending(path: "serve.log"))
+            let minted = NIOLockedValueBox<[String]>([])
+            let port = server.port
+            @Sendable func mint(_ index: Int) async throws {
+                guard let path = try await CrashSafetyTests.mint(http: http, port: port, key: key, path: "dump/\(index)") else { return }
+                minted.withLockedValue { $0.append(String(path.dropFirst())) }
+            }
+            for index in 0..<20 { try await mint(index) }
+            let load = CrashSafetyTests.Load()
+            let clicking = Task { await load.run(http: http, port: port, paths: minted.withLockedValue { $0 }.map { "/\($0)" }, workers: 6) }
+            let minting = Task {
+                var index = 20
+                while !load.stopped.withLockedValue({ $0 }) {
+                    try? await mint(index)
+                    index += 1
+                }
+            }
+            try await Task.sleep(for: .seconds(3))
+
+            // What the store holds when the dump begins.
+            let before = minted.withLockedValue { $0 }
+            let live = try await PostgresStore.connect(try DatabaseURL(storeArguments[1]), logger: logger)
+            var links: [ShortLinkRecord] = []
+            for code in before { links.append(try #require(try await live.link(domain: "https://go.pictlink.com", code: code))) }
+            let clicksBefore = try await CrashSafetyTests.storedClicks(links, in: live)
+            live.close()
+            try Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
+            try await Task.sleep(for: .seconds(1))
+            load.stopped.withLockedValue { $0 = true }
+            await clicking.value
+            await minting.value
+            await server.signal(SIGTERM)
+            #expect(load.acknowledged > 0)
+            #expect(minted.withLockedValue { $0.count } > before.count, "no link was minted while the dump ran")
+
+            try await admin.execute("CREATE DATABASE \(database)")
+            try Self.run(Self.tool("pg_restore")!, ["--dbname", restoredLibpq, dump])
+            let restored = try await PostgresStore.connect(try DatabaseURL(restoredURL), logger: logger)
+            var restoredLinks: [ShortLinkRecord] = []
+            for code in before {
+                let link = try await restored.link(domain: "https://go.pictlink.com", code: code)
+                #expect(link != nil, "\(code), minted before the dump, is not in it")
+                if let link { restoredLinks.append(link) }
+            }
+            let clicksInDump = try await CrashSafetyTests.storedClicks(restoredLinks, in: restored)
+            restored.close()
+            #expect(clicksInDump >= clicksBefore, "the dump holds \(clicksInDump) clicks, the store held \(clicksBefore) when it began")
+            print("pg_dump under load: \(before.count) links before it, \(clicksBefore) clicks stored then, \(clicksInDump) in the dump")
+        } catch {
+            try await http.shutdown()
+            try? await admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+            try? await admin.execute("DROP DATABASE IF EXISTS \(database)")
+            throw error
+        }
+        try await http.shutdown()
+        try await admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        try await admin.execute("DROP DATABASE IF EXISTS \(database)")
     }
 }
