@@ -123,7 +123,8 @@ struct PostgresBackupTests {
         // libpq's own URLs, without Relink's parameters: the server's database, and the one restored into.
         let libpq = base.split(separator: "?").first.map(String.init) ?? base
         let restoredLibpq = libpq.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/\(database)"
-        let restoredURL = restoredLibpq + "?" + (base.split(separator: "?").dropFirst().first.map { "\($0)&" } ?? "") + "schema=\(schema)&wait_timeout=30"
+        let query = base.split(separator: "?").dropFirst().first.map { "\($0)&" } ?? ""
+        let restoredURL = restoredLibpq + "?" + query + "schema=\(schema)&wait_timeout=30"
         var logger = Logger(label: "relink.test")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appending(path: "relink-pgdump-load-\(UUID())")
