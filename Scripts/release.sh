@@ -19,7 +19,7 @@ MULTIARCH="$(gcc -print-multiarch 2>/dev/null || echo "$ARCH-linux-gnu")"
 if [ ! -e "/usr/lib/$MULTIARCH/libcurl.so" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
         echo "release: installing libcurl4-openssl-dev (the link to libcurl the static Foundation needs)" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q libcurl4-openssl-dev > /dev/null
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q libcurl4-openssl-dev > /dev/null
     else
         echo "release: /usr/lib/$MULTIARCH/libcurl.so is missing: apt-get install libcurl4-openssl-dev" >&2
         exit 1
