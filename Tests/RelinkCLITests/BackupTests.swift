@@ -178,4 +178,26 @@ struct BackupTests {
         #expect(try [other, text].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == contents)
         #expect(try Self.names(in: folder).filter { !$0.hasPrefix("other.sqlite-") } == before, "a file was left behind")
     }
+
+    /// A damaged database: one short line, no copy.
+    @Test func aDamagedDatabaseIsReportedInOneLine() async throws {
+        let (folder, path) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Every page past the migrations' table (pages 2 and 3) claims a free block past its end.
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let pages = try file.seekToEnd() / 4_096
+        for page in 4...pages {
+            try file.seek(toOffset: (page - 1) * 4_096 + 1)
+            try file.write(contentsOf: Data([0x0F, 0xA0]))
+        }
+        try file.close()
+        let before = try Self.names(in: folder)
+        let error = await #expect(throws: CLIError.self) {
+            try await EndToEndTests.run(["backup", "--db", path, "--out", folder.appending(path: "backup.sqlite").path])
+        }
+        let message = error?.message ?? ""
+        #expect(message.contains("integrity check"), "\(message)")
+        #expect(!message.contains("\n") && !message.contains("\\n") && message.count < 400, "\(message)")
+        #expect(try Self.names(in: folder).filter { !$0.hasPrefix("relink.sqlite-") } == before.filter { !$0.hasPrefix("relink.sqlite-") })
+    }
 }

@@ -52,7 +52,13 @@ extension SQLiteStore {
                 // One file to carry: the copy's own WAL folded in.
                 try await destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
                 try destination.close()
-                guard check == ["ok"] else { throw StoreError.unavailable("the copy failed SQLite's integrity check: \(check.prefix(3))") }
+                guard check == ["ok"] else {
+                    // One line: SQLite lists every damaged page (thousands of lines for a damaged file).
+                    let problems = check.flatMap { $0.split(separator: "\n") }.filter { !$0.hasPrefix("*** ") }
+                    throw StoreError.unavailable(
+                        "the copy failed SQLite's integrity check, the database is damaged (\(problems.count) problem\(problems.count == 1 ? "" : "s"), the first: \(problems.first ?? "?"))"
+                    )
+                }
                 try place(partial, at: path)
                 return links
             } catch {
