@@ -281,6 +281,9 @@ struct ServeCommand: AsyncParsableCommand {
         group.maximumGracefulShutdownDuration = deadline.timeout
         do {
             try await ServiceGroup(configuration: group).run()
+        } catch is CancellationError where deadline.instant != nil {
+            // The deadline cut what still ran (a request waiting for its body, a store that does not answer): the
+            // stop ends as planned, and its line says what it could not write.
         } catch {
             throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
         }

@@ -8,6 +8,7 @@ import RelinkCore
 import RelinkStore
 import Testing
 
+@testable import RelinkStore
 @testable import relink
 
 /// `relink backup` of a SQLite store while `relink serve` takes clicks and mints: the copy passes SQLite's integrity
@@ -88,5 +89,115 @@ struct BackupTests {
             throw error
         }
         try await http.shutdown()
+    }
+
+    /// A folder of its own for a test, and a Relink database in it.
+    static func database() throws -> (folder: URL, path: String) {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-backup-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appending(path: "relink.sqlite").path
+        try SQLiteStore(path: path).close()
+        return (folder, path)
+    }
+
+    /// The names in `folder`, sorted.
+    static func names(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    @Test func theCopyIsForItsOwnerAlone() async throws {
+        let (folder, path) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let backup = folder.appending(path: "backup.sqlite").path
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        _ = try await EndToEndTests.run(["backup", "--db", path, "--out", backup])
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o600, "the backup's mode is \(String(mode & 0o777, radix: 8))")
+    }
+
+    @Test func whatIsAtTheOutputIsNeverReplacedNorFollowed() async throws {
+        let (folder, path) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let victim = folder.appending(path: "victim").path
+        try FileManager.default.createSymbolicLink(atPath: folder.appending(path: "dangling").path, withDestinationPath: victim)
+        try FileManager.default.createDirectory(at: folder.appending(path: "folder"), withIntermediateDirectories: false)
+        let before = try Self.names(in: folder)
+        for out in [
+            "dangling", "folder", "relink.sqlite", "./relink.sqlite", "folder/../relink.sqlite", "relink.sqlite-wal", "relink.sqlite-journal",
+        ] {
+            let error = await #expect(throws: CLIError.self) {
+                try await EndToEndTests.run(["backup", "--db", path, "--out", folder.appending(path: out).path])
+            }
+            #expect(error?.message.contains("\n") == false)
+        }
+        #expect(!FileManager.default.fileExists(atPath: victim), "the backup followed a symlink")
+        #expect(try Self.names(in: folder).filter { !$0.hasPrefix("relink.sqlite-") } == before.filter { !$0.hasPrefix("relink.sqlite-") })
+        // In a folder that does not exist: one line, nothing made.
+        let error = await #expect(throws: CLIError.self) {
+            try await EndToEndTests.run(["backup", "--db", path, "--out", folder.appending(path: "missing/backup.sqlite").path])
+        }
+        #expect(error?.message.contains("\n") == false)
+        #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "missing").path))
+    }
+
+    /// The source is read, never written: an older schema stays as it was (the backup before an upgrade is the way
+    /// back), and a file that is not Relink's database is refused untouched.
+    @Test func theSourceIsNeitherMigratedNorChanged() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-backup-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let old = folder.appending(path: "old.sqlite").path
+        let first = try #require(SQLiteStore.migrator.migrations.first)
+        let queue = try DatabaseQueue(path: old)
+        try SQLiteStore.migrate(queue, upTo: first)
+        try queue.close()
+        let backup = folder.appending(path: "old-backup.sqlite").path
+        _ = try await EndToEndTests.run(["backup", "--db", old, "--out", backup])
+        for file in [old, backup] {
+            let copy = try DatabaseQueue(path: file)
+            #expect(try await copy.read { db in try SQLiteStore.migrator.appliedIdentifiers(db) } == [first], "\(file)")
+            try copy.close()
+        }
+
+        let other = folder.appending(path: "other.sqlite").path
+        let otherQueue = try DatabaseQueue(path: other)
+        try await otherQueue.write { db in try db.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')") }
+        try otherQueue.close()
+        let text = folder.appending(path: "notes.txt").path
+        try Data("not a database\n".utf8).write(to: URL(fileURLWithPath: text))
+        let contents = try [other, text].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let before = try Self.names(in: folder)
+        for source in [other, text] {
+            let error = await #expect(throws: CLIError.self) {
+                try await EndToEndTests.run(["backup", "--db", source, "--out", folder.appending(path: "refused.sqlite").path])
+            }
+            #expect(error?.message.contains("\n") == false)
+        }
+        #expect(try [other, text].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == contents)
+        #expect(try Self.names(in: folder).filter { !$0.hasPrefix("other.sqlite-") } == before, "a file was left behind")
+    }
+
+    /// A damaged database: one short line, no copy.
+    @Test func aDamagedDatabaseIsReportedInOneLine() async throws {
+        let (folder, path) = try Self.database()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Every page past the migrations' table (pages 2 and 3) claims a free block past its end.
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let pages = try file.seekToEnd() / 4_096
+        for page in 4...pages {
+            try file.seek(toOffset: (page - 1) * 4_096 + 1)
+            try file.write(contentsOf: Data([0x0F, 0xA0]))
+        }
+        try file.close()
+        let before = try Self.names(in: folder)
+        let error = await #expect(throws: CLIError.self) {
+            try await EndToEndTests.run(["backup", "--db", path, "--out", folder.appending(path: "backup.sqlite").path])
+        }
+        let message = error?.message ?? ""
+        #expect(message.contains("integrity check"), "\(message)")
+        #expect(!message.contains("\n") && !message.contains("\\n") && message.count < 400, "\(message)")
+        #expect(try Self.names(in: folder).filter { !$0.hasPrefix("relink.sqlite-") } == before.filter { !$0.hasPrefix("relink.sqlite-") })
     }
 }

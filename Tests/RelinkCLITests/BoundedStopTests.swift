@@ -77,6 +77,35 @@ struct BoundedStopTests {
             })
     }
 
+    /// A request still running at the deadline (an API call whose body never comes) is cut there, and the stop ends
+    /// as planned: exit 0 and the stop's line, not a failure to serve.
+    @Test func aRequestStillRunningAtTheDeadlineIsCutAndTheStopEndsAsPlanned() async throws {
+        let executable = try #require(CrashSafetyTests.executable, "relink is not built beside the tests")
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-stop-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storeArguments = ["--db", folder.appending(path: "relink.sqlite").path]
+        let key = try #require(
+            try await EndToEndTests.run(["keys", "create", "--project", "pictlink", "--config", EndToEndTests.routes] + storeArguments).first)
+        let log = folder.appending(path: "serve.log")
+        let server = try await CrashSafetyTests.Server(
+            executable: executable, storeArguments: storeArguments + ["--shutdown-timeout", "\(Self.deadline)"], log: log)
+        let socket = try LoopbackSocket.connected(port: server.port)
+        defer { close(socket) }
+        let head = "POST /v1/shortLinks?key=\(key) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+        #expect(Array(head.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) } == head.utf8.count)
+        try await Task.sleep(for: .milliseconds(500))
+
+        let start = ContinuousClock.now
+        await server.signal(SIGTERM)
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(Self.deadline + 2), "the stop took \(took), past its \(Self.deadline) s deadline and 2 s")
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(server.process.terminationStatus == 0, "\(text.suffix(2_000))")
+        #expect(StopLine(log: text) != nil, "no stop line in \(text.suffix(2_000))")
+        #expect(!text.contains("could not serve"), "\(text.suffix(2_000))")
+    }
+
     /// A SQLite file's write lock, held by a bare connection in an open transaction.
     final class SQLiteLock: @unchecked Sendable {
         let path: String
