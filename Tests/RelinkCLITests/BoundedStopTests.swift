@@ -46,7 +46,9 @@ struct BoundedStopTests {
         let separator = base.contains("?") ? "&" : "?"
         try await Self.stop(
             executable: executable,
-            storeArguments: ["--database", viaProxy + separator + "schema=\(schema)"],
+            // A generous wait for the steps before the cut (the key, the mint) on a busy machine: the stop's deadline
+            // bounds the stop whatever the wait.
+            storeArguments: ["--database", viaProxy + separator + "schema=\(schema)&wait_timeout=30"],
             directStore: { try await PostgresStore.connect(try DatabaseURL(base + separator + "schema=\(schema)")) },
             block: { proxy.cut = true },
             // Closed, not restored: bytes held while it was cut must not reach the database after the test.

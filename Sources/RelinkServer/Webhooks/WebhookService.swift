@@ -188,7 +188,8 @@ final class WebhookService: Service, Sendable {
         do {
             leased = try await store.leaseDeliveries(now: Date(), limit: free, lease: lease)
         } catch {
-            logger.warning("webhook deliveries could not be leased: \(error)")
+            // Cut by a stop's deadline: nothing was leased, and the stop's own line says what it left.
+            if !Task.isCancelled { logger.warning("webhook deliveries could not be leased: \(error)") }
             return
         }
         for (delivery, webhook) in leased {
