@@ -213,7 +213,7 @@ struct DeferredLinkTests {
             let answers = try await withThrowingTaskGroup(of: InstallAttributionResponse.self) { group in
                 for index in 0..<100 {
                     group.addTask {
-                        // A connection the loaded test process could not keep (reset before its answer) is tried again,
+                        // A connection the loaded test process could not keep (reset or closed before its answer) is tried again,
                         // as an app would: a claim is answered the same for the same install id.
                         var attempt = 0
                         while true {
@@ -227,6 +227,9 @@ struct DeferredLinkTests {
                                 )
                                 return try JSONDecoder().decode(InstallAttributionResponse.self, from: response.data)
                             } catch let error as IOError where attempt < 3 && error.errnoCode == ECONNRESET {
+                                continue
+                            } catch ChannelError.ioOnClosedChannel where attempt < 3 {
+                                // The same, seen while the request was still being written.
                                 continue
                             }
                         }
