@@ -226,6 +226,22 @@ struct ConfigurationTests {
         (project(#""deferred": {"candidatesPerAddress": 0}"#), "projects[0].deferred.candidatesPerAddress: must be from 1 to 1000, got 0"),
         (project(#""deferred": {"candidatesPerNetwork": 5000}"#), "projects[0].deferred.candidatesPerNetwork: must be from 1 to 1000, got 5000"),
         (
+            project(#""clickTracking": [{"host": "go.example.com", "upstream": "https://u.example.net", "paths": ["/uni/*"]}]"#),
+            "projects[0].clickTracking[0].host: 'go.example.com' is a link domain of project 'p'; a tracking domain is a host of its own"
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://u.example.net/x", "paths": ["/uni/*"]}]"#),
+            "projects[0].clickTracking[0].upstream: 'https://u.example.net/x' must be an origin, https://host[:port], without a path"
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://u.example.net", "paths": ["uni/*"]}]"#),
+            "projects[0].clickTracking[0].paths[0]: 'uni/*' must start with /"
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://click.example.com", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].upstream: 'https://click.example.com' is served by Relink itself; the upstream is the email service's own address"
+        ),
+        (
             project(#""deferred": {"fingerprintWindowMinutes": 180, "tokenWindowHours": 2}"#),
             "projects[0].deferred.fingerprintWindowMinutes: must not exceed tokenWindowHours (2 h)"
         ),

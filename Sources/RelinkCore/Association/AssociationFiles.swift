@@ -25,6 +25,15 @@ public struct AssociationFiles: Sendable, Equatable {
                         appleAppSiteAssociation: encode(AppleAppSiteAssociation(project: project, prefixPaths: prefixes.map(\.path))),
                         assetLinks: encode(project.android.map(AssetLinkStatement.init))))
             }
+            // An email service's tracking domain: the project's apps, for the tracking paths only (Android's App
+            // Links take their paths from the app's manifest; the statement is the same).
+            for tracking in project.clickTracking {
+                result.append(
+                    AssociationFiles(
+                        host: tracking.host, projectId: project.id,
+                        appleAppSiteAssociation: encode(AppleAppSiteAssociation(project: project, trackingPaths: tracking.paths)),
+                        assetLinks: encode(project.android.map(AssetLinkStatement.init))))
+            }
         }
         return result.sorted { $0.host < $1.host }
     }

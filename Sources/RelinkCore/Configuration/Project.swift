@@ -15,13 +15,15 @@ public struct Project: Hashable, Sendable, Identifiable {
     public var socialPreview: SocialPreviewSettings
     /// Rules and variants for the project's short links, after (rules) or instead of (variants) each link's own.
     public var rules: LinkRules
+    /// Email services' click-tracking domains Relink hosts for the project (docs/email.md).
+    public var clickTracking: [ClickTrackingHost]
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         id: String, domains: [DomainURIPrefix], ios: [IOSApp] = [], android: [AndroidApp] = [],
         allowlist: Allowlist = Allowlist(), defaults: ProjectDefaults = ProjectDefaults(), routes: [PathRoute] = [],
         deferred: DeferredLinkSettings = .default, rateLimit: RateLimit = .default, socialPreview: SocialPreviewSettings = .default,
-        rules: LinkRules = LinkRules()
+        rules: LinkRules = LinkRules(), clickTracking: [ClickTrackingHost] = []
     ) {
         self.id = id
         self.domains = domains
@@ -34,5 +36,6 @@ public struct Project: Hashable, Sendable, Identifiable {
         self.rateLimit = rateLimit
         self.socialPreview = socialPreview
         self.rules = rules
+        self.clickTracking = clickTracking
     }
 }

@@ -53,7 +53,10 @@ extension RelinkConfiguration {
     // MARK: Projects
 
     private static func readProject(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> Project? {
-        let keys = ["id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit", "socialPreview", "rules"]
+        let keys = [
+            "id", "domains", "ios", "android", "allowlist", "defaults", "routes", "deferred", "rateLimit", "socialPreview", "rules",
+            "clickTracking",
+        ]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let problemsBefore = reader.problems.count
         let id = reader.string(fields, "id", required: true) { id in
@@ -139,11 +142,20 @@ extension RelinkConfiguration {
                 reader.report(path, "must be {\"rules\": [...], \"variants\": [...]} as docs/rules.md describes (\(Self.decodingProblem(error)))")
             }
         }
+        var clickTracking: [ClickTrackingHost] = []
+        for (element, elementPath) in reader.array(fields, "clickTracking") {
+            guard let host = readClickTrackingHost(element, at: elementPath, reader: &reader) else { continue }
+            if clickTracking.contains(where: { $0.host == host.host }) {
+                reader.report(elementPath + ".host", "'\(host.host)' is listed twice in this project")
+            } else {
+                clickTracking.append(host)
+            }
+        }
         guard reader.problems.count == problemsBefore, let id else { return nil }
         return Project(
             id: id, domains: domains, ios: iosApps, android: androidApps, allowlist: allowlist,
             defaults: defaults ?? ProjectDefaults(), routes: routes, deferred: deferred ?? .default,
-            rateLimit: rateLimit ?? .default, socialPreview: socialPreview ?? .default, rules: rules)
+            rateLimit: rateLimit ?? .default, socialPreview: socialPreview ?? .default, rules: rules, clickTracking: clickTracking)
     }
 
     private static func checkAcrossProjects(_ projects: [Project], reader: inout ConfigurationReader) {
@@ -162,6 +174,27 @@ extension RelinkConfiguration {
                     )
                 } else {
                     projectForHost[domain.hostAndPort] = project.id
+                }
+            }
+        }
+        // A tracking domain is a host of its own: not a link domain, not another project's tracking domain.
+        var trackingOwner: [String: String] = [:]
+        for (index, project) in projects.enumerated() {
+            for (hostIndex, tracking) in project.clickTracking.enumerated() {
+                let path = "projects[\(index)].clickTracking[\(hostIndex)].host"
+                if let owner = projectForHost[tracking.host] {
+                    reader.report(path, "'\(tracking.host)' is a link domain of project '\(owner)'; a tracking domain is a host of its own")
+                } else if let owner = trackingOwner[tracking.host] {
+                    reader.report(path, "'\(tracking.host)' is already the tracking domain of project '\(owner)'")
+                } else {
+                    trackingOwner[tracking.host] = project.id
+                }
+                if projectForHost[tracking.upstream.hostAndPort] != nil || trackingOwner[tracking.upstream.hostAndPort] != nil
+                    || tracking.upstream.hostAndPort == tracking.host
+                {
+                    reader.report(
+                        "projects[\(index)].clickTracking[\(hostIndex)].upstream",
+                        "'\(tracking.upstream)' is served by Relink itself; the upstream is the email service's own address")
                 }
             }
         }

@@ -9,6 +9,8 @@ public struct DomainDirectory: Sendable {
 
     /// For each `host[:port]`, its prefixes with the longest path first.
     private let prefixesByHost: [String: [(prefix: DomainURIPrefix, project: Project)]]
+    /// Email services' tracking domains Relink hosts, by `host[:port]` (docs/email.md).
+    let clickTrackingByHost: [String: (project: Project, tracking: ClickTrackingHost)]
 
     /// - Parameter configuration: routes.json, loaded.
     public init(_ configuration: RelinkConfiguration) {
@@ -19,6 +21,11 @@ public struct DomainDirectory: Sendable {
             }
         }
         prefixesByHost = byHost.mapValues { $0.sorted { $0.0.path.count > $1.0.path.count } }
+        var tracking: [String: (Project, ClickTrackingHost)] = [:]
+        for project in configuration.projects {
+            for host in project.clickTracking { tracking[host.host] = (project, host) }
+        }
+        clickTrackingByHost = tracking
     }
 
     /// The project for a request with this `Host` header value and path. A port in the host that no domain

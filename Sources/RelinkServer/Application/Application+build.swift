@@ -138,6 +138,12 @@ struct ApplicationParts {
             metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, servesConsole: configuration.console.servesOnMainPort,
             outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength)
         router.add(middleware: observer)
+        // An email service's tracking domains: passed to the service, but for their association files.
+        if relink.projects.contains(where: { !$0.clickTracking.isEmpty }) {
+            var trackingFetcher = SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver)
+            trackingFetcher.timeout = .seconds(5)
+            router.add(middleware: ClickTrackingMiddleware(directory: resolver.directory, fetcher: trackingFetcher, pages: pages))
+        }
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages).addRoutes(to: router)
         if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }

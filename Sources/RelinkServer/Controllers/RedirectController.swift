@@ -85,7 +85,8 @@ struct RedirectController: Sendable {
     /// check (a marked click) or a click limit, or when the store failed; the router answers those.
     func resolutionNow(_ request: Request, host: String) -> LinkResolver.Resolution? {
         let path = Substring(request.uri.path)
-        guard !APIPath.isAPI(path), BearerCredential.token(in: request.headers) == nil,
+        // An email service's tracking domain is the router's (`ClickTrackingMiddleware`).
+        guard !APIPath.isAPI(path), BearerCredential.token(in: request.headers) == nil, resolver.directory.clickTracking(host: host) == nil,
             case .resolved(let resolution) = try? resolver.resolveNow(host: host, path: path, query: request.uri.query.map { Substring($0) })
         else { return nil }
         if case .found(let target) = resolution, target.shortLink?.record.maxClicks != nil { return nil }

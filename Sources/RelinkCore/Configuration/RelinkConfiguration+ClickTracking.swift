@@ -1,0 +1,44 @@
+extension RelinkConfiguration {
+    /// One `clickTracking` entry: `{"host": "click.example.com", "upstream": "https://…", "paths": ["/ls/click*"]}`,
+    /// and `"hostHeader": "tracking"` (the default) or `"upstream"`.
+    static func readClickTrackingHost(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> ClickTrackingHost? {
+        guard let fields = reader.object(value, at: path, keys: ["host", "upstream", "paths", "hostHeader"]) else { return nil }
+        let problemsBefore = reader.problems.count
+        let host = reader.string(fields, "host", required: true) { host in
+            // A host name as a Host header carries it, with an optional port: the same checks as a link domain's.
+            guard let parsed = try? DomainURIPrefix("https://" + host), parsed.path.isEmpty, parsed.hostAndPort == host.lowercased()
+            else { return "must be a host name like click.example.com (no scheme, path or user information)" }
+            return nil
+        }
+        var upstream: DomainURIPrefix?
+        if let text = reader.string(fields, "upstream", required: true) {
+            do {
+                let parsed = try DomainURIPrefix(text)
+                if !parsed.path.isEmpty {
+                    reader.report(fields.path("upstream"), "'\(text)' must be an origin, https://host[:port], without a path")
+                } else {
+                    upstream = parsed
+                }
+            } catch {
+                reader.report(fields.path("upstream"), error.description)
+            }
+        }
+        var paths: [String] = []
+        for (element, elementPath) in reader.array(fields, "paths", required: true, nonEmpty: true) {
+            guard let text = reader.string(element, at: elementPath) else { continue }
+            if let problem = ClickTrackingHost.problem(path: text) {
+                reader.report(elementPath, problem)
+            } else if paths.contains(text) {
+                reader.report(elementPath, "'\(text)' is listed twice")
+            } else {
+                paths.append(text)
+            }
+        }
+        if paths.count > 32 { reader.report(fields.path("paths"), "at most 32 tracking paths") }
+        let hostHeader = reader.string(fields, "hostHeader") { header in
+            ["tracking", "upstream"].contains(header) ? nil : "must be 'tracking' (the tracking domain, the default) or 'upstream'"
+        }
+        guard reader.problems.count == problemsBefore, let host, let upstream else { return nil }
+        return ClickTrackingHost(host: host.lowercased(), upstream: upstream, paths: paths, sendsTrackingHost: hostHeader != "upstream")
+    }
+}

@@ -1,0 +1,87 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import RelinkCore
+
+/// An email service's tracking domain that Relink hosts (`clickTracking` in routes.json): its association files are
+/// Relink's (`AssociationController`, the tracking paths only), and every other request goes to the service's
+/// upstream as it came (method, path, query, the headers the service reads, the client's address in
+/// `X-Forwarded-For`), the answer coming back as the service gave it: the service counts the click and redirects, as
+/// without Relink. The upstream is the configuration's, never the request's; nothing is followed on Relink's side.
+struct ClickTrackingMiddleware: RouterMiddleware {
+    typealias Context = RelinkRequestContext
+
+    let directory: DomainDirectory
+    let fetcher: SafeFetcher
+    let pages: PageRenderer
+    /// The most of a request's body passed on (a tracking click has none; a form posted through may).
+    static let maximumBodyBytes = 64 * 1024
+
+    /// The client's headers the upstream gets: what a browser says of itself and its cookies for the tracking domain.
+    /// Hop-by-hop, framing, forwarding and credential headers are set here or not passed.
+    static let passedHeaders: [HTTPField.Name] = [
+        .userAgent, .accept, .acceptLanguage, .cookie, HTTPField.Name("Referer")!, .contentType, .ifNoneMatch, .ifModifiedSince,
+        HTTPField.Name("DNT")!,
+    ]
+
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let (_, tracking) = directory.clickTracking(host: context.origin.host) else { return try await next(request, context) }
+        let path = request.uri.path
+        if Self.isAssociationFile(path) { return try await next(request, context) }
+        // The origin-form target only: an absolute-form request's scheme and host never reach the upstream's URL.
+        guard path.hasPrefix("/") else {
+            return pages.message("Bad request", ["The request's target is not a path."], status: .badRequest)
+        }
+        let target = path + (request.uri.query.map { "?" + $0 } ?? "")
+        let url = tracking.upstream.description + target
+        guard !SafeFetcher.hasDotSegments(url) else {
+            return pages.message("Bad request", ["The path has . or .. segments."], status: .badRequest)
+        }
+        var headers: [(name: String, value: String)] = []
+        for name in Self.passedHeaders {
+            for value in request.headers[values: name] { headers.append((name.rawName, value)) }
+        }
+        if let address = context.origin.clientAddress { headers.append(("X-Forwarded-For", address)) }
+        headers.append(("X-Forwarded-Proto", context.origin.scheme))
+        headers.append(("X-Forwarded-Host", tracking.host))
+        var body: ByteBuffer?
+        if request.method != .get && request.method != .head {
+            do {
+                body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            } catch {
+                return pages.message("Request too large", ["At most \(Self.maximumBodyBytes) bytes are passed on."], status: .contentTooLarge)
+            }
+        }
+        let answer: SafeFetcher.ForwardedAnswer
+        do {
+            answer = try await fetcher.forward(
+                method: HTTPMethod(rawValue: request.method.rawValue), url: url,
+                host: tracking.sendsTrackingHost ? tracking.host : tracking.upstream.hostAndPort, headers: headers, body: body)
+        } catch .timedOut {
+            context.logger.warning("click tracking: \(tracking.upstream) did not answer in time")
+            return pages.message("The link could not be followed", ["The email service did not answer in time."], status: .gatewayTimeout)
+        } catch {
+            context.logger.warning("click tracking: \(tracking.upstream): \(error)")
+            return pages.message("The link could not be followed", ["The email service could not be reached."], status: .badGateway)
+        }
+        guard (100...599).contains(answer.status) else {
+            return pages.message("The link could not be followed", ["The email service answered oddly."], status: .badGateway)
+        }
+        var fields = HTTPFields()
+        for (name, value) in answer.headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        return Response(
+            status: HTTPResponse.Status(code: Int(answer.status)), headers: fields,
+            body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: answer.body))
+    }
+
+    static func isAssociationFile(_ path: String) -> Bool {
+        path == RelinkPaths.appleAppSiteAssociation || path == RelinkPaths.wellKnown + "apple-app-site-association"
+            || path == RelinkPaths.wellKnown + "assetlinks.json"
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import RelinkCore
+import RelinkStore
+import Testing
+
+@testable import RelinkServer
+
+/// An email service's tracking domain hosted by Relink: its association files give the project's apps the tracking
+/// paths only, and every other request reaches the service (a stand-in on loopback), which counts the click and
+/// redirects to a Relink link, as it would without Relink.
+@Suite struct ClickTrackingTests {
+    static let trackingHost = "click.pictlink.test"
+
+    /// The stand-in email service: records each request's path, query and forwarded headers, and answers a click
+    /// with a redirect to `destination`.
+    final class EmailService: Sendable {
+        let seen = NIOLockedValueBox<[(target: String, host: String?, forwardedFor: String?)]>([])
+
+        func application(destination: String) -> some ApplicationProtocol {
+            let router = Router()
+            router.get("/**") { request, _ -> Response in
+                self.seen.withLockedValue {
+                    $0.append(
+                        (
+                            request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""), request.head.authority,
+                            request.headers[HTTPField.Name("X-Forwarded-For")!]
+                        ))
+                }
+                return Response(status: .found, headers: [.location: destination, .cacheControl: "no-store"])
+            }
+            return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        }
+    }
+
+    static func relink(upstreamPort: Int) throws -> some ApplicationProtocol {
+        var configuration = TestSupport.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].clickTracking = [
+            ClickTrackingHost(host: trackingHost, upstream: try DomainURIPrefix("http://127.0.0.1:\(upstreamPort)"), paths: ["/uni/*"])
+        ]
+        var server = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: configuration, forwardedHeaders: TestSupport.trustingTestClient, logLevel: .error,
+            store: try SQLiteStore())
+        // The stand-in is on loopback, which fetches refuse unless allowed (as `--fetch-allow-networks` does).
+        if case .success(let networks) = IPNetwork.parseList("127.0.0.0/8") { server.fetchPolicy.allowed = networks }
+        return try buildApplication(configuration: server)
+    }
+
+    @Test func theTrackingDomainServesTheAppsForItsPathsAndPassesClicksToTheService() async throws {
+        let service = EmailService()
+        try await service.application(destination: "https://go.pictlink.com/abc").test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port).test(.router) { client in
+                let host: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                // The association file: the project's apps, for the tracking paths and nothing else.
+                let association = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: host)
+                #expect(association.status == .ok)
+                let text = String(buffer: association.body)
+                #expect(text.contains(#""/" : "/uni/*""#) || text.contains(#""/": "/uni/*""#), "\(text)")
+                #expect(text.contains("ABCDE12345.jp.furyu.pictlink.ios"))
+                #expect(!text.contains("NOT "), "the tracking domain's file excludes nothing: it lists the tracking paths only")
+                let assetLinks = try await client.execute(uri: "/.well-known/assetlinks.json", method: .get, headers: host)
+                #expect(String(buffer: assetLinks.body).contains("jp.furyu.pictlink.android"))
+
+                // A click: the service's answer, as it gave it; the service saw the path, query and client.
+                var headers = host
+                headers[HTTPField.Name("X-Forwarded-For")!] = "203.0.113.7"
+                let click = try await client.execute(uri: "/uni/ls/click?upn=abc%3D%3D&x=1", method: .get, headers: headers)
+                #expect(click.status == .found)
+                #expect(click.headers[.location] == "https://go.pictlink.com/abc")
+                let seen = service.seen.withLockedValue { $0 }
+                #expect(seen.count == 1)
+                #expect(seen.first?.target == "/uni/ls/click?upn=abc%3D%3D&x=1")
+                #expect(seen.first?.host == Self.trackingHost)
+                #expect(seen.first?.forwardedFor == "203.0.113.7")
+            }
+        }
+    }
+
+    @Test func aRequestCannotSendTheProxyElsewhere() async throws {
+        let service = EmailService()
+        try await service.application(destination: "https://go.pictlink.com/abc").test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port).test(.router) { client in
+                let headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                // A forwarded host names another host (this server trusts the test client's forwarded headers): the
+                // request is that host's, and reaches no upstream.
+                var forwarded = headers
+                forwarded[HTTPField.Name("X-Forwarded-Host")!] = "evil.test"
+                #expect(try await client.execute(uri: "/uni/ls/click", method: .get, headers: forwarded).status == .notFound)
+                #expect(service.seen.withLockedValue { $0.isEmpty })
+                // A path that reads as a network path reaches the configured upstream, as a path.
+                let doubled = try await client.execute(uri: "//evil.test/x", method: .get, headers: headers)
+                #expect(doubled.status == .found)
+                #expect(service.seen.withLockedValue { $0.last?.target } == "//evil.test/x")
+                #expect(service.seen.withLockedValue { $0.last?.host } == Self.trackingHost)
+                // Dot segments are refused, plain or encoded.
+                for path in ["/uni/../admin", "/uni/%2e%2e/admin"] {
+                    let refused = try await client.execute(uri: path, method: .get, headers: headers)
+                    #expect(refused.status == .badRequest, "\(path)")
+                }
+                #expect(service.seen.withLockedValue { $0.count } == 1)
+            }
+        }
+    }
+
+    @Test func anUpstreamOnAPrivateAddressIsRefusedWithoutAnAllowance() async throws {
+        var configuration = TestSupport.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].clickTracking = [
+            ClickTrackingHost(host: Self.trackingHost, upstream: try DomainURIPrefix("http://10.1.2.3"), paths: ["/uni/*"])
+        ]
+        let app = try buildApplication(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, relink: configuration, logLevel: .error, store: try SQLiteStore()))
+        try await app.test(.router) { client in
+            let response = try await client.execute(
+                uri: "/uni/ls/click?upn=1", method: .get, headers: [HTTPField.Name("Host")!: Self.trackingHost])
+            #expect(response.status == .badGateway)
+        }
+    }
+
+    @Test func trackingPathsMatchAsAssociationFilesDo() throws {
+        let tracking = ClickTrackingHost(
+            host: Self.trackingHost, upstream: try DomainURIPrefix("https://sendgrid.net"), paths: ["/uni/*", "/ls/click?x"])
+        #expect(tracking.isTrackingPath("/uni/ls/click"))
+        #expect(tracking.isTrackingPath("/uni/"))
+        #expect(!tracking.isTrackingPath("/un/ls"))
+        #expect(tracking.isTrackingPath("/ls/click1x"))
+        #expect(!tracking.isTrackingPath("/ls/clickx"))
+        #expect(!tracking.isTrackingPath("/UNI/a"))
+    }
+}
