@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import RelinkAPI
 import RelinkCore
 import RelinkStore
 import Testing
@@ -15,14 +16,16 @@ import Testing
 /// paths only, and every other request reaches the service (a stand-in on loopback), which counts the click and
 /// redirects to a Relink link, as it would without Relink.
 @Suite struct ClickTrackingTests {
+    typealias T = TestSupport
     static let trackingHost = "click.pictlink.test"
 
     /// The stand-in email service: records each request's path, query and forwarded headers, and answers a click
     /// with a redirect to `destination`.
     final class EmailService: Sendable {
         let seen = NIOLockedValueBox<[(target: String, host: String?, forwardedFor: String?)]>([])
+        let destination = NIOLockedValueBox("https://go.pictlink.com/abc")
 
-        func application(destination: String) -> some ApplicationProtocol {
+        func application() -> some ApplicationProtocol {
             let router = Router()
             router.get("/**") { request, _ -> Response in
                 self.seen.withLockedValue {
@@ -32,13 +35,13 @@ import Testing
                             request.headers[HTTPField.Name("X-Forwarded-For")!]
                         ))
                 }
-                return Response(status: .found, headers: [.location: destination, .cacheControl: "no-store"])
+                return Response(status: .found, headers: [.location: self.destination.withLockedValue { $0 }, .cacheControl: "no-store"])
             }
             return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         }
     }
 
-    static func relink(upstreamPort: Int) throws -> some ApplicationProtocol {
+    static func relink(upstreamPort: Int, store: (any RelinkStore)? = nil) throws -> some ApplicationProtocol {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
         configuration.projects[index].clickTracking = [
@@ -46,7 +49,7 @@ import Testing
         ]
         var server = ServerConfiguration(
             host: "127.0.0.1", port: 0, relink: configuration, forwardedHeaders: TestSupport.trustingTestClient, logLevel: .error,
-            store: try SQLiteStore())
+            store: try store ?? SQLiteStore())
         // The stand-in is on loopback, which fetches refuse unless allowed (as `--fetch-allow-networks` does).
         if case .success(let networks) = IPNetwork.parseList("127.0.0.0/8") { server.fetchPolicy.allowed = networks }
         return try buildApplication(configuration: server)
@@ -54,7 +57,7 @@ import Testing
 
     @Test func theTrackingDomainServesTheAppsForItsPathsAndPassesClicksToTheService() async throws {
         let service = EmailService()
-        try await service.application(destination: "https://go.pictlink.com/abc").test(.live) { standIn in
+        try await service.application().test(.live) { standIn in
             let port = try #require(standIn.port)
             try await Self.relink(upstreamPort: port).test(.router) { client in
                 let host: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
@@ -85,7 +88,7 @@ import Testing
 
     @Test func aRequestCannotSendTheProxyElsewhere() async throws {
         let service = EmailService()
-        try await service.application(destination: "https://go.pictlink.com/abc").test(.live) { standIn in
+        try await service.application().test(.live) { standIn in
             let port = try #require(standIn.port)
             try await Self.relink(upstreamPort: port).test(.router) { client in
                 let headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
@@ -122,6 +125,36 @@ import Testing
             let response = try await client.execute(
                 uri: "/uni/ls/click?upn=1", method: .get, headers: [HTTPField.Name("Host")!: Self.trackingHost])
             #expect(response.status == .badGateway)
+        }
+    }
+
+    /// The app opened by a tracking URL asks for its deep link as for any link: the service is asked once (its click),
+    /// and the link it redirects to is resolved and counted as a re-open.
+    @Test func anAppOpenedByATrackingURLGetsItsLinksDeepLink() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port, store: store).test(.router) { client in
+                let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fmail", key: key, with: client)
+                service.destination.withLockedValue { $0 = minted.shortLink }
+                let response = try await client.execute(
+                    uri: "/v1/reopenAttribution", method: .post, headers: [.userAgent: "Pictlink/1.0"],
+                    body: ByteBuffer(
+                        string:
+                            #"{"requestedLink": "https://\#(Self.trackingHost)/uni/ls/click?upn=xyz", "bundleId": "jp.furyu.pictlink.ios", "installId": "mail-1"}"#
+                    ))
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                let answer = try JSONDecoder().decode(ReopenAttributionResponse.self, from: response.data)
+                #expect(answer.deepLink == "https://pictlink.com/mail")
+                #expect(service.seen.withLockedValue { $0.map(\.target) } == ["/uni/ls/click?upn=xyz"])
+                let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+                let stats = try JSONDecoder().decode(
+                    LinkStatsResponse.self,
+                    from: try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=1&key=\(key)", method: .get).data)
+                let reopens = stats.linkEventStats.filter { $0.event.rawValue == "APP_RE_OPEN" }.map(\.count)
+                #expect(reopens == ["1"])
+            }
         }
     }
 

@@ -40,6 +40,7 @@ struct AttributionController: Sendable {
         let origin = context.origin
         let caller = context.caller
         let body = try await request.decode(as: ReopenAttributionRequest.self, context: context)
-        return try await service.reopen(body, clientAddress: origin.clientAddress, keyProject: caller?.project)
+        return try await service.reopen(
+            body, clientAddress: origin.clientAddress, keyProject: caller?.project, userAgent: request.headers[.userAgent])
     }
 }

@@ -123,10 +123,18 @@ struct ApplicationParts {
             store: store, configuration: relink, interval: min(configuration.eventFlushInterval, .milliseconds(100)), logger: logger,
             metrics: metrics, outages: outages, deadline: configuration.shutdownDeadline)
         configuration.backlog?.watch(events: recorder, clicks: deferredRecorder)
+        // Email services' tracking domains, when a project has any: their clicks pass through to the service, and an
+        // app opened by a tracking URL has it unwrapped (docs/email.md).
+        var clickTracking: ClickTrackingProxy?
+        if relink.projects.contains(where: { !$0.clickTracking.isEmpty }) {
+            var trackingFetcher = SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver)
+            trackingFetcher.timeout = .seconds(5)
+            clickTracking = ClickTrackingProxy(directory: resolver.directory, fetcher: trackingFetcher)
+        }
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
             hasher: AddressHasher(secrets: secrets), metrics: metrics, logger: logger,
-            webhooks: webhooks)
+            webhooks: webhooks, clickTracking: clickTracking)
         metrics.onScrape { metrics in
             metrics.setQueueDepth(.clickEvents, recorder.depth)
             metrics.setQueueDepth(.pendingClicks, deferredRecorder.depth.buffered)
@@ -139,11 +147,7 @@ struct ApplicationParts {
             outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength)
         router.add(middleware: observer)
         // An email service's tracking domains: passed to the service, but for their association files.
-        if relink.projects.contains(where: { !$0.clickTracking.isEmpty }) {
-            var trackingFetcher = SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver)
-            trackingFetcher.timeout = .seconds(5)
-            router.add(middleware: ClickTrackingMiddleware(directory: resolver.directory, fetcher: trackingFetcher, pages: pages))
-        }
+        if let clickTracking { router.add(middleware: ClickTrackingMiddleware(proxy: clickTracking, pages: pages)) }
         HealthController(projects: relink.projects.count).addRoutes(to: router)
         AssociationController(configuration: relink, pages: pages).addRoutes(to: router)
         if case .token(let token) = configuration.metrics { MetricsController(metrics: metrics, token: token).addRoutes(to: router) }

@@ -13,8 +13,7 @@ import RelinkCore
 struct ClickTrackingMiddleware: RouterMiddleware {
     typealias Context = RelinkRequestContext
 
-    let directory: DomainDirectory
-    let fetcher: SafeFetcher
+    let proxy: ClickTrackingProxy
     let pages: PageRenderer
     /// The most of a request's body passed on (a tracking click has none; a form posted through may).
     static let maximumBodyBytes = 64 * 1024
@@ -29,7 +28,7 @@ struct ClickTrackingMiddleware: RouterMiddleware {
     @concurrent func handle(
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let (_, tracking) = directory.clickTracking(host: context.origin.host) else { return try await next(request, context) }
+        guard let (_, tracking) = proxy.directory.clickTracking(host: context.origin.host) else { return try await next(request, context) }
         let path = request.uri.path
         if Self.isAssociationFile(path) { return try await next(request, context) }
         // The origin-form target only: an absolute-form request's scheme and host never reach the upstream's URL.
@@ -37,17 +36,13 @@ struct ClickTrackingMiddleware: RouterMiddleware {
             return pages.message("Bad request", ["The request's target is not a path."], status: .badRequest)
         }
         let target = path + (request.uri.query.map { "?" + $0 } ?? "")
-        let url = tracking.upstream.description + target
-        guard !SafeFetcher.hasDotSegments(url) else {
+        guard !SafeFetcher.hasDotSegments(tracking.upstream.description + target) else {
             return pages.message("Bad request", ["The path has . or .. segments."], status: .badRequest)
         }
         var headers: [(name: String, value: String)] = []
         for name in Self.passedHeaders {
             for value in request.headers[values: name] { headers.append((name.rawName, value)) }
         }
-        if let address = context.origin.clientAddress { headers.append(("X-Forwarded-For", address)) }
-        headers.append(("X-Forwarded-Proto", context.origin.scheme))
-        headers.append(("X-Forwarded-Host", tracking.host))
         var body: ByteBuffer?
         if request.method != .get && request.method != .head {
             do {
@@ -58,9 +53,9 @@ struct ClickTrackingMiddleware: RouterMiddleware {
         }
         let answer: SafeFetcher.ForwardedAnswer
         do {
-            answer = try await fetcher.forward(
-                method: HTTPMethod(rawValue: request.method.rawValue), url: url,
-                host: tracking.sendsTrackingHost ? tracking.host : tracking.upstream.hostAndPort, headers: headers, body: body)
+            answer = try await proxy.forward(
+                tracking, method: HTTPMethod(rawValue: request.method.rawValue), target: target, headers: headers, body: body,
+                clientAddress: context.origin.clientAddress, scheme: context.origin.scheme)
         } catch .timedOut {
             context.logger.warning("click tracking: \(tracking.upstream) did not answer in time")
             return pages.message("The link could not be followed", ["The email service did not answer in time."], status: .gatewayTimeout)

@@ -18,15 +18,19 @@ final class DeferredLinkService: Sendable {
     let logger: Logger
     /// Outgoing `install.claimed`, `app.first_open` and `app.re_open` events.
     let webhooks: WebhookService?
+    /// Unwraps an email service's tracking URL that opened the app (nil: no project has a tracking domain).
+    let clickTracking: ClickTrackingProxy?
     /// Shadow scorings running (see `scoreShadowMatch`).
     private let shadowScorings = NIOLockedValueBox(0)
     static let maximumShadowScorings = 32
 
     init(
         resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher,
-        metrics: RelinkMetrics? = nil, logger: Logger = Logger(label: "relink.deferred"), webhooks: WebhookService? = nil
+        metrics: RelinkMetrics? = nil, logger: Logger = Logger(label: "relink.deferred"), webhooks: WebhookService? = nil,
+        clickTracking: ClickTrackingProxy? = nil
     ) {
         self.webhooks = webhooks
+        self.clickTracking = clickTracking
         self.store = resolver.store
         self.configuration = resolver.configuration
         self.resolver = resolver
@@ -525,13 +529,18 @@ final class DeferredLinkService: Sendable {
     /// A link opened inside the installed app, resolved to its deep link (and a route's path parameters); counts
     /// `APP_RE_OPEN` for short links, once per install (else client address), link and hour, unless the app only
     /// looks the link up (`countAsReopen` false).
-    func reopen(_ request: ReopenAttributionRequest, clientAddress: String?, keyProject: Project?) async throws -> ReopenAttributionResponse {
-        guard let text = request.requestedLink?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+    func reopen(
+        _ request: ReopenAttributionRequest, clientAddress: String?, keyProject: Project?, userAgent: String? = nil
+    ) async throws -> ReopenAttributionResponse {
+        guard var text = request.requestedLink?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw APIError.invalidArgument("requestedLink is required.")
         }
         if let installId = request.installId, !Self.isValidInstallId(installId) {
             throw APIError.invalidArgument(Self.installIdRule)
         }
+        // An email service's tracking URL: the service is asked once (it counts the click), and the link it sends the
+        // tap to is the one opened.
+        if let unwrapped = try await clickTracking?.unwrap(text, clientAddress: clientAddress, userAgent: userAgent) { text = unwrapped }
         let target = try await resolver.resolve(linkURL: text)
         let project = target.project
         if let keyProject, keyProject.id != project.id {

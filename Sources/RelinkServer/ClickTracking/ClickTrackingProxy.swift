@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import RelinkCore
+
+/// Requests to an email service's tracking upstream, for the tracking domain's clicks (`ClickTrackingMiddleware`) and
+/// for an app that was opened by a tracking URL (`unwrap`): the upstream is the configuration's, never the request's.
+struct ClickTrackingProxy: Sendable {
+    let directory: DomainDirectory
+    let fetcher: SafeFetcher
+    /// Redirects between tracking domains followed when unwrapping, before the first link outside them.
+    static let maximumHops = 3
+
+    /// Sends a request for `target` (a path and query) on `tracking`'s domain to its upstream.
+    /// - Parameters:
+    ///   - headers: the client's headers to pass on.
+    ///   - clientAddress: the client's address, for the service's `X-Forwarded-For`.
+    ///   - scheme: how the client reached Relink, for `X-Forwarded-Proto`.
+    func forward(
+        _ tracking: ClickTrackingHost, method: HTTPMethod, target: String, headers: [(name: String, value: String)], body: ByteBuffer?,
+        clientAddress: String?, scheme: String
+    ) async throws(SafeFetcher.FetchError) -> SafeFetcher.ForwardedAnswer {
+        guard target.hasPrefix("/") else { throw .badURL(target) }
+        let url = tracking.upstream.description + target
+        guard !SafeFetcher.hasDotSegments(url) else { throw .notAllowed("the path has . or .. segments") }
+        var headers = headers
+        if let clientAddress { headers.append(("X-Forwarded-For", clientAddress)) }
+        headers.append(("X-Forwarded-Proto", scheme))
+        headers.append(("X-Forwarded-Host", tracking.host))
+        return try await fetcher.forward(
+            method: method, url: url, host: tracking.sendsTrackingHost ? tracking.host : tracking.upstream.hostAndPort, headers: headers,
+            body: body)
+    }
+
+    /// The link a tracking URL leads to: the service is asked once, as the tapped link would have been (it counts the
+    /// click), and its redirect is read, not followed, past the tracking domains. Nil when `url` is not on a
+    /// tracking domain.
+    /// - Throws: `APIError` 404 when the service does not redirect, 503 when it cannot be asked.
+    func unwrap(_ url: String, clientAddress: String?, userAgent: String?) async throws -> String? {
+        guard var current = URLComponents(string: url), let host = current.host, directory.clickTracking(host: hostKey(current, host)) != nil
+        else { return nil }
+        for _ in 0...Self.maximumHops {
+            guard let host = current.host, let (_, tracking) = directory.clickTracking(host: hostKey(current, host)) else {
+                return current.string
+            }
+            let target =
+                (current.percentEncodedPath.isEmpty ? "/" : current.percentEncodedPath)
+                + (current.percentEncodedQuery.map { "?" + $0 } ?? "")
+            let answer: SafeFetcher.ForwardedAnswer
+            do {
+                answer = try await forward(
+                    tracking, method: .GET, target: target, headers: userAgent.map { [("User-Agent", $0)] } ?? [], body: nil,
+                    clientAddress: clientAddress, scheme: "https")
+            } catch {
+                throw APIError(status: .serviceUnavailable, message: "The email service behind \(tracking.host) could not be asked: \(error)")
+            }
+            guard (300...399).contains(answer.status),
+                let location = answer.headers.first(where: { $0.name.lowercased() == "location" })?.value,
+                let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
+                let components = URLComponents(url: next, resolvingAgainstBaseURL: true)
+            else {
+                throw APIError.notFound("Dynamic Link Not Found: the email service answered \(url.prefix(300)) without a redirect.")
+            }
+            current = components
+        }
+        throw APIError.notFound(
+            "Dynamic Link Not Found: \(url.prefix(300)) redirects between tracking domains more than \(Self.maximumHops) times.")
+    }
+
+    private func hostKey(_ components: URLComponents, _ host: String) -> String {
+        components.port.map { "\(host):\($0)" } ?? host
+    }
+}
