@@ -27,6 +27,16 @@ import Testing
 
         func application() -> some ApplicationProtocol {
             let router = Router()
+            // An answer slower than Relink waits for, and one larger than it takes (at the root: a route under /uni would
+            // take that branch from the catch-all).
+            router.get("/slow") { _, _ -> Response in
+                try await Task.sleep(for: .seconds(8))
+                return Response(status: .found, headers: [.location: "https://go.pictlink.com/late"])
+            }
+            router.get("/huge") { _, _ -> Response in
+                let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
+                return Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: body))
+            }
             router.get("/**") { request, _ -> Response in
                 self.seen.withLockedValue {
                     $0.append(
@@ -109,6 +119,23 @@ import Testing
                     #expect(refused.status == .badRequest, "\(path)")
                 }
                 #expect(service.seen.withLockedValue { $0.count } == 1)
+            }
+        }
+    }
+
+    @Test func aSlowOrHugeAnswerIsCutAtTheCaps() async throws {
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port).test(.router) { client in
+                let headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                let started = ContinuousClock.now
+                let slow = try await client.execute(uri: "/slow", method: .get, headers: headers)
+                #expect(slow.status == .gatewayTimeout)
+                #expect(ContinuousClock.now - started < .seconds(8), "the answer waited for the service past its 5 s")
+                let huge = try await client.execute(uri: "/huge", method: .get, headers: headers)
+                #expect(huge.status == .badGateway)
+                #expect(huge.body.readableBytes < 1 << 20)
             }
         }
     }
