@@ -234,6 +234,14 @@ struct ConfigurationTests {
             "projects[0].clickTracking[0].upstream: 'https://u.example.net/x' must be an origin, https://host[:port], without a path"
         ),
         (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://u.example.net", "preset": "mailchimp"}]"#),
+            "projects[0].clickTracking[0].preset: must be one of sendgrid, adobe (or give the paths)"
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://u.example.net", "preset": "sendgrid", "paths": ["/x"]}]"#),
+            "projects[0].clickTracking[0].paths: give either paths or a preset, not both"
+        ),
+        (
             project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://u.example.net", "paths": ["uni/*"]}]"#),
             "projects[0].clickTracking[0].paths[0]: 'uni/*' must start with /"
         ),

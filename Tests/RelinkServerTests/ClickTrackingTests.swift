@@ -185,6 +185,16 @@ import Testing
         }
     }
 
+    @Test func aPresetGivesTheServicesDocumentedPaths() throws {
+        let json = #"""
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"],
+              "clickTracking": [{"host": "click.example.com", "upstream": "https://sendgrid.net", "preset": "sendgrid"}]}]}
+            """#
+        let configuration = try RelinkConfiguration(json: Data(json.utf8))
+        #expect(configuration.projects[0].clickTracking.first?.paths == ["/uni/*"])
+        #expect(configuration.projects[0].clickTracking.first?.sendsTrackingHost == true)
+    }
+
     @Test func trackingPathsMatchAsAssociationFilesDo() throws {
         let tracking = ClickTrackingHost(
             host: Self.trackingHost, upstream: try DomainURIPrefix("https://sendgrid.net"), paths: ["/uni/*", "/ls/click?x"])

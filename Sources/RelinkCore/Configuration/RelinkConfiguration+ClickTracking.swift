@@ -1,8 +1,9 @@
 extension RelinkConfiguration {
     /// One `clickTracking` entry: `{"host": "click.example.com", "upstream": "https://…", "paths": ["/ls/click*"]}`,
-    /// and `"hostHeader": "tracking"` (the default) or `"upstream"`.
+    /// or `"preset": "sendgrid"` for a service's documented paths instead of `paths`, and `"hostHeader": "tracking"`
+    /// (the default) or `"upstream"`.
     static func readClickTrackingHost(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> ClickTrackingHost? {
-        guard let fields = reader.object(value, at: path, keys: ["host", "upstream", "paths", "hostHeader"]) else { return nil }
+        guard let fields = reader.object(value, at: path, keys: ["host", "upstream", "paths", "preset", "hostHeader"]) else { return nil }
         let problemsBefore = reader.problems.count
         let host = reader.string(fields, "host", required: true) { host in
             // A host name as a Host header carries it, with an optional port: the same checks as a link domain's.
@@ -23,8 +24,15 @@ extension RelinkConfiguration {
                 reader.report(fields.path("upstream"), error.description)
             }
         }
-        var paths: [String] = []
-        for (element, elementPath) in reader.array(fields, "paths", required: true, nonEmpty: true) {
+        let known = ClickTrackingPreset.allCases.map(\.rawValue)
+        let preset = reader.string(fields, "preset") { name in
+            known.contains(name) ? nil : "must be one of \(known.joined(separator: ", ")) (or give the paths)"
+        }.flatMap(ClickTrackingPreset.init(rawValue:))
+        if fields["preset"] != nil && fields["paths"] != nil {
+            reader.report(fields.path("paths"), "give either paths or a preset, not both")
+        }
+        var paths = preset?.paths ?? []
+        for (element, elementPath) in reader.array(fields, "paths", required: fields["preset"] == nil, nonEmpty: true) {
             guard let text = reader.string(element, at: elementPath) else { continue }
             if let problem = ClickTrackingHost.problem(path: text) {
                 reader.report(elementPath, problem)
