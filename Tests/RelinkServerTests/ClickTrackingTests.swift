@@ -8,6 +8,7 @@ import NIOCore
 import RelinkAPI
 import RelinkCore
 import RelinkStore
+import RelinkTools
 import Testing
 
 @testable import RelinkServer
@@ -182,6 +183,30 @@ import Testing
                 let reopens = stats.linkEventStats.filter { $0.event.rawValue == "APP_RE_OPEN" }.map(\.count)
                 #expect(reopens == ["1"])
             }
+        }
+    }
+
+    /// `relink doctor --url` checks a tracking domain's files as every host's: served, and as the project needs.
+    @Test func theDoctorChecksTheTrackingDomainsFiles() async throws {
+        var configuration = TestSupport.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].clickTracking = [
+            ClickTrackingHost(host: Self.trackingHost, upstream: try DomainURIPrefix("https://sendgrid.net"), paths: ["/uni/*"])
+        ]
+        let project = configuration.projects[index]
+        let app = try buildApplication(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, relink: configuration, logLevel: .error, store: try SQLiteStore()))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let checks = await AppDoctor.deployment("http://127.0.0.1:\(port)", project: project, onlyHost: Self.trackingHost)
+            #expect(checks.count >= 2, "\(checks)")
+            #expect(checks.allSatisfy { $0.status != .fail }, "\(checks)")
+            #expect(checks.contains { $0.subject.hasPrefix("https://\(Self.trackingHost)/") })
+            // A tracking domain served with another project's paths fails.
+            var other = project
+            other.clickTracking[0].paths = ["/ls/click*"]
+            let wrong = await AppDoctor.deployment("http://127.0.0.1:\(port)", project: other, onlyHost: Self.trackingHost)
+            #expect(wrong.contains { $0.status == .fail }, "\(wrong)")
         }
     }
 

@@ -53,8 +53,12 @@ extension AppDoctor {
                     checks.append(Check(subject, .fail, "could not be fetched from \(url): \(reason)", fix: "check the deployment is running there"))
                     break files
                 }
-                let samples = project.domains.filter { $0.hostAndPort == files.host }.flatMap { prefix in
+                var samples: [String] = project.domains.filter { $0.hostAndPort == files.host }.flatMap { prefix in
                     [prefix.path + "/Ab3x"] + project.routes.map { prefix.path + Self.examplePath($0.path) }
+                }
+                // An email service's tracking domain: a path of each tracking pattern, its wildcards filled.
+                for tracking in project.clickTracking where tracking.host == files.host {
+                    samples += tracking.paths.map(Self.examplePath(trackingPattern:))
                 }
                 checks += association(
                     subject: subject, fetched: fetched, expected: expectedBody, isApple: path.hasSuffix("association"), samplePaths: samples)
@@ -62,6 +66,11 @@ extension AppDoctor {
         }
         try? await client.shutdown()
         return checks
+    }
+
+    /// A path a tracking pattern matches: its wildcards filled with `x`.
+    static func examplePath(trackingPattern pattern: String) -> String {
+        String(pattern.map { $0 == "*" || $0 == "?" ? "x" : $0 })
     }
 
     /// Why `url` cannot name a deployment (scheme, host and port only), or nil.
