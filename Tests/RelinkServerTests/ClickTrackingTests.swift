@@ -37,6 +37,10 @@ import Testing
                 let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
                 return Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: body))
             }
+            // An answer that switches protocols: passed on, it would make a proxy in front of Relink tunnel the connection.
+            router.get("/switch") { _, _ -> Response in
+                Response(status: .switchingProtocols, headers: [.upgrade: "websocket", .connection: "Upgrade"])
+            }
             router.get("/**") { request, _ -> Response in
                 self.seen.withLockedValue {
                     $0.append(
@@ -140,6 +144,18 @@ import Testing
         }
     }
 
+    @Test func anInterimAnswerIsNotPassedOnAsTheAnswer() async throws {
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port).test(.router) { client in
+                let switched = try await client.execute(uri: "/switch", method: .get, headers: [HTTPField.Name("Host")!: Self.trackingHost])
+                #expect(switched.status == .badGateway)
+                #expect(switched.headers[.upgrade] == nil)
+            }
+        }
+    }
+
     @Test func anUpstreamOnAPrivateAddressIsRefusedWithoutAnAllowance() async throws {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
@@ -152,6 +168,13 @@ import Testing
             let response = try await client.execute(
                 uri: "/uni/ls/click?upn=1", method: .get, headers: [HTTPField.Name("Host")!: Self.trackingHost])
             #expect(response.status == .badGateway)
+            // An app's re-open with a tracking URL: refused, without telling an anonymous caller where the service is.
+            let reopen = try await client.execute(
+                uri: "/v1/reopenAttribution", method: .post,
+                body: ByteBuffer(string: #"{"requestedLink": "https://\#(Self.trackingHost)/uni/ls/click?upn=1"}"#))
+            #expect(reopen.status == .serviceUnavailable)
+            let message = String(buffer: reopen.body)
+            #expect(!message.contains("10.1.2.3") && !message.contains("private"), "\(message)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import RelinkCore
@@ -37,7 +38,7 @@ struct ClickTrackingProxy: Sendable {
     /// click), and its redirect is read, not followed, past the tracking domains. Nil when `url` is not on a
     /// tracking domain.
     /// - Throws: `APIError` 404 when the service does not redirect, 503 when it cannot be asked.
-    func unwrap(_ url: String, clientAddress: String?, userAgent: String?) async throws -> String? {
+    func unwrap(_ url: String, clientAddress: String?, userAgent: String?, logger: Logger) async throws -> String? {
         guard var current = URLComponents(string: url), let host = current.host, directory.clickTracking(host: hostKey(current, host)) != nil
         else { return nil }
         for _ in 0...Self.maximumHops {
@@ -53,7 +54,9 @@ struct ClickTrackingProxy: Sendable {
                     tracking, method: .GET, target: target, headers: userAgent.map { [("User-Agent", $0)] } ?? [], body: nil,
                     clientAddress: clientAddress, scheme: "https")
             } catch {
-                throw APIError(status: .serviceUnavailable, message: "The email service behind \(tracking.host) could not be asked: \(error)")
+                // The reason stays in the log: it can name the upstream's address, and anyone may call this API.
+                logger.warning("click tracking: \(tracking.upstream): \(error)")
+                throw APIError(status: .serviceUnavailable, message: "The email service behind \(tracking.host) could not be asked.")
             }
             guard (300...399).contains(answer.status),
                 let location = answer.headers.first(where: { $0.name.lowercased() == "location" })?.value,
