@@ -123,6 +123,12 @@ import Testing
                     #expect(refused.status == .badRequest, "\(path)")
                 }
                 #expect(service.seen.withLockedValue { $0.count } == 1)
+                // The same in an app's re-open: the caller's mistake (400), not the service's outage (503).
+                let reopen = try await client.execute(
+                    uri: "/v1/reopenAttribution", method: .post,
+                    body: ByteBuffer(string: #"{"requestedLink": "https://\#(Self.trackingHost)/uni/%2e%2e/admin"}"#))
+                #expect(reopen.status == .badRequest, "\(String(buffer: reopen.body))")
+                #expect(service.seen.withLockedValue { $0.count } == 1)
             }
         }
     }
