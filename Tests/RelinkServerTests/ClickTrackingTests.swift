@@ -38,6 +38,10 @@ import Testing
                 let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
                 return Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: body))
             }
+            // An answer that switches protocols: passed on, it would make a proxy in front of Relink tunnel the connection.
+            router.get("/switch") { _, _ -> Response in
+                Response(status: .switchingProtocols, headers: [.upgrade: "websocket", .connection: "Upgrade"])
+            }
             router.get("/**") { request, _ -> Response in
                 self.seen.withLockedValue {
                     $0.append(
@@ -120,6 +124,12 @@ import Testing
                     #expect(refused.status == .badRequest, "\(path)")
                 }
                 #expect(service.seen.withLockedValue { $0.count } == 1)
+                // The same in an app's re-open: the caller's mistake (400), not the service's outage (503).
+                let reopen = try await client.execute(
+                    uri: "/v1/reopenAttribution", method: .post,
+                    body: ByteBuffer(string: #"{"requestedLink": "https://\#(Self.trackingHost)/uni/%2e%2e/admin"}"#))
+                #expect(reopen.status == .badRequest, "\(String(buffer: reopen.body))")
+                #expect(service.seen.withLockedValue { $0.count } == 1)
             }
         }
     }
@@ -141,6 +151,18 @@ import Testing
         }
     }
 
+    @Test func anInterimAnswerIsNotPassedOnAsTheAnswer() async throws {
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port).test(.router) { client in
+                let switched = try await client.execute(uri: "/switch", method: .get, headers: [HTTPField.Name("Host")!: Self.trackingHost])
+                #expect(switched.status == .badGateway)
+                #expect(switched.headers[.upgrade] == nil)
+            }
+        }
+    }
+
     @Test func anUpstreamOnAPrivateAddressIsRefusedWithoutAnAllowance() async throws {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
@@ -153,6 +175,13 @@ import Testing
             let response = try await client.execute(
                 uri: "/uni/ls/click?upn=1", method: .get, headers: [HTTPField.Name("Host")!: Self.trackingHost])
             #expect(response.status == .badGateway)
+            // An app's re-open with a tracking URL: refused, without telling an anonymous caller where the service is.
+            let reopen = try await client.execute(
+                uri: "/v1/reopenAttribution", method: .post,
+                body: ByteBuffer(string: #"{"requestedLink": "https://\#(Self.trackingHost)/uni/ls/click?upn=1"}"#))
+            #expect(reopen.status == .serviceUnavailable)
+            let message = String(buffer: reopen.body)
+            #expect(!message.contains("10.1.2.3") && !message.contains("private"), "\(message)")
         }
     }
 

@@ -63,7 +63,9 @@ struct ClickTrackingMiddleware: RouterMiddleware {
             context.logger.warning("click tracking: \(tracking.upstream): \(error)")
             return pages.message("The link could not be followed", ["The email service could not be reached."], status: .badGateway)
         }
-        guard (100...599).contains(answer.status) else {
+        // A final answer only: an interim one (101 above all) passed on as the answer would make a proxy in front of
+        // Relink take the connection for a tunnel, past its checks.
+        guard (200...599).contains(answer.status) else {
             return pages.message("The link could not be followed", ["The email service answered oddly."], status: .badGateway)
         }
         var fields = HTTPFields()

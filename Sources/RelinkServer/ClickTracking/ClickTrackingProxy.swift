@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import RelinkCore
@@ -36,8 +37,9 @@ struct ClickTrackingProxy: Sendable {
     /// The link a tracking URL leads to: the service is asked once, as the tapped link would have been (it counts the
     /// click), and its redirect is read, not followed, past the tracking domains. Nil when `url` is not on a
     /// tracking domain.
-    /// - Throws: `APIError` 404 when the service does not redirect, 503 when it cannot be asked.
-    func unwrap(_ url: String, clientAddress: String?, userAgent: String?) async throws -> String? {
+    /// - Throws: `APIError` 404 when the service does not redirect, 400 for a URL with dot segments, 503 when the service
+    ///   cannot be asked.
+    func unwrap(_ url: String, clientAddress: String?, userAgent: String?, logger: Logger) async throws -> String? {
         guard var current = URLComponents(string: url), let host = current.host, directory.clickTracking(host: hostKey(current, host)) != nil
         else { return nil }
         for _ in 0...Self.maximumHops {
@@ -52,8 +54,13 @@ struct ClickTrackingProxy: Sendable {
                 answer = try await forward(
                     tracking, method: .GET, target: target, headers: userAgent.map { [("User-Agent", $0)] } ?? [], body: nil,
                     clientAddress: clientAddress, scheme: "https")
+            } catch .notAllowed(let reason) {
+                // Dot segments (in the URL, or a tracking URL the service redirects to): no outage of the service.
+                throw APIError.invalidArgument("The tracking URL \(url.prefix(300)) cannot be followed: \(reason).")
             } catch {
-                throw APIError(status: .serviceUnavailable, message: "The email service behind \(tracking.host) could not be asked: \(error)")
+                // The reason stays in the log: it can name the upstream's address, and anyone may call this API.
+                logger.warning("click tracking: \(tracking.upstream): \(error)")
+                throw APIError(status: .serviceUnavailable, message: "The email service behind \(tracking.host) could not be asked.")
             }
             guard (300...399).contains(answer.status),
                 let location = answer.headers.first(where: { $0.name.lowercased() == "location" })?.value,

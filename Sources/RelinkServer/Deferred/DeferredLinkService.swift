@@ -540,7 +540,9 @@ final class DeferredLinkService: Sendable {
         }
         // An email service's tracking URL: the service is asked once (it counts the click), and the link it sends the
         // tap to is the one opened.
-        if let unwrapped = try await clickTracking?.unwrap(text, clientAddress: clientAddress, userAgent: userAgent) { text = unwrapped }
+        if let unwrapped = try await clickTracking?.unwrap(text, clientAddress: clientAddress, userAgent: userAgent, logger: logger) {
+            text = unwrapped
+        }
         let target = try await resolver.resolve(linkURL: text)
         let project = target.project
         if let keyProject, keyProject.id != project.id {
