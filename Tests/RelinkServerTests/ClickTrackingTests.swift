@@ -249,6 +249,16 @@ import Testing
         #expect(configuration.projects[0].clickTracking.first?.sendsTrackingHost == true)
     }
 
+    @Test func forwardsAtOnceHaveACap() throws {
+        var proxy = ClickTrackingProxy(
+            directory: DomainDirectory(TestSupport.configuration), fetcher: SafeFetcher(policy: OutboundAddressPolicy()))
+        proxy.maximumForwards = 2
+        #expect(proxy.enter() && proxy.enter())
+        #expect(!proxy.enter())
+        proxy.leave()
+        #expect(proxy.enter())
+    }
+
     @Test func trackingPathsMatchAsAssociationFilesDo() throws {
         let tracking = ClickTrackingHost(
             host: Self.trackingHost, upstream: try DomainURIPrefix("https://sendgrid.net"), paths: ["/uni/*", "/ls/click?x"])

@@ -51,6 +51,10 @@ struct ClickTrackingMiddleware: RouterMiddleware {
                 return pages.message("Request too large", ["At most \(Self.maximumBodyBytes) bytes are passed on."], status: .contentTooLarge)
             }
         }
+        guard proxy.enter() else {
+            return pages.message("Busy", ["Too many links are being followed at once; try again in a moment."], status: .serviceUnavailable)
+        }
+        defer { proxy.leave() }
         let answer: SafeFetcher.ForwardedAnswer
         do {
             answer = try await proxy.forward(

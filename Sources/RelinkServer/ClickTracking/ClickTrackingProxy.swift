@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import RelinkCore
@@ -12,6 +13,28 @@ struct ClickTrackingProxy: Sendable {
     let fetcher: SafeFetcher
     /// Redirects between tracking domains followed when unwrapping, before the first link outside them.
     static let maximumHops = 3
+    /// Requests to upstreams at once: each may hold an answer of up to the fetcher's 1 MB. Past it a click or an
+    /// unwrap is answered 503 at once.
+    var maximumForwards = 256
+    private let running = NIOLockedValueBox(0)
+
+    init(directory: DomainDirectory, fetcher: SafeFetcher) {
+        self.directory = directory
+        self.fetcher = fetcher
+    }
+
+    /// Takes one of the `maximumForwards` places; false when all are taken. `leave()` gives it back.
+    func enter() -> Bool {
+        running.withLockedValue { count in
+            guard count < maximumForwards else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() {
+        running.withLockedValue { $0 -= 1 }
+    }
 
     /// Sends a request for `target` (a path and query) on `tracking`'s domain to its upstream.
     /// - Parameters:
@@ -42,6 +65,10 @@ struct ClickTrackingProxy: Sendable {
     func unwrap(_ url: String, clientAddress: String?, userAgent: String?, logger: Logger) async throws -> String? {
         guard var current = URLComponents(string: url), let host = current.host, directory.clickTracking(host: hostKey(current, host)) != nil
         else { return nil }
+        guard enter() else {
+            throw APIError(status: .serviceUnavailable, message: "Too many tracking links are being followed at once; try again.")
+        }
+        defer { leave() }
         for _ in 0...Self.maximumHops {
             guard let host = current.host, let (_, tracking) = directory.clickTracking(host: hostKey(current, host)) else {
                 return current.string
