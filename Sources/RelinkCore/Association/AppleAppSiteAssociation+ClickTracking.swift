@@ -3,14 +3,9 @@ extension AppleAppSiteAssociation {
     /// tracking paths there, and nothing else (the domain's other pages, the service's own, stay in the browser).
     public init(project: Project, trackingPaths: [String]) {
         let components = trackingPaths.map { Component(path: $0, comment: "email click tracking") }
-        var appIDs: [String] = []
-        for app in project.ios {
-            appIDs.append(app.appID)
-            if let iPad = app.iPadBundleId { appIDs.append("\(app.teamId).\(iPad)") }
-        }
         applinks = AppLinks(
             defaults: Defaults(caseSensitive: true, percentEncoded: true),
-            details: appIDs.map { Detail(appIDs: [$0], components: components, appID: $0, paths: trackingPaths) })
+            details: Self.appIDs(of: project).map { Detail(appIDs: [$0], components: components, appID: $0, paths: trackingPaths) })
         webcredentials = nil
         appclips = nil
     }

@@ -65,17 +65,22 @@ public struct AppleAppSiteAssociation: Codable, Equatable, Sendable {
             components.append(Component(path: "\(path)/*"))
             paths.append("\(path)/*")
         }
+        applinks = AppLinks(
+            defaults: Defaults(caseSensitive: true, percentEncoded: true),
+            details: Self.appIDs(of: project).map { Detail(appIDs: [$0], components: components, appID: $0, paths: paths) })
+        let credentials = project.ios.filter(\.webCredentials).map(\.appID)
+        webcredentials = credentials.isEmpty ? nil : AppList(apps: credentials)
+        let clips = project.ios.compactMap { app in app.appClipBundleId.map { "\(app.teamId).\($0)" } }
+        appclips = clips.isEmpty ? nil : AppList(apps: clips)
+    }
+
+    /// Every iOS app of `project`, and its separate iPad app, as `TEAMID.bundle.id`.
+    static func appIDs(of project: Project) -> [String] {
         var appIDs: [String] = []
         for app in project.ios {
             appIDs.append(app.appID)
             if let iPad = app.iPadBundleId { appIDs.append("\(app.teamId).\(iPad)") }
         }
-        applinks = AppLinks(
-            defaults: Defaults(caseSensitive: true, percentEncoded: true),
-            details: appIDs.map { Detail(appIDs: [$0], components: components, appID: $0, paths: paths) })
-        let credentials = project.ios.filter(\.webCredentials).map(\.appID)
-        webcredentials = credentials.isEmpty ? nil : AppList(apps: credentials)
-        let clips = project.ios.compactMap { app in app.appClipBundleId.map { "\(app.teamId).\($0)" } }
-        appclips = clips.isEmpty ? nil : AppList(apps: clips)
+        return appIDs
     }
 }

@@ -21,43 +21,24 @@ extension SafeFetcher {
     public func forward(
         method: HTTPMethod, url: String, host: String, headers: [(name: String, value: String)], body: ByteBuffer?
     ) async throws(FetchError) -> ForwardedAnswer {
-        let deadline = NIODeadline.now() + TimeAmount(timeout)
         let target = try await connectTarget(url)
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: TimeAmount(timeout), read: TimeAmount(timeout))
-        configuration.decompression = .disabled
-        if IPAddress(target.host) == nil { configuration.dnsOverride = [target.host: target.address] }
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let result: Result<ForwardedAnswer, FetchError>
-        do {
-            result = .success(
-                try await withDeadline(deadline) {
-                    var request = HTTPClientRequest(url: target.url)
-                    request.method = method
-                    request.headers.add(name: "Host", value: host)
-                    for (name, value) in headers { request.headers.add(name: name, value: value) }
-                    if let body { request.body = .bytes(body) }
-                    let response = try await client.execute(request, deadline: deadline)
-                    var answer = ByteBuffer()
-                    for try await var part in response.body {
-                        guard answer.readableBytes + part.readableBytes <= maximumBytes else {
-                            throw FetchError.failed("the answer is larger than \(maximumBytes) bytes")
-                        }
-                        answer.writeBuffer(&part)
-                    }
-                    let passed = response.headers.filter { Self.answerHeaders.contains($0.name.lowercased()) }
-                    return ForwardedAnswer(status: response.status.code, headers: passed.map { ($0.name, $0.value) }, body: answer)
-                })
-        } catch is DeadlineExceeded {
-            result = .failure(.timedOut)
-        } catch let error as FetchError {
-            result = .failure(error)
-        } catch {
-            result = .failure(Self.describe(error))
+        return try await exchange(with: target) { client, deadline in
+            var request = HTTPClientRequest(url: target.url)
+            request.method = method
+            request.headers.add(name: "Host", value: host)
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            if let body { request.body = .bytes(body) }
+            let response = try await client.execute(request, deadline: deadline)
+            var answer = ByteBuffer()
+            for try await var part in response.body {
+                guard answer.readableBytes + part.readableBytes <= maximumBytes else {
+                    throw FetchError.failed("the answer is larger than \(maximumBytes) bytes")
+                }
+                answer.writeBuffer(&part)
+            }
+            let passed = response.headers.filter { Self.answerHeaders.contains($0.name.lowercased()) }
+            return ForwardedAnswer(status: response.status.code, headers: passed.map { ($0.name, $0.value) }, body: answer)
         }
-        try? await client.shutdown()
-        return try result.get()
     }
 
     /// What of an upstream's answer reaches the client: where it goes, what it is, how long it may be kept, and the

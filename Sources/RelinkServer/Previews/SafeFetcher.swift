@@ -87,33 +87,43 @@ public struct SafeFetcher: Sendable {
     /// POSTs `body` to `url` (a webhook), following no redirect: the receiver's HTTP status.
     /// - Throws: `FetchError` when the URL or its addresses are refused, or nothing answered in time.
     public func post(_ url: String, body: [UInt8], headers: [(String, String)]) async throws(FetchError) -> UInt {
-        let deadline = NIODeadline.now() + TimeAmount(timeout)
         let target = try await connectTarget(url)
+        return try await exchange(with: target) { client, deadline in
+            var request = HTTPClientRequest(url: target.url)
+            request.method = .POST
+            request.headers.add(name: "User-Agent", value: "Relink-Webhooks/1.0")
+            request.headers.add(name: "Content-Type", value: "application/json")
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            request.body = .bytes(body)
+            let response = try await client.execute(request, deadline: deadline)
+            // The answer's body is not read beyond 64 KB: only its status counts.
+            var read = 0
+            for try await part in response.body {
+                read += part.readableBytes
+                if read > 65_536 { break }
+            }
+            return response.status.code
+        }
+    }
+
+    /// Runs `body` with a client of its own for `target`: connected to the checked address (TLS still checks the
+    /// name), no redirect followed, nothing decompressed, no connection retried, done by `deadline` (default:
+    /// `timeout` from now). Errors come out as `FetchError`.
+    func exchange<T: Sendable>(
+        with target: Target, deadline: NIODeadline? = nil, onePerHost: Bool = false,
+        _ body: @escaping @Sendable (HTTPClient, NIODeadline) async throws -> T
+    ) async throws(FetchError) -> T {
+        let deadline = deadline ?? NIODeadline.now() + TimeAmount(timeout)
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: TimeAmount(timeout), read: TimeAmount(timeout))
         configuration.decompression = .disabled
         if IPAddress(target.host) == nil { configuration.dnsOverride = [target.host: target.address] }
+        if onePerHost { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1 }
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let result: Result<UInt, FetchError>
+        let result: Result<T, FetchError>
         do {
-            result = .success(
-                try await withDeadline(deadline) {
-                    var request = HTTPClientRequest(url: target.url)
-                    request.method = .POST
-                    request.headers.add(name: "User-Agent", value: "Relink-Webhooks/1.0")
-                    request.headers.add(name: "Content-Type", value: "application/json")
-                    for (name, value) in headers { request.headers.add(name: name, value: value) }
-                    request.body = .bytes(body)
-                    let response = try await client.execute(request, deadline: deadline)
-                    // The answer's body is not read beyond 64 KB: only its status counts.
-                    var read = 0
-                    for try await part in response.body {
-                        read += part.readableBytes
-                        if read > 65_536 { break }
-                    }
-                    return response.status.code
-                })
+            result = .success(try await withDeadline(deadline) { try await body(client, deadline) })
         } catch is DeadlineExceeded {
             result = .failure(.timedOut)
         } catch let error as FetchError {
@@ -178,26 +188,9 @@ public struct SafeFetcher: Sendable {
     }
 
     func fetchOnce(_ target: Target, deadline: NIODeadline) async throws(FetchError) -> Answer {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: TimeAmount(timeout), read: TimeAmount(timeout))
-        configuration.decompression = .disabled
-        // Connect to the checked address, whatever DNS would say now; TLS still checks the name.
-        if IPAddress(target.host) == nil { configuration.dnsOverride = [target.host: target.address] }
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let result: Result<Answer, FetchError>
-        do {
-            result = .success(try await withDeadline(deadline) { try await self.exchange(client, target, deadline: deadline) })
-        } catch is DeadlineExceeded {
-            result = .failure(.timedOut)
-        } catch let error as FetchError {
-            result = .failure(error)
-        } catch {
-            result = .failure(Self.describe(error))
+        try await exchange(with: target, deadline: deadline, onePerHost: true) { client, deadline in
+            try await self.exchange(client, target, deadline: deadline)
         }
-        try? await client.shutdown()
-        return try result.get()
     }
 
     private func exchange(_ client: HTTPClient, _ target: Target, deadline: NIODeadline) async throws -> Answer {
