@@ -13,7 +13,11 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="${WORK:-$REPO/.build-release}"
-[ "$(id -u)" = 0 ] || { echo "test-release: needs root (debootstrap, chroot)" >&2; exit 1; }
+# debootstrap, chroot and namespaces need root: through sudo when there is one.
+if [ "$(id -u)" != 0 ]; then
+    command -v sudo > /dev/null || { echo "test-release: needs root (debootstrap, chroot), and there is no sudo" >&2; exit 1; }
+    exec sudo --preserve-env=CONFIGURATION,WORK,OUT,SCRATCH "$0" "$@"
+fi
 for tool in debootstrap unshare chroot ip; do
     command -v "$tool" > /dev/null && continue
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap iproute2 util-linux > /dev/null
