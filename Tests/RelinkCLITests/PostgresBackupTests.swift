@@ -140,22 +140,9 @@ struct PostgresBackupTests {
         do {
             let server = try await CrashSafetyTests.Server(
                 executable: executable, storeArguments: storeArguments, log: folder.appending(path: "serve.log"))
-            let minted = NIOLockedValueBox<[String]>([])
-            let port = server.port
-            @Sendable func mint(_ index: Int) async throws {
-                guard let path = try await CrashSafetyTests.mint(http: http, port: port, key: key, path: "dump/\(index)") else { return }
-                minted.withLockedValue { $0.append(String(path.dropFirst())) }
-            }
-            for index in 0..<20 { try await mint(index) }
-            let load = CrashSafetyTests.Load()
-            let clicking = Task { await load.run(http: http, port: port, paths: minted.withLockedValue { $0 }.map { "/\($0)" }, workers: 6) }
-            let minting = Task {
-                var index = 20
-                while !load.stopped.withLockedValue({ $0 }) {
-                    try? await mint(index)
-                    index += 1
-                }
-            }
+            // Clicks on the first links, and mints, while the copy is taken.
+            let load = try await MintingLoad.start(http: http, port: server.port, key: key, pathPrefix: "dump")
+            let minted = load.minted
             try await Task.sleep(for: .seconds(3))
 
             // What the store holds when the dump begins.
@@ -167,11 +154,9 @@ struct PostgresBackupTests {
             live.close()
             try Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
             try await Task.sleep(for: .seconds(1))
-            load.stopped.withLockedValue { $0 = true }
-            await clicking.value
-            await minting.value
+            await load.stop()
             await server.signal(SIGTERM)
-            #expect(load.acknowledged > 0)
+            #expect(load.clicks.acknowledged > 0)
             #expect(minted.withLockedValue { $0.count } > before.count, "no link was minted while the dump ran")
 
             try await admin.execute("CREATE DATABASE \(database)")
