@@ -31,31 +31,39 @@ struct ClientConformanceTests {
         let data = try Data(contentsOf: Self.folder.appending(path: "scenarios").appending(path: file))
         #expect(try ConformanceScenario.unknownKeys(in: data) == [], "keys clients/conformance/README.md does not define")
         let scenario = try JSONDecoder().decode(ConformanceScenario.self, from: data)
-        let routes = try RelinkConfiguration(json: Data(contentsOf: Self.folder.appending(path: "routes.json")))
         let links = try JSONDecoder().decode(ConformanceLinks.self, from: Data(contentsOf: Self.folder.appending(path: "links.json")))
-        let store = try SQLiteStore()
-        let (key, _) = try await APIKeys.create(projectId: "conformance", name: "conformance", in: store)
-        let server = try buildApplication(
-            configuration: ServerConfiguration(
-                host: "127.0.0.1", port: 0, relink: routes,
-                forwardedHeaders: .trusting(TrustedProxies(), header: .forwarded), logLevel: .error, store: store))
-        try await server.test(.live) { upstream in
-            let serverURL = URL(string: "http://127.0.0.1:\(try #require(upstream.port))")!
-            let minting = RelinkClient(server: serverURL, apiKey: key)
-            for link in links.shortLinks {
-                _ = try await minting.createShortLink(longDynamicLink: link.longLink, suffix: .custom, customSuffix: link.slug)
-            }
-            let proxy = FaultProxy(upstream: upstream)
-            let router = Router()
-            router.add(middleware: proxy)
-            let proxyApp = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "proxy"))
-            try await proxyApp.test(.live) { proxyClient in
-                let proxyURL = "http://127.0.0.1:\(try #require(proxyClient.port))"
-                var runner = ConformanceRunner(
-                    scenario: scenario, upstream: upstream, proxy: proxy,
-                    server: URL(string: scenario.serverDown == true ? "http://127.0.0.1:1" : proxyURL)!,
-                    canary: proxyURL + FaultProxy.canaryPrefix)
-                try await runner.run()
+        let emailService = StandInEmailService()
+        try await emailService.application().test(.live) { emailServiceClient in
+            // routes.json's click-tracking host leads to the email service, on loopback, which fetches refuse unless
+            // allowed (start-server.sh passes --fetch-allow-networks 127.0.0.1/32).
+            let routesText = try String(contentsOf: Self.folder.appending(path: "routes.json"), encoding: .utf8)
+                .replacingOccurrences(of: "{{emailService}}", with: "http://127.0.0.1:\(try #require(emailServiceClient.port))")
+            let routes = try RelinkConfiguration(json: Data(routesText.utf8))
+            let store = try SQLiteStore()
+            let (key, _) = try await APIKeys.create(projectId: "conformance", name: "conformance", in: store)
+            var configuration = ServerConfiguration(
+                host: "127.0.0.1", port: 0, relink: routes, forwardedHeaders: .trusting(TrustedProxies(), header: .forwarded),
+                logLevel: .error, store: store)
+            configuration.fetchPolicy.allowed = try IPNetwork.parseList("127.0.0.1/32").get()
+            try await buildApplication(configuration: configuration).test(.live) { upstream in
+                let serverURL = URL(string: "http://127.0.0.1:\(try #require(upstream.port))")!
+                let minting = RelinkClient(server: serverURL, apiKey: key)
+                for link in links.shortLinks {
+                    _ = try await minting.createShortLink(longDynamicLink: link.longLink, suffix: .custom, customSuffix: link.slug)
+                }
+                let proxy = FaultProxy(upstream: upstream)
+                let router = Router()
+                router.add(middleware: proxy)
+                let proxyApp = Application(
+                    router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "proxy"))
+                try await proxyApp.test(.live) { proxyClient in
+                    let proxyURL = "http://127.0.0.1:\(try #require(proxyClient.port))"
+                    var runner = ConformanceRunner(
+                        scenario: scenario, upstream: upstream, proxy: proxy,
+                        server: URL(string: scenario.serverDown == true ? "http://127.0.0.1:1" : proxyURL)!,
+                        canary: proxyURL + FaultProxy.canaryPrefix, emailService: emailService, stats: minting)
+                    try await runner.run()
+                }
             }
         }
     }
@@ -68,16 +76,30 @@ struct ConformanceRunner {
     let proxy: FaultProxy
     let server: URL
     let canary: String
+    let emailService: StandInEmailService
+    /// The server's API with its key: `reopens` reads a link's stats.
+    let stats: RelinkClient
     let storage = MemoryStorage()
     var variables: [String: String] = [:]
 
-    init(scenario: ConformanceScenario, upstream: any TestClientProtocol, proxy: FaultProxy, server: URL, canary: String) {
+    init(
+        scenario: ConformanceScenario, upstream: any TestClientProtocol, proxy: FaultProxy, server: URL, canary: String,
+        emailService: StandInEmailService, stats: RelinkClient
+    ) {
         self.scenario = scenario
         self.upstream = upstream
         self.proxy = proxy
         self.server = server
         self.canary = canary
+        self.emailService = emailService
+        self.stats = stats
         variables["canary"] = canary
+    }
+
+    /// The link's `APP_RE_OPEN` events, all platforms.
+    func reopenCount(of link: String) async throws -> Int {
+        let answer = try await stats.linkStats(shortLink: link, durationDays: 1)
+        return answer.linkEventStats.filter { $0.event == .appReOpen }.reduce(0) { $0 + (Int($1.count) ?? 0) }
     }
 
     func makeClient(_ client: ConformanceScenario.ClientOptions?) -> Relink {
@@ -114,6 +136,9 @@ struct ConformanceRunner {
                     return fault
                 })
             let before = await proxy.requestCount
+            let clicksBefore = emailService.clickCount
+            var reopensBefore: Int?
+            if let reopens = step.expect?.reopens { reopensBefore = try await reopenCount(of: reopens.link) }
             let outcome: ConformanceOutcome
             if let claim = step.claim {
                 await proxy.setAddress(claim.address)
@@ -146,6 +171,12 @@ struct ConformanceRunner {
             }
             if let canaryRequests = expect.canaryRequests {
                 #expect(await proxy.canaryCount == canaryRequests, "\(context)")
+            }
+            if let clicks = expect.emailServiceClicks {
+                #expect(emailService.clickCount - clicksBefore == clicks, "\(context): clicks the email service counted")
+            }
+            if let reopens = expect.reopens, let reopensBefore {
+                #expect(try await reopenCount(of: reopens.link) - reopensBefore == reopens.count, "\(context): re-opens of \(reopens.link)")
             }
         }
     }

@@ -45,6 +45,11 @@ struct ConformanceScenario: Decodable, Sendable {
         var retryAfterSeconds: Int?
     }
 
+    struct Reopens: Decodable, Sendable {
+        var link: String
+        var count: Int
+    }
+
     struct Expect: Decodable, Sendable {
         // A click's
         var status: Int?
@@ -63,6 +68,8 @@ struct ConformanceScenario: Decodable, Sendable {
         var requests: Int?
         var sameInstallId: Bool?
         var canaryRequests: Int?
+        var emailServiceClicks: Int?
+        var reopens: Reopens?
 
         /// The utm fields the scenario names, by name.
         var utm: [String: String] {
@@ -119,6 +126,7 @@ struct ConformanceScenario: Decodable, Sendable {
     static let expectKeys: Set<String> = [
         "status", "locationStartsWith", "result", "deepLink", "confidence", "utmSource", "utmMedium", "utmCampaign", "utmContent",
         "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests",
+        "emailServiceClicks", "reopens",
     ]
 
     /// Keys the README does not define, which decoding would skip silently: a misspelled expectation checks nothing.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Starts `relink serve` for the client conformance suites: this folder's routes.json, a temporary database, a free
 # loopback port, forwarded headers trusted from loopback (the suites' fault proxies say which address a device
-# has), and links.json's short links minted. Prints `http://127.0.0.1:<port> <pid>` once /healthz answers, then
-# waits; SIGTERM (or the server's exit) stops the server and removes the database.
+# has), and links.json's short links minted; and the stand-in email service (email-service.py) as the upstream of
+# the click-tracking host, which is on loopback and so allowed by --fetch-allow-networks. Prints
+# `http://127.0.0.1:<port> <pid> <email service URL> <API key>` once /healthz answers, then waits; SIGTERM (or the
+# server's exit) stops the server and the email service and removes the database.
 #
 #   clients/conformance/start-server.sh [relink binary]    (default: .build/debug/relink of the checkout)
 set -euo pipefail
@@ -12,18 +14,26 @@ relink="${1:-$here/../../.build/debug/relink}"
 
 work="$(mktemp -d)"
 server=""
+email=""
 cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    for process in $server $email; do kill "$process" 2>/dev/null || true; wait "$process" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 0' TERM INT
 
+python3 "$here/email-service.py" >"$work/email-service.url" &
+email=$!
+for _ in $(seq 1 50); do [ -s "$work/email-service.url" ] && break; sleep 0.1; done
+email_service="$(head -n 1 "$work/email-service.url")"
+[ -n "$email_service" ] || { echo "start-server.sh: the stand-in email service did not start" >&2; exit 1; }
+sed "s|{{emailService}}|$email_service|g" "$here/routes.json" >"$work/routes.json"
+
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 database="$work/relink.sqlite"
-key="$("$relink" keys create --project conformance --name conformance --config "$here/routes.json" --db "$database" 2>/dev/null)"
-"$relink" serve --config "$here/routes.json" --db "$database" --host 127.0.0.1 --port "$port" \
-    --trust-forwarded-headers --forwarded-header forwarded --log-level error >"$work/serve.log" 2>&1 &
+key="$("$relink" keys create --project conformance --name conformance --config "$work/routes.json" --db "$database" 2>/dev/null)"
+"$relink" serve --config "$work/routes.json" --db "$database" --host 127.0.0.1 --port "$port" \
+    --trust-forwarded-headers --forwarded-header forwarded --fetch-allow-networks 127.0.0.1/32 --log-level error >"$work/serve.log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 150); do
@@ -39,5 +49,5 @@ for link in json.load(open(sys.argv[1]))["shortLinks"]: print(link["slug"], link
         "$relink" mint --server "$base" --key "$key" --slug "$slug" "$long" >/dev/null
     done
 
-echo "$base $server"
+echo "$base $server $email_service $key"
 wait "$server"

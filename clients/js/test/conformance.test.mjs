@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Relink } from "../relink.mjs";
 import {
-    MemoryStorage, click, conformanceDir, deadBase, referrerOf, startCanary, startProxy, startServer,
+    MemoryStorage, click, conformanceDir, deadBase, emailServiceClicks, referrerOf, reopens, startCanary, startProxy, startServer,
 } from "./harness.mjs";
 
 const scenarioDir = path.join(conformanceDir, "scenarios");
@@ -48,7 +48,7 @@ describe("conformance", () => {
 const SCENARIO_KEYS = ["description", "platform", "client", "serverDown", "steps"];
 const STEP_KEYS = ["click", "relaunch", "client", "faults", "claim", "reopen", "resolve", "expect", "saveReferrerAs"];
 const EXPECT_KEYS = ["status", "locationStartsWith", "result", "deepLink", "confidence", "utmSource", "utmMedium", "utmCampaign",
-    "utmContent", "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests"];
+    "utmContent", "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests", "emailServiceClicks", "reopens"];
 
 function unknownKeys(scenario) {
     const unknown = Object.keys(scenario).filter((key) => !SCENARIO_KEYS.includes(key));
@@ -102,6 +102,9 @@ async function runScenario(scenario, { server, proxy, canary, nowhere }) {
         proxy.state.faults = (step.faults || []).slice();
         proxy.state.address = input.address || "127.0.0.1";
         const requestsBefore = proxy.state.records.length;
+        const expect = step.expect || {};
+        const clicksBefore = await emailServiceClicks(server);
+        const reopensBefore = expect.reopens ? await reopens(server, expect.reopens.link) : 0;
 
         let result;
         if (call === "claim") {
@@ -114,9 +117,7 @@ async function runScenario(scenario, { server, proxy, canary, nowhere }) {
         await proxy.settled();
         const seen = `${where} answered ${JSON.stringify(result)}`;
         assert.equal(proxy.state.faults.length, 0, `${seen}: faults left unused`);
-        checkExpect(step.expect || {}, result, seen);
-
-        const expect = step.expect || {};
+        checkExpect(expect, result, seen);
         if (expect.requests !== undefined) {
             assert.equal(proxy.state.records.length - requestsBefore, expect.requests, `${seen}: requests reaching the proxy`);
         }
@@ -128,6 +129,12 @@ async function runScenario(scenario, { server, proxy, canary, nowhere }) {
         }
         if (expect.canaryRequests !== undefined) {
             assert.equal(canary.state.count, expect.canaryRequests, `${seen}: requests at the canary`);
+        }
+        if (expect.emailServiceClicks !== undefined) {
+            assert.equal(await emailServiceClicks(server) - clicksBefore, expect.emailServiceClicks, `${seen}: clicks the email service counted`);
+        }
+        if (expect.reopens) {
+            assert.equal(await reopens(server, expect.reopens.link) - reopensBefore, expect.reopens.count, `${seen}: re-opens of ${expect.reopens.link}`);
         }
     }
 }

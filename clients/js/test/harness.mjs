@@ -16,7 +16,8 @@ export function relinkBinary() {
 }
 
 /**
- * Starts `relink serve` through start-server.sh and resolves `{base, stop()}` once it printed its line.
+ * Starts `relink serve` through start-server.sh and resolves `{base, emailService, apiKey, stop()}` once it
+ * printed its line (`emailService`: the stand-in email service behind the click-tracking host).
  * Rejects with the script's stderr when it stops first (no binary, a port clash, a bad config).
  */
 export function startServer() {
@@ -46,9 +47,16 @@ export function startServer() {
             const line = stdout.split("\n");
             if (line.length < 2) return;
             clearTimeout(timer);
-            const base = line[0].split(" ")[0];
+            const [base, , emailService, apiKey] = line[0].split(" ");
+            if (!emailService || !apiKey) {
+                stop();
+                reject(new Error(`start-server.sh printed no email service and key: ${line[0]}`));
+                return;
+            }
             resolve({
                 base,
+                emailService,
+                apiKey,
                 stop: async () => {
                     process.removeListener("exit", onExit);
                     await stop();
@@ -90,6 +98,23 @@ export function request(base, { method = "GET", path: target, headers = {}, body
         outgoing.on("error", reject);
         outgoing.end(body);
     });
+}
+
+/** The clicks the stand-in email service has counted so far. */
+export async function emailServiceClicks(server) {
+    const answer = await request(server.emailService, { path: "/clicks" });
+    if (answer.status !== 200) throw new Error(`the email service's /clicks answered ${answer.status}`);
+    return JSON.parse(answer.body).clicks;
+}
+
+/** The `APP_RE_OPEN` events of a short link, all platforms, from its link stats. */
+export async function reopens(server, shortLink) {
+    const target = `/v1/${encodeURIComponent(shortLink)}/linkStats?durationDays=1&key=${encodeURIComponent(server.apiKey)}`;
+    const answer = await request(server.base, { path: target });
+    if (answer.status !== 200) throw new Error(`linkStats of ${shortLink} answered ${answer.status}: ${answer.body}`);
+    return JSON.parse(answer.body).linkEventStats
+        .filter((stat) => stat.event === "APP_RE_OPEN")
+        .reduce((sum, stat) => sum + Number(stat.count), 0);
 }
 
 /**

@@ -40,7 +40,8 @@ class ConformanceTest {
             "click", "expect", "saveReferrerAs", "relaunch", "client", "faults", "claim", "reopen", "resolve"));
     private static final Set<String> EXPECT_KEYS = new HashSet<>(Arrays.asList(
             "status", "locationStartsWith", "result", "deepLink", "confidence", "utmSource", "utmMedium", "utmCampaign",
-            "utmContent", "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests"));
+            "utmContent", "utmTerm", "routeParameters", "error", "requests", "sameInstallId", "canaryRequests",
+            "emailServiceClicks", "reopens"));
 
     private static LiveServer server;
     private static FaultProxy proxy;
@@ -113,6 +114,9 @@ class ConformanceTest {
                 proxy.arm(armed);
             }
             int before = proxy.recorded().size();
+            int clicksBefore = server.emailServiceClicks();
+            JSONObject reopens = expect == null ? null : expect.optJSONObject("reopens");
+            int reopensBefore = reopens == null ? 0 : server.reopens(reopens.getString("link"));
             Object result;
             if (step.has("claim")) {
                 JSONObject claim = step.getJSONObject("claim");
@@ -129,6 +133,14 @@ class ConformanceTest {
             }
             proxy.awaitForwarded(30000);
             check(where, expect == null ? new JSONObject() : expect, result, proxy.recorded().size() - before);
+            if (expect != null && expect.has("emailServiceClicks")) {
+                assertEquals(expect.getInt("emailServiceClicks"), server.emailServiceClicks() - clicksBefore,
+                        where + ": clicks the email service counted");
+            }
+            if (reopens != null) {
+                assertEquals(reopens.getInt("count"), server.reopens(reopens.getString("link")) - reopensBefore,
+                        where + ": re-opens of " + reopens.getString("link"));
+            }
         }
     }
 

@@ -6,12 +6,17 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+
+import org.json.JSONArray;
+import org.json.JSONException;
+import org.json.JSONObject;
 
 /**
  * The Relink server of the tests, started once per test run through clients/conformance/start-server.sh with the
@@ -21,10 +26,16 @@ final class LiveServer {
     private static LiveServer shared;
 
     final String base;
+    /** The stand-in email service behind the click-tracking host (clients/conformance/email-service.py). */
+    final String emailService;
+    /** An API key of the conformance project, for link stats. */
+    final String apiKey;
     private final Process script;
 
-    private LiveServer(String base, Process script) {
+    private LiveServer(String base, String emailService, String apiKey, Process script) {
         this.base = base;
+        this.emailService = emailService;
+        this.apiKey = apiKey;
         this.script = script;
     }
 
@@ -64,7 +75,12 @@ final class LiveServer {
                 Thread.currentThread().interrupt();
             }
         }));
-        shared = new LiveServer(line.split(" ")[0], process);
+        String[] fields = line.split(" ");
+        if (fields.length < 4) {
+            process.destroy();
+            throw new IOException("start-server.sh printed no email service and key: " + line);
+        }
+        shared = new LiveServer(fields[0], fields[2], fields[3], process);
         return shared;
     }
 
@@ -78,6 +94,32 @@ final class LiveServer {
         if (userAgent != null) request.header("User-Agent", userAgent);
         if (acceptLanguage != null) request.header("Accept-Language", acceptLanguage);
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The clicks the stand-in email service has counted so far. */
+    int emailServiceClicks() throws IOException, InterruptedException, JSONException {
+        return new JSONObject(get(emailService + "/clicks")).getInt("clicks");
+    }
+
+    /** The {@code APP_RE_OPEN} events of a short link, all platforms, from its link stats. */
+    int reopens(String shortLink) throws IOException, InterruptedException, JSONException {
+        String path = "/v1/" + URLEncoder.encode(shortLink, StandardCharsets.UTF_8) + "/linkStats?durationDays=1&key="
+                + URLEncoder.encode(apiKey, StandardCharsets.UTF_8);
+        JSONArray stats = new JSONObject(get(base + path)).getJSONArray("linkEventStats");
+        int count = 0;
+        for (int i = 0; i < stats.length(); i++) {
+            JSONObject stat = stats.getJSONObject(i);
+            if (stat.getString("event").equals("APP_RE_OPEN")) count += Integer.parseInt(stat.getString("count"));
+        }
+        return count;
+    }
+
+    private static String get(String url) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        HttpResponse<String> answer = client.send(
+                HttpRequest.newBuilder(URI.create(url)).GET().timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) throw new IOException(url + " answered " + answer.statusCode() + ": " + answer.body());
+        return answer.body();
     }
 
     /** The {@code referrer} query parameter of a Play Store URL, percent-decoded, as the Play Store hands it over. */
