@@ -9,7 +9,10 @@ public final class TCPProxy: @unchecked Sendable {
     private let targetPort: Int
     private let lock = NSLock()
     private var isCut = false
-    private var descriptors: [Int32] = []
+    private var isClosed = false
+    /// Open connections' descriptors: each connection's two are closed by the last of its pumps to end, and leave
+    /// this list first, so `close()` never touches a number the process has since given to another socket.
+    private var descriptors: Set<Int32> = []
 
     public init(toPort targetPort: Int) throws {
         self.targetPort = targetPort
@@ -27,7 +30,10 @@ public final class TCPProxy: @unchecked Sendable {
                 bind(listener, pointer, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, pointer, &length) == 0
             }
         }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
+        guard bound else {
+            Glibc.close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
         Thread.detachNewThread { [self] in acceptLoop() }
     }
@@ -37,14 +43,22 @@ public final class TCPProxy: @unchecked Sendable {
         set { lock.withLock { isCut = newValue } }
     }
 
-    /// Closes the listener and every connection.
+    /// Ends the listener and every connection; calling it again does nothing. Descriptors are only shut down here:
+    /// each is closed by the thread that uses it, once it has stopped using it (a descriptor closed under a thread
+    /// still blocked on it could be reused by another socket of the process, which that thread would then use).
     public func close() {
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
-        for descriptor in lock.withLock({ descriptors }) { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        lock.withLock {
+            guard !isClosed else { return }
+            isClosed = true
+            Glibc.shutdown(listener, Int32(SHUT_RDWR))
+            for descriptor in descriptors { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
     }
 
+    private var closed: Bool { lock.withLock { isClosed } }
+
     private func acceptLoop() {
+        defer { Glibc.close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
@@ -54,16 +68,42 @@ public final class TCPProxy: @unchecked Sendable {
             }
             var none = timeval(tv_sec: 0, tv_usec: 0)
             setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
-            lock.withLock { descriptors += [client, server] }
-            Thread.detachNewThread { [self] in pump(from: client, to: server) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client) }
+            let open = lock.withLock {
+                guard !isClosed else { return false }
+                descriptors.formUnion([client, server])
+                return true
+            }
+            guard open else {
+                Glibc.close(client)
+                Glibc.close(server)
+                return
+            }
+            let pumps = PumpPair()
+            Thread.detachNewThread { [self] in
+                pump(from: client, to: server)
+                if pumps.finishOne() { release(client, server) }
+            }
+            Thread.detachNewThread { [self] in
+                pump(from: server, to: client)
+                if pumps.finishOne() { release(client, server) }
+            }
         }
+    }
+
+    /// A connection whose two pumps have ended: out of the list, then closed.
+    private func release(_ first: Int32, _ second: Int32) {
+        lock.withLock {
+            descriptors.remove(first)
+            descriptors.remove(second)
+        }
+        Glibc.close(first)
+        Glibc.close(second)
     }
 
     private func pump(from source: Int32, to destination: Int32) {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         defer { Glibc.shutdown(destination, Int32(SHUT_WR)) }
-        while true {
+        while !closed {
             if cut {
                 Thread.sleep(forTimeInterval: 0.02)
                 continue
@@ -79,6 +119,20 @@ public final class TCPProxy: @unchecked Sendable {
                 guard written > 0 else { return }
                 sent += written
             }
+        }
+    }
+}
+
+/// The two pumps of one connection: the second to end closes its descriptors.
+private final class PumpPair: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = 2
+
+    /// - Returns: whether this was the last pump.
+    func finishOne() -> Bool {
+        lock.withLock {
+            running -= 1
+            return running == 0
         }
     }
 }
