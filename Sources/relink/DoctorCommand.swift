@@ -17,6 +17,7 @@ struct DoctorCommand: AsyncParsableCommand {
               relink doctor --project pictlink --url https://go.pictlink.com
               relink doctor --project pictlink --url http://127.0.0.1:8080 --json
               relink doctor --project pictlink --domains
+              relink doctor --project pictlink --url https://go.pictlink.com --tracking-url 'https://click.pictlink.com/uni/ls/click?upn=…'
             """
     )
 
@@ -38,12 +39,19 @@ struct DoctorCommand: AsyncParsableCommand {
     @Flag(help: "Fetch every project host's association files from the host itself (after the DNS switch).")
     var domains = false
 
+    @Option(
+        name: .customLong("tracking-url"),
+        help: ArgumentHelp(
+            "A link of a sent email, rewritten by the email service to its tracking domain: checked to open the apps and to reach a link of the project (repeatable).",
+            discussion: "Asked from --url when given, else from its own host; the email service counts it as a click."))
+    var trackingURLs: [String] = []
+
     @Flag(help: "Print the checks as JSON.")
     var json = false
 
     func run() async throws {
-        guard entitlements != nil || manifest != nil || url != nil || domains else {
-            throw CLIError.usage("give at least one of --entitlements, --manifest, --url and --domains")
+        guard entitlements != nil || manifest != nil || url != nil || domains || !trackingURLs.isEmpty else {
+            throw CLIError.usage("give at least one of --entitlements, --manifest, --url, --domains and --tracking-url")
         }
         if let url, let problem = AppDoctor.deploymentURLProblem(url) { throw CLIError.usage(problem) }
         let (configuration, _, _) = try ConfigurationFile.project(project, path: config)
@@ -60,6 +68,9 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         if domains {
             checks += await AppDoctor.domains(of: project)
+        }
+        for sample in trackingURLs {
+            checks += await AppDoctor.trackingURL(sample, project: project, deployment: url)
         }
         if json {
             Console.print(try Console.json(checks))

@@ -56,7 +56,7 @@ import Testing
         }
     }
 
-    static func relink(upstreamPort: Int, store: (any RelinkStore)? = nil) throws -> some ApplicationProtocol {
+    static func relink(upstreamPort: Int, store: (any RelinkStore)? = nil, metrics: MetricsEndpoint = .disabled) throws -> some ApplicationProtocol {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
         configuration.projects[index].clickTracking = [
@@ -67,6 +67,7 @@ import Testing
             store: try store ?? SQLiteStore())
         // The stand-in is on loopback, which fetches refuse unless allowed (as `--fetch-allow-networks` does).
         if case .success(let networks) = IPNetwork.parseList("127.0.0.0/8") { server.fetchPolicy.allowed = networks }
+        server.metrics = metrics
         return try buildApplication(configuration: server)
     }
 
@@ -236,6 +237,79 @@ import Testing
             other.clickTracking[0].paths = ["/ls/click*"]
             let wrong = await AppDoctor.deployment("http://127.0.0.1:\(port)", project: other, onlyHost: Self.trackingHost)
             #expect(wrong.contains { $0.status == .fail }, "\(wrong)")
+        }
+    }
+
+    /// `relink doctor --tracking-url`: a sample tracking URL is followed as a tap is, and must open the apps and end
+    /// at a link of the project that the deployment knows.
+    @Test func theDoctorFollowsASampleTrackingURLToALinkOfTheProject() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let upstreamPort = try #require(standIn.port)
+            try await Self.relink(upstreamPort: upstreamPort, store: store).test(.live) { client in
+                let deployment = "http://127.0.0.1:\(try #require(client.port))"
+                let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fmail", key: key, with: client)
+                service.destination.withLockedValue { $0 = minted.shortLink }
+                var configuration = TestSupport.configuration
+                let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+                configuration.projects[index].clickTracking = [
+                    ClickTrackingHost(host: Self.trackingHost, upstream: try DomainURIPrefix("http://127.0.0.1:\(upstreamPort)"), paths: ["/uni/*"])
+                ]
+                let project = configuration.projects[index]
+                let sample = "https://\(Self.trackingHost)/uni/ls/click?upn=abc"
+
+                let good = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                #expect(good.count == 2 && good.allSatisfy { $0.status == .pass }, "\(good)")
+                #expect(good.last?.message.contains(minted.shortLink) == true, "\(good)")
+                #expect(service.seen.withLockedValue { $0.map(\.target) } == ["/uni/ls/click?upn=abc"], "the service counted the click once")
+
+                // A path the association files do not list: the tap would open the browser.
+                let path = await AppDoctor.trackingURL("https://\(Self.trackingHost)/ls/click?upn=abc", project: project, deployment: deployment)
+                #expect(path.first?.status == .fail && path.first?.message.contains("none of") == true, "\(path)")
+                // The service sends the tap elsewhere, or to a link the deployment does not know.
+                service.destination.withLockedValue { $0 = "https://evil.test/x" }
+                let elsewhere = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                #expect(elsewhere.last?.status == .fail && elsewhere.last?.message.contains("not a link of the project") == true, "\(elsewhere)")
+                service.destination.withLockedValue { $0 = "https://go.pictlink.com/NeverMinted" }
+                let unknown = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                #expect(unknown.last?.status == .fail && unknown.last?.message.contains("HTTP 404") == true, "\(unknown)")
+                // The service's answer is over Relink's caps, or is not a redirect.
+                let huge = await AppDoctor.trackingURL("https://\(Self.trackingHost)/huge", project: project, deployment: deployment)
+                #expect(huge.last?.status == .fail && huge.last?.message.contains("HTTP 502") == true, "\(huge)")
+                service.destination.withLockedValue { $0 = "" }
+                let noLocation = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                #expect(noLocation.last?.status == .fail && noLocation.last?.message.contains("without a usable Location") == true, "\(noLocation)")
+                // Not a tracking domain of the project, or not a URL.
+                let other = await AppDoctor.trackingURL("https://click.other.test/uni/x", project: project, deployment: deployment)
+                #expect(other.count == 1 && other[0].status == .fail, "\(other)")
+                let notURL = await AppDoctor.trackingURL("click here", project: project, deployment: deployment)
+                #expect(notURL.count == 1 && notURL[0].status == .fail, "\(notURL)")
+            }
+        }
+    }
+
+    /// What passes through a tracking domain is counted as `click_tracking` by status, and an upstream that gives no
+    /// answer to pass on by reason; the association files stay `association`.
+    @Test func proxiedClicksAndTheServicesFailuresAreCounted() async throws {
+        typealias O = ObservabilityTests
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port, metrics: .token(O.token)).test(.router) { client in
+                let host: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                _ = try await client.execute(uri: "/uni/ls/click?upn=a", method: .get, headers: host)
+                _ = try await client.execute(uri: "/uni/ls/click?upn=b", method: .get, headers: host)
+                _ = try await client.execute(uri: "/.well-known/assetlinks.json", method: .get, headers: host)
+                #expect(try await client.execute(uri: "/huge", method: .get, headers: host).status == .badGateway)
+                #expect(try await client.execute(uri: "/switch", method: .get, headers: host).status == .badGateway)
+                let scrape = try await O.scrape(client)
+                #expect(O.value(scrape, #"relink_requests_total{kind="click_tracking",platform="none",outcome="redirect"}"#) == 2, "\(scrape)")
+                #expect(O.value(scrape, #"relink_requests_total{kind="click_tracking",platform="none",outcome="server_error"}"#) == 2)
+                #expect(O.value(scrape, #"relink_requests_total{kind="association",platform="none",outcome="ok"}"#) == 1)
+                #expect(O.value(scrape, #"relink_click_tracking_errors_total{reason="unreachable"}"#) == 1, "\(scrape)")
+                #expect(O.value(scrape, #"relink_click_tracking_errors_total{reason="bad_answer"}"#) == 1)
+            }
         }
     }
 
