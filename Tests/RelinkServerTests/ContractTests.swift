@@ -117,6 +117,7 @@ struct ContractTests {
         metrics.request(.shortLink, platform: .android, outcome: .redirect, duration: .milliseconds(1))
         metrics.rateLimited("claim")
         metrics.storeError("lookup")
+        metrics.clickTrackingError("timeout")
         let lines = metrics.render().split(separator: "\n")
         func names(_ prefix: String) -> [String] {
             lines.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count).prefix { $0 != " " }) }

@@ -226,11 +226,11 @@ struct DeferredLinkTests {
                                         string: #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "race-\#(index)"}"#)
                                 )
                                 return try JSONDecoder().decode(InstallAttributionResponse.self, from: response.data)
-                            } catch let error as IOError where attempt < 3 && error.errnoCode == ECONNRESET {
-                                continue
-                            } catch ChannelError.ioOnClosedChannel where attempt < 3 {
+                            } catch let error as IOError where attempt < 6 && error.errnoCode == ECONNRESET {
+                                try await Task.sleep(for: .milliseconds(100 * attempt))
+                            } catch ChannelError.ioOnClosedChannel where attempt < 6 {
                                 // The same, seen while the request was still being written.
-                                continue
+                                try await Task.sleep(for: .milliseconds(100 * attempt))
                             }
                         }
                     }

@@ -129,7 +129,7 @@ struct ApplicationParts {
         if relink.projects.contains(where: { !$0.clickTracking.isEmpty }) {
             var trackingFetcher = SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver)
             trackingFetcher.timeout = .seconds(5)
-            clickTracking = ClickTrackingProxy(directory: resolver.directory, fetcher: trackingFetcher)
+            clickTracking = ClickTrackingProxy(directory: resolver.directory, fetcher: trackingFetcher, metrics: metrics)
         }
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
@@ -144,7 +144,8 @@ struct ApplicationParts {
         // Outermost and alone: a request's id and count, and the API's JSON errors (also for unknown /v1 paths).
         let observer = RequestObservingMiddleware(
             metrics: metrics, servesMetrics: configuration.metrics.servesOnMainPort, servesConsole: configuration.console.servesOnMainPort,
-            outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength)
+            outages: outages, forwardedHeaders: configuration.forwardedHeaders, ipv6PrefixLength: configuration.ipv6PrefixLength,
+            trackingDomains: clickTracking?.directory)
         router.add(middleware: observer)
         // An email service's tracking domains: passed to the service, but for their association files.
         if let clickTracking { router.add(middleware: ClickTrackingMiddleware(proxy: clickTracking, pages: pages)) }

@@ -24,6 +24,9 @@ struct RequestObservingMiddleware: RouterMiddleware {
     var forwardedHeaders = ForwardedHeaderPolicy.none
     /// The IPv6 prefix length client limits count by (`--ipv6-limit-prefix`).
     var ipv6PrefixLength = 64
+    /// The domains when a project has email services' tracking domains, whose requests (but for their association
+    /// files) are counted as `click_tracking`; nil when none has.
+    var trackingDomains: DomainDirectory? = nil
 
     @concurrent func handle(
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
@@ -62,9 +65,14 @@ struct RequestObservingMiddleware: RouterMiddleware {
         } else {
             requestId = context.id
         }
-        let kind = kind(of: request)
+        var kind = kind(of: request)
         context.learnFacts(
             of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength, knownOrigin: knownOrigin)
+        if let trackingDomains, kind != .association, kind != .health, kind != .metrics,
+            trackingDomains.clickTracking(host: context.origin.host) != nil
+        {
+            kind = .clickTracking
+        }
         return (requestId, kind)
     }
 

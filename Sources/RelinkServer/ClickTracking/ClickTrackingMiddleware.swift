@@ -70,6 +70,7 @@ struct ClickTrackingMiddleware: RouterMiddleware {
         // A final answer only: an interim one (101 above all) passed on as the answer would make a proxy in front of
         // Relink take the connection for a tunnel, past its checks.
         guard (200...599).contains(answer.status) else {
+            proxy.metrics?.clickTrackingError(ClickTrackingProxy.ErrorReason.badAnswer.rawValue)
             return pages.message("The link could not be followed", ["The email service answered oddly."], status: .badGateway)
         }
         var fields = HTTPFields()

@@ -17,19 +17,38 @@ struct ClickTrackingProxy: Sendable {
     /// unwrap is answered 503 at once.
     var maximumForwards = 256
     private let running = NIOLockedValueBox(0)
+    /// Where requests that got no answer to pass on are counted (`relink_click_tracking_errors_total`).
+    let metrics: RelinkMetrics?
 
-    init(directory: DomainDirectory, fetcher: SafeFetcher) {
-        self.directory = directory
-        self.fetcher = fetcher
+    /// Why a request to an upstream got no answer to pass on: `relink_click_tracking_errors_total`'s `reason`.
+    enum ErrorReason: String {
+        /// No complete answer within the fetcher's timeout.
+        case timeout
+        /// No connection, or one that broke, or an answer over the caps.
+        case unreachable
+        /// The upstream's address is one fetches refuse (private, loopback, …) and no allowance covers it.
+        case refusedAddress = "refused_address"
+        /// All `maximumForwards` places were taken.
+        case busy
+        /// An interim (1xx) answer where a final one was due.
+        case badAnswer = "bad_answer"
     }
 
-    /// Takes one of the `maximumForwards` places; false when all are taken. `leave()` gives it back.
+    init(directory: DomainDirectory, fetcher: SafeFetcher, metrics: RelinkMetrics? = nil) {
+        self.directory = directory
+        self.fetcher = fetcher
+        self.metrics = metrics
+    }
+
+    /// Takes one of the `maximumForwards` places; false when all are taken (counted as `busy`). `leave()` gives it back.
     func enter() -> Bool {
-        running.withLockedValue { count in
+        let entered = running.withLockedValue { count in
             guard count < maximumForwards else { return false }
             count += 1
             return true
         }
+        if !entered { metrics?.clickTrackingError(ErrorReason.busy.rawValue) }
+        return entered
     }
 
     func leave() {
@@ -52,9 +71,22 @@ struct ClickTrackingProxy: Sendable {
         if let clientAddress { headers.append(("X-Forwarded-For", clientAddress)) }
         headers.append(("X-Forwarded-Proto", scheme))
         headers.append(("X-Forwarded-Host", tracking.host))
-        return try await fetcher.forward(
-            method: method, url: url, host: tracking.sendsTrackingHost ? tracking.host : tracking.upstream.hostAndPort, headers: headers,
-            body: body)
+        do {
+            return try await fetcher.forward(
+                method: method, url: url, host: tracking.sendsTrackingHost ? tracking.host : tracking.upstream.hostAndPort, headers: headers,
+                body: body)
+        } catch {
+            let reason: ErrorReason? =
+                switch error {
+                case .timedOut: .timeout
+                case .refusedAddress: .refusedAddress
+                case .noAddress, .failed, .status, .tooManyRedirects, .notHTML: .unreachable
+                // The request's own fault (a path with dot segments), not the service's.
+                case .badURL, .notAllowed: nil
+                }
+            if let reason { metrics?.clickTrackingError(reason.rawValue) }
+            throw error
+        }
     }
 
     /// The link a tracking URL leads to: the service is asked once, as the tapped link would have been (it counts the

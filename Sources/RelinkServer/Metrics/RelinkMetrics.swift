@@ -18,6 +18,8 @@ public final class RelinkMetrics: Sendable {
         /// A click on a path or domain that holds no link.
         case unknownLink = "unknown_link"
         case api, association, beacon, health, metrics, console
+        /// A request on an email service's tracking domain passed to the service (`clickTracking`).
+        case clickTracking = "click_tracking"
     }
 
     /// How a request ended: for clicks what the planner chose, for the rest the class of the status.
@@ -67,6 +69,7 @@ public final class RelinkMetrics: Sendable {
         case rateLimited = "relink_rate_limited_total"
         case storeErrors = "relink_store_errors_total"
         case linkCacheEntries = "relink_link_cache_entries"
+        case clickTrackingErrors = "relink_click_tracking_errors_total"
 
         var help: String {
             switch self {
@@ -83,6 +86,8 @@ public final class RelinkMetrics: Sendable {
             case .rateLimited: "Requests refused by a rate limit, by budget (endpoint)."
             case .storeErrors: "Store calls that failed, by what they were for (operation)."
             case .linkCacheEntries: "Links held in the in-memory link cache, when scraped."
+            case .clickTrackingErrors:
+                "Requests to an email service's tracking upstream that got no answer to pass on, by reason (timeout, unreachable, refused_address, busy, bad_answer)."
             }
         }
 
@@ -110,6 +115,7 @@ public final class RelinkMetrics: Sendable {
     private let shadowMatches: [String: Counter]
     private let rateLimits: NIOLockedValueBox<[String: Counter]>
     private let storeErrors: NIOLockedValueBox<[String: Counter]>
+    private let clickTrackingErrors: NIOLockedValueBox<[String: Counter]>
     private let cacheEntries: Gauge
     /// Run before each scrape: they set the gauges that are read off state (queue depths, cache size).
     private let scrapeHooks = NIOLockedValueBox([@Sendable (RelinkMetrics) -> Void]())
@@ -146,6 +152,7 @@ public final class RelinkMetrics: Sendable {
         shadowMatches = shadows
         rateLimits = NIOLockedValueBox([:])
         storeErrors = NIOLockedValueBox([:])
+        clickTrackingErrors = NIOLockedValueBox([:])
         cacheEntries = registry.makeGauge(descriptor: Family.linkCacheEntries.descriptor)
     }
 
@@ -203,6 +210,11 @@ public final class RelinkMetrics: Sendable {
     /// A store call that failed: `operation` is what it was for (`lookup`, `api`, `flush`).
     func storeError(_ operation: String) {
         labelled(storeErrors, .storeErrors, "operation", operation).increment()
+    }
+
+    /// A request to a tracking upstream with no answer to pass on: `reason` is one of `ClickTrackingProxy.ErrorReason`.
+    func clickTrackingError(_ reason: String) {
+        labelled(clickTrackingErrors, .clickTrackingErrors, "reason", reason).increment()
     }
 
     // MARK: Attribution and limits
