@@ -42,6 +42,12 @@ import Testing
             router.get("/switch") { _, _ -> Response in
                 Response(status: .switchingProtocols, headers: [.upgrade: "websocket", .connection: "Upgrade"])
             }
+            // A service that hosts its own association files (Iterable, Klaviyo).
+            router.get("/.well-known/apple-app-site-association") { _, _ -> Response in
+                Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"applinks": {"details": [{"appIDs": ["SERVICE.own.app"]}]}}"#)))
+            }
             router.get("/**") { request, _ -> Response in
                 self.seen.withLockedValue {
                     $0.append(
@@ -56,11 +62,15 @@ import Testing
         }
     }
 
-    static func relink(upstreamPort: Int, store: (any RelinkStore)? = nil, metrics: MetricsEndpoint = .disabled) throws -> some ApplicationProtocol {
+    static func relink(
+        upstreamPort: Int, store: (any RelinkStore)? = nil, metrics: MetricsEndpoint = .disabled, associationFilesFromUpstream: Bool = false
+    ) throws -> some ApplicationProtocol {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
         configuration.projects[index].clickTracking = [
-            ClickTrackingHost(host: trackingHost, upstream: try DomainURIPrefix("http://127.0.0.1:\(upstreamPort)"), paths: ["/uni/*"])
+            ClickTrackingHost(
+                host: trackingHost, upstream: try DomainURIPrefix("http://127.0.0.1:\(upstreamPort)"), paths: ["/uni/*"],
+                associationFilesFromUpstream: associationFilesFromUpstream)
         ]
         var server = ServerConfiguration(
             host: "127.0.0.1", port: 0, relink: configuration, forwardedHeaders: TestSupport.trustingTestClient, logLevel: .error,
@@ -311,6 +321,32 @@ import Testing
                 #expect(O.value(scrape, #"relink_click_tracking_errors_total{reason="bad_answer"}"#) == 1)
             }
         }
+    }
+
+    /// `"associationFiles": "upstream"`: the service's own files reach the client as the service serves them.
+    @Test func aServiceThatHostsItsOwnAssociationFilesHasThemPassedThrough() async throws {
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port, associationFilesFromUpstream: true).test(.router) { client in
+                let host: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                let file = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: host)
+                #expect(file.status == .ok)
+                #expect(String(buffer: file.body).contains("SERVICE.own.app"), "\(String(buffer: file.body))")
+                #expect(!String(buffer: file.body).contains("jp.furyu.pictlink.ios"))
+                // The link domains' files stay Relink's.
+                let own = try await client.execute(
+                    uri: "/.well-known/apple-app-site-association", method: .get, headers: [HTTPField.Name("Host")!: "go.pictlink.com"])
+                #expect(String(buffer: own.body).contains("jp.furyu.pictlink.ios"))
+            }
+        }
+        let json = #"""
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"],
+              "clickTracking": [{"host": "links.example.com", "upstream": "https://links.iterable.com", "paths": ["/a/*"], "associationFiles": "upstream"}]}]}
+            """#
+        #expect(try RelinkConfiguration(json: Data(json.utf8)).projects[0].clickTracking.first?.associationFilesFromUpstream == true)
+        let wrong = json.replacingOccurrences(of: #""associationFiles": "upstream""#, with: #""associationFiles": "service""#)
+        #expect(throws: (any Error).self) { try RelinkConfiguration(json: Data(wrong.utf8)) }
     }
 
     @Test func aPresetGivesTheServicesDocumentedPaths() throws {

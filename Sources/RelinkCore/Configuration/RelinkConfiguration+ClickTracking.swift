@@ -1,9 +1,12 @@
 extension RelinkConfiguration {
     /// One `clickTracking` entry: `{"host": "click.example.com", "upstream": "https://…", "paths": ["/ls/click*"]}`,
     /// or `"preset": "sendgrid"` for a service's documented paths instead of `paths`, and `"hostHeader": "tracking"`
-    /// (the default) or `"upstream"`.
+    /// (the default) or `"upstream"`, and `"associationFiles": "relink"` (the default: generated from the project's apps
+    /// and the paths) or `"upstream"` (the service's own, passed through).
     static func readClickTrackingHost(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> ClickTrackingHost? {
-        guard let fields = reader.object(value, at: path, keys: ["host", "upstream", "paths", "preset", "hostHeader"]) else { return nil }
+        guard let fields = reader.object(value, at: path, keys: ["host", "upstream", "paths", "preset", "hostHeader", "associationFiles"]) else {
+            return nil
+        }
         let problemsBefore = reader.problems.count
         let host = reader.string(fields, "host", required: true) { host in
             // A host name as a Host header carries it, with an optional port: the same checks as a link domain's.
@@ -46,7 +49,13 @@ extension RelinkConfiguration {
         let hostHeader = reader.string(fields, "hostHeader") { header in
             ["tracking", "upstream"].contains(header) ? nil : "must be 'tracking' (the tracking domain, the default) or 'upstream'"
         }
+        let associationFiles = reader.string(fields, "associationFiles") { source in
+            ["relink", "upstream"].contains(source)
+                ? nil : "must be 'relink' (generated from the project's apps, the default) or 'upstream' (the email service's own)"
+        }
         guard reader.problems.count == problemsBefore, let host, let upstream else { return nil }
-        return ClickTrackingHost(host: host.lowercased(), upstream: upstream, paths: paths, sendsTrackingHost: hostHeader != "upstream")
+        return ClickTrackingHost(
+            host: host.lowercased(), upstream: upstream, paths: paths, sendsTrackingHost: hostHeader != "upstream",
+            associationFilesFromUpstream: associationFiles == "upstream")
     }
 }

@@ -6,7 +6,8 @@ import NIOHTTP1
 import RelinkCore
 
 /// An email service's tracking domain that Relink hosts (`clickTracking` in routes.json): its association files are
-/// Relink's (`AssociationController`, the tracking paths only), and every other request goes to the service's
+/// Relink's (`AssociationController`, the tracking paths only) unless the service's own are asked for
+/// (`associationFiles: upstream`), and every other request goes to the service's
 /// upstream as it came (method, path, query, the headers the service reads, the client's address in
 /// `X-Forwarded-For`), the answer coming back as the service gave it: the service counts the click and redirects, as
 /// without Relink. The upstream is the configuration's, never the request's; nothing is followed on Relink's side.
@@ -30,7 +31,7 @@ struct ClickTrackingMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let (_, tracking) = proxy.directory.clickTracking(host: context.origin.host) else { return try await next(request, context) }
         let path = request.uri.path
-        if Self.isAssociationFile(path) { return try await next(request, context) }
+        if Self.isAssociationFile(path) && !tracking.associationFilesFromUpstream { return try await next(request, context) }
         // The origin-form target only: an absolute-form request's scheme and host never reach the upstream's URL.
         guard path.hasPrefix("/") else {
             return pages.message("Bad request", ["The request's target is not a path."], status: .badRequest)
