@@ -323,6 +323,43 @@ import Testing
         }
     }
 
+    /// Every request the service answers on a tracking domain is `click_tracking`, whatever its path looks like on a
+    /// link domain (another `/.well-known/` file, the association files when they are the service's): counted as
+    /// `association`, an operator would read the service's answers as Relink's own. `/healthz` and `/metrics` (with
+    /// the token) stay Relink's on every host, and are counted as theirs.
+    @Test func whatTheServiceAnswersIsCountedAsClickTrackingWhateverItsPath() async throws {
+        typealias O = ObservabilityTests
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            for fromUpstream in [false, true] {
+                try await Self.relink(upstreamPort: port, metrics: .token(O.token), associationFilesFromUpstream: fromUpstream).test(.router) {
+                    client in
+                    let host: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                    // The stand-in has no such file: its 404, not Relink's.
+                    #expect(try await client.execute(uri: "/.well-known/security.txt", method: .get, headers: host).status == .notFound)
+                    #expect(try await client.execute(uri: "/healthz", method: .get, headers: host).status == .ok)
+                    var withToken = host
+                    withToken[.authorization] = "Bearer \(O.token)"
+                    #expect(try await client.execute(uri: "/metrics", method: .get, headers: withToken).status == .ok)
+                    let file = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: host)
+                    #expect(file.status == .ok)
+                    #expect(String(buffer: file.body).contains("SERVICE.own.app") == fromUpstream)
+                    let scrape = try await O.scrape(client)
+                    let counted = { (kind: String, outcome: String) in
+                        O.value(scrape, #"relink_requests_total{kind=""# + kind + #"",platform="none",outcome=""# + outcome + #""}"#)
+                    }
+                    #expect(counted("click_tracking", "not_found") == 1, "\(scrape)")
+                    #expect(counted("click_tracking", "ok") == (fromUpstream ? 1 : 0))
+                    #expect(counted("association", "ok") == (fromUpstream ? 0 : 1))
+                    #expect(counted("association", "not_found") == 0)
+                    #expect(counted("health", "ok") == 1)
+                    #expect(counted("metrics", "ok") == 1)
+                }
+            }
+        }
+    }
+
     /// `"associationFiles": "upstream"`: the service's own files reach the client as the service serves them.
     @Test func aServiceThatHostsItsOwnAssociationFilesHasThemPassedThrough() async throws {
         let service = EmailService()
