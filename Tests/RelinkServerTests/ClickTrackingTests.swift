@@ -323,6 +323,33 @@ import Testing
         }
     }
 
+    /// The doctor asks only the project's tracking domains and links: where a service sends the tap elsewhere (an
+    /// unsubscribe link, a one-time sign-in link, another site), the check fails without asking it, which would
+    /// unsubscribe the tester or spend the link.
+    @Test func theDoctorDoesNotFollowATrackingURLOutOfTheProject() async throws {
+        let service = EmailService()
+        let elsewhere = EmailService()
+        try await service.application().test(.live) { standIn in
+            try await elsewhere.application().test(.live) { other in
+                let servicePort = try #require(standIn.port)
+                let outside = "http://127.0.0.1:\(try #require(other.port))/unsubscribe?u=1"
+                service.destination.withLockedValue { $0 = outside }
+                var configuration = TestSupport.configuration
+                let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+                // The service itself as the tracking domain, asked without a deployment (as after the DNS switch).
+                configuration.projects[index].clickTracking = [
+                    ClickTrackingHost(
+                        host: "127.0.0.1:\(servicePort)", upstream: try DomainURIPrefix("http://127.0.0.1:\(servicePort)"), paths: ["/uni/*"])
+                ]
+                let checks = await AppDoctor.trackingURL(
+                    "http://127.0.0.1:\(servicePort)/uni/ls/click?upn=abc", project: configuration.projects[index])
+                #expect(checks.last?.status == .fail && checks.last?.message.contains("not a link of the project") == true, "\(checks)")
+                #expect(service.seen.withLockedValue { $0.count } == 1)
+                #expect(elsewhere.seen.withLockedValue { $0.map(\.target) } == [], "the doctor asked a URL outside the project")
+            }
+        }
+    }
+
     /// Every request the service answers on a tracking domain is `click_tracking`, whatever its path looks like on a
     /// link domain (another `/.well-known/` file, the association files when they are the service's): counted as
     /// `association`, an operator would read the service's answers as Relink's own. `/healthz` and `/metrics` (with

@@ -14,7 +14,8 @@ extension AppDoctor {
     /// its path is a tracking path (so the apps open it), the email service answers a redirect through Relink, and
     /// the redirect leads, within `maximumTrackingHops` tracking domains, to one of the project's domains where the
     /// link answers. Each request goes to `deployment` (scheme, host and port, the URL's host in `Host`) when given,
-    /// else to the URL's own host. The email service counts the sample's click, as it counts a tap.
+    /// else to the URL's own host, and only while it is on a tracking domain or a link of the project (a redirect
+    /// elsewhere fails unasked). The email service counts the sample's click, as it counts a tap.
     public static func trackingURL(
         _ sample: String, project: Project, deployment: String? = nil, timeout: TimeAmount = .seconds(10)
     ) async -> [Check] {
@@ -63,6 +64,18 @@ extension AppDoctor {
         var hops: [String] = []
         for _ in 0...maximumTrackingHops {
             let url = current.string ?? sample
+            let host = hostAndPort(current)
+            let isTracking = project.clickTracking.contains(where: { $0.host == host })
+            // Checked before asking: a URL outside the project (an unsubscribe or one-time sign-in link, another
+            // site) is not the doctor's to open.
+            let path = Substring(current.percentEncodedPath)
+            guard isTracking || project.domains.contains(where: { $0.hostAndPort == host && $0.relativePath(of: path) != nil }) else {
+                return [
+                    Check(
+                        sample, .fail, "leads to \(url), which is not a link of the project \(project.id)",
+                        fix: "in the email, link to the project's links (\(project.domains.map(\.description).joined(separator: ", ")))")
+                ]
+            }
             let answer: (status: UInt, location: String?)
             do {
                 answer = try await head(of: current, deployment: deployment, client: client, timeout: timeout)
@@ -74,8 +87,7 @@ extension AppDoctor {
                         fix: "check the deployment is running there")
                 ]
             }
-            let host = hostAndPort(current)
-            if project.clickTracking.contains(where: { $0.host == host }) {
+            if isTracking {
                 guard (300...399).contains(answer.status), let location = answer.location,
                     let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
                     let components = URLComponents(url: next, resolvingAgainstBaseURL: true), components.host?.isEmpty == false
@@ -95,14 +107,6 @@ extension AppDoctor {
                 hops.append(url)
                 current = components
                 continue
-            }
-            let path = Substring(current.percentEncodedPath)
-            guard project.domains.contains(where: { $0.hostAndPort == host && $0.relativePath(of: path) != nil }) else {
-                return [
-                    Check(
-                        sample, .fail, "leads to \(url), which is not a link of the project \(project.id)",
-                        fix: "in the email, link to the project's links (\(project.domains.map(\.description).joined(separator: ", ")))")
-                ]
             }
             guard answer.status != 404, answer.status < 500 else {
                 return [
