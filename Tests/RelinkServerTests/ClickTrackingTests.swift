@@ -38,6 +38,11 @@ import Testing
                 let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
                 return Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: body))
             }
+            // A redirect to itself, each a second late: a chain that together outlasts the doctor's timeout.
+            router.get("/loop") { _, _ -> Response in
+                try await Task.sleep(for: .seconds(1))
+                return Response(status: .found, headers: [.location: "/loop"])
+            }
             // An answer that switches protocols: passed on, it would make a proxy in front of Relink tunnel the connection.
             router.get("/switch") { _, _ -> Response in
                 Response(status: .switchingProtocols, headers: [.upgrade: "websocket", .connection: "Upgrade"])
@@ -346,6 +351,10 @@ import Testing
                 #expect(checks.last?.status == .fail && checks.last?.message.contains("not a link of the project") == true, "\(checks)")
                 #expect(service.seen.withLockedValue { $0.count } == 1)
                 #expect(elsewhere.seen.withLockedValue { $0.map(\.target) } == [], "the doctor asked a URL outside the project")
+                // The timeout covers the whole chain: a second a hop within 2.5 s is no answer in time, not 4 s.
+                let slow = await AppDoctor.trackingURL(
+                    "http://127.0.0.1:\(servicePort)/loop", project: configuration.projects[index], timeout: .milliseconds(2500))
+                #expect(slow.last?.status == .fail && slow.last?.message.contains("no answer in") == true, "\(slow)")
             }
         }
     }
