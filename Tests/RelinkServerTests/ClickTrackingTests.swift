@@ -38,6 +38,11 @@ import Testing
                 let body = ByteBuffer(repeating: 0x41, count: 2 << 20)
                 return Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody(byteBuffer: body))
             }
+            // A redirect to itself, each a second late: a chain that together outlasts the doctor's timeout.
+            router.get("/loop") { _, _ -> Response in
+                try await Task.sleep(for: .seconds(1))
+                return Response(status: .found, headers: [.location: "/loop"])
+            }
             // An answer that switches protocols: passed on, it would make a proxy in front of Relink tunnel the connection.
             router.get("/switch") { _, _ -> Response in
                 Response(status: .switchingProtocols, headers: [.upgrade: "websocket", .connection: "Upgrade"])
@@ -319,6 +324,74 @@ import Testing
                 #expect(O.value(scrape, #"relink_requests_total{kind="association",platform="none",outcome="ok"}"#) == 1)
                 #expect(O.value(scrape, #"relink_click_tracking_errors_total{reason="unreachable"}"#) == 1, "\(scrape)")
                 #expect(O.value(scrape, #"relink_click_tracking_errors_total{reason="bad_answer"}"#) == 1)
+            }
+        }
+    }
+
+    /// The doctor asks only the project's tracking domains and links: where a service sends the tap elsewhere (an
+    /// unsubscribe link, a one-time sign-in link, another site), the check fails without asking it, which would
+    /// unsubscribe the tester or spend the link.
+    @Test func theDoctorDoesNotFollowATrackingURLOutOfTheProject() async throws {
+        let service = EmailService()
+        let elsewhere = EmailService()
+        try await service.application().test(.live) { standIn in
+            try await elsewhere.application().test(.live) { other in
+                let servicePort = try #require(standIn.port)
+                let outside = "http://127.0.0.1:\(try #require(other.port))/unsubscribe?u=1"
+                service.destination.withLockedValue { $0 = outside }
+                var configuration = TestSupport.configuration
+                let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+                // The service itself as the tracking domain, asked without a deployment (as after the DNS switch).
+                configuration.projects[index].clickTracking = [
+                    ClickTrackingHost(
+                        host: "127.0.0.1:\(servicePort)", upstream: try DomainURIPrefix("http://127.0.0.1:\(servicePort)"), paths: ["/uni/*"])
+                ]
+                let checks = await AppDoctor.trackingURL(
+                    "http://127.0.0.1:\(servicePort)/uni/ls/click?upn=abc", project: configuration.projects[index])
+                #expect(checks.last?.status == .fail && checks.last?.message.contains("not a link of the project") == true, "\(checks)")
+                #expect(service.seen.withLockedValue { $0.count } == 1)
+                #expect(elsewhere.seen.withLockedValue { $0.map(\.target) } == [], "the doctor asked a URL outside the project")
+                // The timeout covers the whole chain: a second a hop within 2.5 s is no answer in time, not 4 s.
+                let slow = await AppDoctor.trackingURL(
+                    "http://127.0.0.1:\(servicePort)/loop", project: configuration.projects[index], timeout: .milliseconds(2500))
+                #expect(slow.last?.status == .fail && slow.last?.message.contains("no answer in") == true, "\(slow)")
+            }
+        }
+    }
+
+    /// Every request the service answers on a tracking domain is `click_tracking`, whatever its path looks like on a
+    /// link domain (another `/.well-known/` file, the association files when they are the service's): counted as
+    /// `association`, an operator would read the service's answers as Relink's own. `/healthz` and `/metrics` (with
+    /// the token) stay Relink's on every host, and are counted as theirs.
+    @Test func whatTheServiceAnswersIsCountedAsClickTrackingWhateverItsPath() async throws {
+        typealias O = ObservabilityTests
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            for fromUpstream in [false, true] {
+                try await Self.relink(upstreamPort: port, metrics: .token(O.token), associationFilesFromUpstream: fromUpstream).test(.router) {
+                    client in
+                    let host: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                    // The stand-in has no such file: its 404, not Relink's.
+                    #expect(try await client.execute(uri: "/.well-known/security.txt", method: .get, headers: host).status == .notFound)
+                    #expect(try await client.execute(uri: "/healthz", method: .get, headers: host).status == .ok)
+                    var withToken = host
+                    withToken[.authorization] = "Bearer \(O.token)"
+                    #expect(try await client.execute(uri: "/metrics", method: .get, headers: withToken).status == .ok)
+                    let file = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: host)
+                    #expect(file.status == .ok)
+                    #expect(String(buffer: file.body).contains("SERVICE.own.app") == fromUpstream)
+                    let scrape = try await O.scrape(client)
+                    let counted = { (kind: String, outcome: String) in
+                        O.value(scrape, #"relink_requests_total{kind=""# + kind + #"",platform="none",outcome=""# + outcome + #""}"#)
+                    }
+                    #expect(counted("click_tracking", "not_found") == 1, "\(scrape)")
+                    #expect(counted("click_tracking", "ok") == (fromUpstream ? 1 : 0))
+                    #expect(counted("association", "ok") == (fromUpstream ? 0 : 1))
+                    #expect(counted("association", "not_found") == 0)
+                    #expect(counted("health", "ok") == 1)
+                    #expect(counted("metrics", "ok") == 1)
+                }
             }
         }
     }

@@ -4,7 +4,9 @@
 # has), and links.json's short links minted; and the stand-in email service (email-service.py) as the upstream of
 # the click-tracking host, which is on loopback and so allowed by --fetch-allow-networks. Prints
 # `http://127.0.0.1:<port> <pid> <email service URL> <API key>` once /healthz answers, then waits; SIGTERM (or the
-# server's exit) stops the server and the email service and removes the database.
+# server's exit, or the end of whoever started the script) stops the server and the email service and removes the
+# database. Killed itself with SIGKILL, no trap runs: on Linux the two get SIGTERM from the kernel then (setpriv's
+# parent-death signal), so a test runner killed on a timeout leaves neither behind.
 #
 #   clients/conformance/start-server.sh [relink binary]    (default: .build/debug/relink of the checkout)
 set -euo pipefail
@@ -20,9 +22,13 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 0' TERM INT
+trap 'exit 0' TERM INT HUP
+parent=$PPID
+# The script's own children only (bash runs a background command in a child of its own): SIGTERM when it dies.
+orphaned=()
+if command -v setpriv >/dev/null 2>&1 && setpriv --pdeathsig TERM -- true 2>/dev/null; then orphaned=(setpriv --pdeathsig TERM --); fi
 
-python3 "$here/email-service.py" >"$work/email-service.url" &
+${orphaned[@]+"${orphaned[@]}"} python3 "$here/email-service.py" >"$work/email-service.url" &
 email=$!
 for _ in $(seq 1 50); do [ -s "$work/email-service.url" ] && break; sleep 0.1; done
 email_service="$(head -n 1 "$work/email-service.url")"
@@ -32,7 +38,7 @@ sed "s|{{emailService}}|$email_service|g" "$here/routes.json" >"$work/routes.jso
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 database="$work/relink.sqlite"
 key="$("$relink" keys create --project conformance --name conformance --config "$work/routes.json" --db "$database" 2>/dev/null)"
-"$relink" serve --config "$work/routes.json" --db "$database" --host 127.0.0.1 --port "$port" \
+${orphaned[@]+"${orphaned[@]}"} "$relink" serve --config "$work/routes.json" --db "$database" --host 127.0.0.1 --port "$port" \
     --trust-forwarded-headers --forwarded-header forwarded --fetch-allow-networks 127.0.0.1/32 --log-level error >"$work/serve.log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port"
@@ -50,4 +56,10 @@ for link in json.load(open(sys.argv[1]))["shortLinks"]: print(link["slug"], link
     done
 
 echo "$base $server $email_service $key"
+# Until the server exits, or whoever started the script has ended (then the script has another parent).
+while kill -0 "$server" 2>/dev/null; do
+    [ "$(ps -o ppid= -p $$ | tr -d ' ')" = "$parent" ] || exit 0
+    sleep 1 >/dev/null 2>&1 &
+    wait $! || true
+done
 wait "$server"

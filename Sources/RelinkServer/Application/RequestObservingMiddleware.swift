@@ -24,8 +24,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
     var forwardedHeaders = ForwardedHeaderPolicy.none
     /// The IPv6 prefix length client limits count by (`--ipv6-limit-prefix`).
     var ipv6PrefixLength = 64
-    /// The domains when a project has email services' tracking domains, whose requests (but for their association
-    /// files) are counted as `click_tracking`; nil when none has.
+    /// The domains when a project has email services' tracking domains, whose requests passed to the service
+    /// (`ClickTrackingMiddleware.passesToService`) are counted as `click_tracking`; nil when none has.
     var trackingDomains: DomainDirectory? = nil
 
     @concurrent func handle(
@@ -68,8 +68,9 @@ struct RequestObservingMiddleware: RouterMiddleware {
         var kind = kind(of: request)
         context.learnFacts(
             of: request, kind: kind, forwardedHeaders: forwardedHeaders, ipv6PrefixLength: ipv6PrefixLength, knownOrigin: knownOrigin)
-        if let trackingDomains, kind != .association, kind != .health, kind != .metrics,
-            trackingDomains.clickTracking(host: context.origin.host) != nil
+        // `/healthz` and `/metrics` learn no origin (`learnFacts`), so they are Relink's on every host.
+        if let trackingDomains, kind != .health, kind != .metrics, let (_, tracking) = trackingDomains.clickTracking(host: context.origin.host),
+            ClickTrackingMiddleware.passesToService(request.uri.path, on: tracking)
         {
             kind = .clickTracking
         }

@@ -31,7 +31,7 @@ struct ClickTrackingMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let (_, tracking) = proxy.directory.clickTracking(host: context.origin.host) else { return try await next(request, context) }
         let path = request.uri.path
-        if Self.isAssociationFile(path) && !tracking.associationFilesFromUpstream { return try await next(request, context) }
+        guard Self.passesToService(path, on: tracking) else { return try await next(request, context) }
         // The origin-form target only: an absolute-form request's scheme and host never reach the upstream's URL.
         guard path.hasPrefix("/") else {
             return pages.message("Bad request", ["The request's target is not a path."], status: .badRequest)
@@ -81,6 +81,12 @@ struct ClickTrackingMiddleware: RouterMiddleware {
         return Response(
             status: HTTPResponse.Status(code: Int(answer.status)), headers: fields,
             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: answer.body))
+    }
+
+    /// Whether a request for `path` on `tracking`'s domain goes to the service: all but Relink's association files
+    /// (the metrics count what this passes as `click_tracking`).
+    static func passesToService(_ path: String, on tracking: ClickTrackingHost) -> Bool {
+        tracking.associationFilesFromUpstream || !isAssociationFile(path)
     }
 
     static func isAssociationFile(_ path: String) -> Bool {

@@ -14,7 +14,8 @@ extension AppDoctor {
     /// its path is a tracking path (so the apps open it), the email service answers a redirect through Relink, and
     /// the redirect leads, within `maximumTrackingHops` tracking domains, to one of the project's domains where the
     /// link answers. Each request goes to `deployment` (scheme, host and port, the URL's host in `Host`) when given,
-    /// else to the URL's own host. The email service counts the sample's click, as it counts a tap.
+    /// else to the URL's own host, all within `timeout`, and only while it is on a tracking domain or a link of the project (a redirect
+    /// elsewhere fails unasked). The email service counts the sample's click, as it counts a tap.
     public static func trackingURL(
         _ sample: String, project: Project, deployment: String? = nil, timeout: TimeAmount = .seconds(10)
     ) async -> [Check] {
@@ -50,22 +51,38 @@ extension AppDoctor {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        checks += await follow(current, sample: sample, project: project, deployment: deployment, client: client, timeout: timeout)
+        // One deadline for the whole chain: a service (or a loop between tracking domains) that answers each request
+        // just in time must not keep the doctor for every hop's timeout.
+        checks += await follow(
+            current, sample: sample, project: project, deployment: deployment, client: client, timeout: timeout, deadline: .now() + timeout)
         try? await client.shutdown()
         return checks
     }
 
     /// The redirects from a tracking URL, through at most `maximumTrackingHops` tracking domains, to a link.
     private static func follow(
-        _ start: URLComponents, sample: String, project: Project, deployment: String?, client: HTTPClient, timeout: TimeAmount
+        _ start: URLComponents, sample: String, project: Project, deployment: String?, client: HTTPClient, timeout: TimeAmount,
+        deadline: NIODeadline
     ) async -> [Check] {
         var current = start
         var hops: [String] = []
         for _ in 0...maximumTrackingHops {
             let url = current.string ?? sample
+            let host = hostAndPort(current)
+            let isTracking = project.clickTracking.contains(where: { $0.host == host })
+            // Checked before asking: a URL outside the project (an unsubscribe or one-time sign-in link, another
+            // site) is not the doctor's to open.
+            let path = Substring(current.percentEncodedPath)
+            guard isTracking || project.domains.contains(where: { $0.hostAndPort == host && $0.relativePath(of: path) != nil }) else {
+                return [
+                    Check(
+                        sample, .fail, "leads to \(url), which is not a link of the project \(project.id)",
+                        fix: "in the email, link to the project's links (\(project.domains.map(\.description).joined(separator: ", ")))")
+                ]
+            }
             let answer: (status: UInt, location: String?)
             do {
-                answer = try await head(of: current, deployment: deployment, client: client, timeout: timeout)
+                answer = try await head(of: current, deployment: deployment, client: client, deadline: deadline)
             } catch {
                 let reason = error is DeadlineExceeded ? "no answer in \(timeout.nanoseconds / 1_000_000_000) s" : "\(error)"
                 return [
@@ -74,8 +91,7 @@ extension AppDoctor {
                         fix: "check the deployment is running there")
                 ]
             }
-            let host = hostAndPort(current)
-            if project.clickTracking.contains(where: { $0.host == host }) {
+            if isTracking {
                 guard (300...399).contains(answer.status), let location = answer.location,
                     let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
                     let components = URLComponents(url: next, resolvingAgainstBaseURL: true), components.host?.isEmpty == false
@@ -95,14 +111,6 @@ extension AppDoctor {
                 hops.append(url)
                 current = components
                 continue
-            }
-            let path = Substring(current.percentEncodedPath)
-            guard project.domains.contains(where: { $0.hostAndPort == host && $0.relativePath(of: path) != nil }) else {
-                return [
-                    Check(
-                        sample, .fail, "leads to \(url), which is not a link of the project \(project.id)",
-                        fix: "in the email, link to the project's links (\(project.domains.map(\.description).joined(separator: ", ")))")
-                ]
             }
             guard answer.status != 404, answer.status < 500 else {
                 return [
@@ -131,7 +139,7 @@ extension AppDoctor {
 
     /// The status and `Location` of a GET of `url`, not followed; the body is read up to 64 KB and dropped.
     private static func head(
-        of url: URLComponents, deployment: String?, client: HTTPClient, timeout: TimeAmount
+        of url: URLComponents, deployment: String?, client: HTTPClient, deadline: NIODeadline
     ) async throws -> (status: UInt, location: String?) {
         let target =
             (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
@@ -144,7 +152,6 @@ extension AppDoctor {
         var request = HTTPClientRequest(url: origin + target)
         request.headers.add(name: "Host", value: hostAndPort(url))
         request.headers.add(name: "User-Agent", value: "relink-doctor")
-        let deadline = NIODeadline.now() + timeout
         return try await withDeadline(deadline) { [client, request] in
             let response = try await client.execute(request, deadline: deadline)
             var read = 0
