@@ -298,6 +298,14 @@ import Testing
                 // Not a tracking domain of the project, or not a URL.
                 let other = await AppDoctor.trackingURL("https://click.other.test/uni/x", project: project, deployment: deployment)
                 #expect(other.count == 1 && other[0].status == .fail, "\(other)")
+                // A password is never echoed; the scheme's own port is no port.
+                let secret = await AppDoctor.trackingURL(
+                    "https://user:hunter2@\(Self.trackingHost)/uni/ls/click", project: project, deployment: deployment)
+                #expect(secret.count == 1 && secret[0].status == .fail && !"\(secret)".contains("hunter2"), "\(secret)")
+                service.destination.withLockedValue { $0 = minted.shortLink }
+                let explicitPort = await AppDoctor.trackingURL(
+                    "https://\(Self.trackingHost):443/uni/ls/click?upn=abc", project: project, deployment: deployment)
+                #expect(explicitPort.allSatisfy { $0.status == .pass }, "\(explicitPort)")
                 let notURL = await AppDoctor.trackingURL("click here", project: project, deployment: deployment)
                 #expect(notURL.count == 1 && notURL[0].status == .fail, "\(notURL)")
             }

@@ -26,6 +26,14 @@ extension AppDoctor {
                 Check(sample, .fail, "is not an http(s) URL", fix: "pass a link from a sent email, such as https://click.example.com/ls/click?upn=…")
             ]
         }
+        // Never echoed: a password would land in the terminal, a log or --json's output.
+        guard current.user == nil, current.password == nil else {
+            return [
+                Check(
+                    "the --tracking-url given", .fail, "has a user name or password, which an email's link never has",
+                    fix: "pass the link as the email has it")
+            ]
+        }
         guard let tracking = project.clickTracking.first(where: { $0.host == hostAndPort(current) }) else {
             let hosts = project.clickTracking.map(\.host)
             return [
@@ -134,7 +142,10 @@ extension AppDoctor {
     /// A URL's host, with its port when it has one, as `clickTracking`'s `host` names it.
     private static func hostAndPort(_ components: URLComponents) -> String {
         let host = (components.host ?? "").lowercased()
-        return components.port.map { "\(host):\($0)" } ?? host
+        // The scheme's own port is no port: `https://click.example.com:443/…` is the configured `click.example.com`.
+        let defaultPort = components.scheme?.lowercased() == "http" ? 80 : 443
+        guard let port = components.port, port != defaultPort else { return host }
+        return "\(host):\(port)"
     }
 
     /// The status and `Location` of a GET of `url`, not followed; the body is read up to 64 KB and dropped.
