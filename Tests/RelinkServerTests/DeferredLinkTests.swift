@@ -208,28 +208,32 @@ struct DeferredLinkTests {
             return try #require(Self.attribute("data-clipboard", in: page.text))
         }
         // A new application on the same store: the click was written at shutdown. Each claim on a connection of its
-        // own (the live client's): AsyncHTTPClient's pool queued them and timed out while a loaded machine answered.
-        try await T.application(trustForwardedHeaders: true, store: store).test(.live) { client in
+        // own: the live client is one connection, which a loaded machine's timeouts may close under all 100, and
+        // AsyncHTTPClient's pool queued them and timed out.
+        try await T.application(trustForwardedHeaders: true, store: store).test(.live) { live in
+            let port = try #require(live.port)
             let answers = try await withThrowingTaskGroup(of: InstallAttributionResponse.self) { group in
                 for index in 0..<100 {
                     group.addTask {
-                        // A connection the loaded test process could not keep (reset or closed before its answer) is tried again,
-                        // as an app would: a claim is answered the same for the same install id.
+                        // A connection the loaded test process could not keep (reset or closed before its answer) is tried
+                        // again on a new one, as an app would: a claim is answered the same for the same install id.
                         var attempt = 0
                         while true {
                             attempt += 1
                             do {
-                                let response = try await client.execute(
-                                    uri: "/v1/installAttribution", method: .post,
-                                    headers: [Self.forwardedFor: "10.0.\(index / 50).\(index % 50)"],
-                                    body: ByteBuffer(
-                                        string: #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "race-\#(index)"}"#)
-                                )
-                                return try JSONDecoder().decode(InstallAttributionResponse.self, from: response.data)
-                            } catch let error as IOError where attempt < 6 && error.errnoCode == ECONNRESET {
-                                try await Task.sleep(for: .milliseconds(100 * attempt))
-                            } catch ChannelError.ioOnClosedChannel where attempt < 6 {
-                                // The same, seen while the request was still being written.
+                                let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                                    try await client.execute(
+                                        TestClient.Request(
+                                            "/v1/installAttribution", method: .post, authority: "localhost",
+                                            headers: [Self.forwardedFor: "10.0.\(index / 50).\(index % 50)", .contentType: "application/json"],
+                                            body: ByteBuffer(
+                                                string:
+                                                    #"{\#(Self.iPhoneClaim), "uniqueMatchLinkToCheck": "\#(token)", "installId": "race-\#(index)"}"#
+                                            )))
+                                }
+                                return try JSONDecoder().decode(
+                                    InstallAttributionResponse.self, from: Data((response.body ?? ByteBuffer()).readableBytesView))
+                            } catch  where attempt < 5 {
                                 try await Task.sleep(for: .milliseconds(100 * attempt))
                             }
                         }

@@ -268,7 +268,9 @@ struct MultiInstanceTests {
             let link = try #require(try await b.store.link(domain: "https://go.pictlink.com", code: String(path.dropFirst())))
             let clicks = try await b.store.eventCounts(linkId: link.id, fromDay: EventCounterKey.day(of: Date()))
                 .filter { $0.event == .click }.reduce(0) { $0 + $1.count }
-            #expect(clicks == Int64(results.a + results.b))
+            // Nothing counted is lost. A request A counted while stopping may not have got its answer to a client on a
+            // loaded machine (seen once: 555 stored, 554 answered): at most one per client on A.
+            #expect(clicks >= Int64(results.a + results.b) && clicks <= Int64(results.a + results.b + 2), "\(clicks) stored, \(results)")
         }
     }
 }
