@@ -11,11 +11,9 @@ extension AppDoctor {
     /// without a redirect, `application/json`, at most 128 KB, and the apps, fingerprints and paths the project's
     /// links need.
     public static func deployment(_ url: String, project: Project, onlyHost: String? = nil, timeout: TimeAmount = .seconds(10)) async -> [Check] {
-        guard deploymentURLProblem(url) == nil, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            var host = components.host
-        else { return [Check(url, .fail, "is not a deployment URL (scheme, host and port only)", fix: "pass --url https://go.example.com")] }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let authority = (host.contains(":") ? "[\(host)]" : host) + (components.port.map { ":\($0)" } ?? "")
+        guard deploymentURLProblem(url) == nil, let origin = deploymentOrigin(url) else {
+            return [Check(url, .fail, "is not a deployment URL (scheme, host and port only)", fix: "pass --url https://go.example.com")]
+        }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         // A refused connection is an answer: no retrying until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -27,7 +25,7 @@ extension AppDoctor {
                 ("/.well-known/apple-app-site-association", files.appleAppSiteAssociation), ("/.well-known/assetlinks.json", files.assetLinks),
             ] {
                 let subject = "https://\(files.host)\(path)"
-                var request = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")
+                var request = HTTPClientRequest(url: origin + path)
                 request.headers.add(name: "Host", value: files.host)
                 request.headers.add(name: "User-Agent", value: "relink-doctor")
                 let fetched: (status: UInt, type: String, body: ByteBuffer, truncated: Bool)
@@ -49,7 +47,7 @@ extension AppDoctor {
                     }
                 } catch {
                     // A deployment that does not answer once will not answer the next file either.
-                    let reason = error is DeadlineExceeded ? "no complete answer in \(timeout.nanoseconds / 1_000_000_000) s" : "\(error)"
+                    let reason = timedOut(error) ? "no complete answer in \(timeout.nanoseconds / 1_000_000_000) s" : "\(error)"
                     checks.append(Check(subject, .fail, "could not be fetched from \(url): \(reason)", fix: "check the deployment is running there"))
                     break files
                 }
@@ -71,6 +69,19 @@ extension AppDoctor {
     /// A path a tracking pattern matches: its wildcards filled with `x`.
     static func examplePath(trackingPattern pattern: String) -> String {
         String(pattern.map { $0 == "*" || $0 == "?" ? "x" : $0 })
+    }
+
+    /// Whether a fetch failed on its deadline: the one around it, or the HTTP client's own, whichever fired first.
+    static func timedOut(_ error: any Error) -> Bool {
+        error is DeadlineExceeded || (error as? HTTPClientError) == .deadlineExceeded
+    }
+
+    /// `scheme://host[:port]` of a deployment URL, an IPv6 address in brackets; nil when it has no scheme or host.
+    static func deploymentOrigin(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), var host = components.host
+        else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return "\(scheme)://" + (host.contains(":") ? "[\(host)]" : host) + (components.port.map { ":\($0)" } ?? "")
     }
 
     /// Why `url` cannot name a deployment (scheme, host and port only), or nil.

@@ -14,8 +14,8 @@ extension AppDoctor {
     /// its path is a tracking path (so the apps open it), the email service answers a redirect through Relink, and
     /// the redirect leads, within `maximumTrackingHops` tracking domains, to one of the project's domains where the
     /// link answers. Each request goes to `deployment` (scheme, host and port, the URL's host in `Host`) when given,
-    /// else to the URL's own host, all within `timeout`, and only while it is on a tracking domain or a link of the project (a redirect
-    /// elsewhere fails unasked). The email service counts the sample's click, as it counts a tap.
+    /// else to the URL's own host, all within `timeout`, and only while the URL is on a tracking domain or a link of
+    /// the project (a redirect elsewhere fails unasked). The email service counts the sample's click, as a tap's.
     public static func trackingURL(
         _ sample: String, project: Project, deployment: String? = nil, timeout: TimeAmount = .seconds(10)
     ) async -> [Check] {
@@ -92,7 +92,7 @@ extension AppDoctor {
             do {
                 answer = try await head(of: current, deployment: deployment, client: client, deadline: deadline)
             } catch {
-                let reason = error is DeadlineExceeded ? "no answer in \(timeout.nanoseconds / 1_000_000_000) s" : "\(error)"
+                let reason = timedOut(error) ? "no answer in \(Double(timeout.nanoseconds) / 1e9) s" : "\(error)"
                 return [
                     Check(
                         url, .fail, "could not be fetched\(deployment.map { " from \($0)" } ?? ""): \(reason)",
@@ -154,12 +154,9 @@ extension AppDoctor {
     ) async throws -> (status: UInt, location: String?) {
         let target =
             (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
-        let origin: String
-        if let deployment, let components = URLComponents(string: deployment), let scheme = components.scheme, let host = components.host {
-            origin = "\(scheme)://\(host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)" + (components.port.map { ":\($0)" } ?? "")
-        } else {
-            origin = "\(url.scheme ?? "https")://\(url.percentEncodedHost ?? "")" + (url.port.map { ":\($0)" } ?? "")
-        }
+        let origin =
+            deployment.flatMap(deploymentOrigin)
+            ?? "\(url.scheme ?? "https")://\(url.percentEncodedHost ?? "")" + (url.port.map { ":\($0)" } ?? "")
         var request = HTTPClientRequest(url: origin + target)
         request.headers.add(name: "Host", value: hostAndPort(url))
         request.headers.add(name: "User-Agent", value: "relink-doctor")
