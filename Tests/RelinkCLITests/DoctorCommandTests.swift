@@ -126,7 +126,8 @@ struct DoctorCommandTests {
         // 60 stars and a letter that is not there: answered at once, not after exponential backtracking.
         let started = ContinuousClock.now
         #expect(!IntentFilter.matchesAdvancedGlob(String(repeating: "a", count: 200), "/" + String(repeating: ".*", count: 60) + "Z"))
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Backtracking would take longer than the test run; the bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test func anAssociationFileThatExcludesEverythingOpensNothing() {

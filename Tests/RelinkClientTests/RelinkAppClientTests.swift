@@ -145,7 +145,7 @@ struct RelinkAppClientTests {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: "{"))
-                    for _ in 0..<40 {
+                    for _ in 0..<150 {
                         try await Task.sleep(for: .milliseconds(200))
                         try await writer.write(ByteBuffer(string: " "))
                     }
@@ -159,12 +159,12 @@ struct RelinkAppClientTests {
             let start = ContinuousClock.now
             let result = await relink.resolve("https://go.relink.test/p/1")
             guard case .failed(let error) = result else {
-                Issue.record("answered \(result) from an answer trickled over 8 s with a 1 s timeout")
+                Issue.record("answered \(result) from an answer trickled over 30 s with a 1 s timeout")
                 return
             }
             #expect(error.kind == .timeout)
-            // The answer takes 8 s; the bound is the timeout's, with room for a loaded machine.
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // The answer takes 30 s; the bound is the timeout's, with room for a loaded machine (5 s seen on CI).
+            #expect(ContinuousClock.now - start < .seconds(15))
         }
     }
 

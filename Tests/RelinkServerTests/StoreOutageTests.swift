@@ -73,13 +73,15 @@ struct StoreOutageTests {
             let clock = ContinuousClock()
             var start = clock.now
             #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
-            #expect(clock.now - start < .milliseconds(500))
-            // A link not in the cache: 503 with Retry-After, within the wait (1 s) and some slack.
+            let cachedTook = clock.now - start
+            // A link not in the cache: 503 with Retry-After, within the wait (1 s) and slack for a loaded machine.
             start = clock.now
             let uncached = try await client.execute(uri: "/NeverAskedFor", method: .get, headers: desktop)
             #expect(uncached.status == .serviceUnavailable)
             #expect(uncached.headers[.retryAfter] == "1")
-            #expect(clock.now - start < .milliseconds(2500), "took \(clock.now - start)")
+            let uncachedTook = clock.now - start
+            #expect(uncachedTook < .seconds(6), "took \(uncachedTook)")
+            #expect(cachedTook < uncachedTook, "the cached link took \(cachedTook), as long as the store's wait")
             // The API: the JSON error body, 503, never a 500.
             start = clock.now
             let mint = try await client.execute(
@@ -88,7 +90,7 @@ struct StoreOutageTests {
             #expect(mint.status == .serviceUnavailable)
             #expect(String(buffer: mint.body).contains("UNAVAILABLE"))
             #expect(mint.headers[.retryAfter] == "1")
-            #expect(clock.now - start < .milliseconds(2500), "took \(clock.now - start)")
+            #expect(clock.now - start < .seconds(6), "took \(clock.now - start)")
             let claim = try await client.execute(
                 uri: "/v1/installAttribution", method: .post, headers: [:],
                 body: ByteBuffer(string: #"{\#(DeferredLinkTests.iPhoneClaim), "installId": "outage-1"}"#))
