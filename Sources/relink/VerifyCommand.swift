@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RelinkCore
 import RelinkServer
+import RelinkStore
 import RelinkTools
 
 /// `relink verify --project ID`: where FDL sent an iPhone, an iPad, an Android phone, a desktop browser and a crawler
@@ -48,8 +49,16 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let probe = try makeProbe()
-        let (configuration, _, _) = try ConfigurationFile.project(project, path: config)
-        let database = try await store.open()
+        let configuration: RelinkConfiguration
+        let database: any RelinkStore
+        do {
+            (configuration, _, _) = try ConfigurationFile.project(project, path: config)
+            database = try await store.open()
+        } catch {
+            // An HTTP client dropped unshut is a fatal error in a debug build (`swift run relink`).
+            try? await probe?.shutdown()
+            throw error
+        }
         defer { StoreOptions.close(database) }
         let verifier = LinkVerifier(configuration: configuration, store: database)
         let report: Result<LinkVerifier.Report, any Error>

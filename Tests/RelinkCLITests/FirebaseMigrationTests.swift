@@ -218,6 +218,17 @@ struct FirebaseMigrationTests {
             "verify", "--project", "pictlink", "--config", plain, "--db", database, "--url", "https://go.example.com/links", "--key", key,
         ])
         #expect(badURL.error?.message.hasPrefix("--url takes a deployment's scheme, host and port only") == true)
+        // A good --url with a project the file does not have, or a database that cannot be opened: that error, the
+        // probe made for the URL shut down on the way out.
+        let unknownProject = await Self.run([
+            "verify", "--project", "nosuchproject", "--config", plain, "--db", database, "--url", "https://go.example.com", "--key", key,
+        ])
+        #expect(unknownProject.error?.message.contains("nosuchproject") == true, "\(String(describing: unknownProject.error))")
+        let noDatabase = await Self.run([
+            "verify", "--project", "pictlink", "--config", plain, "--db", folder.appending(path: "missing/relink.sqlite").path, "--url",
+            "https://go.example.com", "--key", key,
+        ])
+        #expect(noDatabase.error != nil)
     }
 
     /// The code of a row of the generated export.

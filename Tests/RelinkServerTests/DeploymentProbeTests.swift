@@ -30,6 +30,18 @@ struct DeploymentProbeTests {
         try await app.test(.live) { client in try await body("http://127.0.0.1:\(try #require(client.port))") }
     }
 
+    /// A probe of `url` shut down however `body` ends: an HTTP client dropped unshut is a fatal error in a debug build,
+    /// which would end the whole test run.
+    static func withProbe(
+        _ url: String, timeout: TimeAmount? = nil, _ body: @Sendable (DeploymentProbe) async throws -> Void
+    ) async throws {
+        let probe = try timeout.map { try DeploymentProbe(url: url, apiKey: "rl_key", timeout: $0) } ?? DeploymentProbe(url: url, apiKey: "rl_key")
+        let result: Result<Void, any Error>
+        do { result = .success(try await body(probe)) } catch { result = .failure(error) }
+        try await probe.shutdown()
+        try result.get()
+    }
+
     @Test func aBodyThatStallsAfterTheHeadIsStoppedAtTheTimeout() async throws {
         let answer: @Sendable (Request) async throws -> Response = { _ in
             Response(
@@ -43,11 +55,11 @@ struct DeploymentProbeTests {
                 })
         }
         try await Self.withDeployment(answer) { url in
-            let probe = try DeploymentProbe(url: url, apiKey: "rl_key", timeout: .seconds(1))
-            let started = ContinuousClock.now
-            await #expect(throws: DeploymentProbe.ProbeError.self) { try await probe.answer(Self.record, client: .desktop) }
-            #expect(ContinuousClock.now - started < .seconds(12))
-            try await probe.shutdown()
+            try await Self.withProbe(url, timeout: .seconds(1)) { probe in
+                let started = ContinuousClock.now
+                await #expect(throws: DeploymentProbe.ProbeError.self) { try await probe.answer(Self.record, client: .desktop) }
+                #expect(ContinuousClock.now - started < .seconds(12))
+            }
         }
     }
 
@@ -71,30 +83,30 @@ struct DeploymentProbeTests {
             }
         }
         try await Self.withDeployment(answer) { url in
-            let probe = try DeploymentProbe(url: url, apiKey: "rl_key")
-            // A browser clicking https://go.pictlink.com/Ab3x resolves these against the link, not the deployment.
-            #expect(try await probe.answer(Self.record, client: .desktop) == .redirect("https://go.pictlink.com/moved?to=1"))
-            let gone = try await probe.answer(Self.record, client: .iPad)
-            #expect(gone.description.hasPrefix("refused: HTTP 404: Gone"), "\(gone)")
-            #expect(!gone.description.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(gone)")
-            #expect(try await probe.answer(Self.record, client: .iPhone) == .preview(open: "https://go.pictlink.com/app/open"))
-            do {
-                _ = try await probe.answer(Self.record, client: .android)
-                Issue.record("a 401 did not stop the probe")
-            } catch {
-                #expect("\(error)".contains("bad key ?[31mred"), "\(error)")
-                #expect(!"\(error)".unicodeScalars.contains { $0.properties.generalCategory == .control })
+            try await Self.withProbe(url) { probe in
+                // A browser clicking https://go.pictlink.com/Ab3x resolves these against the link, not the deployment.
+                #expect(try await probe.answer(Self.record, client: .desktop) == .redirect("https://go.pictlink.com/moved?to=1"))
+                let gone = try await probe.answer(Self.record, client: .iPad)
+                #expect(gone.description.hasPrefix("refused: HTTP 404: Gone"), "\(gone)")
+                #expect(!gone.description.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(gone)")
+                #expect(try await probe.answer(Self.record, client: .iPhone) == .preview(open: "https://go.pictlink.com/app/open"))
+                do {
+                    _ = try await probe.answer(Self.record, client: .android)
+                    Issue.record("a 401 did not stop the probe")
+                } catch {
+                    #expect("\(error)".contains("bad key ?[31mred"), "\(error)")
+                    #expect(!"\(error)".unicodeScalars.contains { $0.properties.generalCategory == .control })
+                }
             }
-            try await probe.shutdown()
         }
     }
 
     @Test func anAnswerWithoutTheMarkStopsTheCheck() async throws {
         let answer: @Sendable (Request) async throws -> Response = { _ in Response(status: .badRequest) }
         try await Self.withDeployment(answer) { url in
-            let probe = try DeploymentProbe(url: url, apiKey: "rl_key")
-            await #expect(throws: DeploymentProbe.ProbeError.self) { try await probe.answer(Self.record, client: .desktop) }
-            try await probe.shutdown()
+            try await Self.withProbe(url) { probe in
+                await #expect(throws: DeploymentProbe.ProbeError.self) { try await probe.answer(Self.record, client: .desktop) }
+            }
         }
     }
 
