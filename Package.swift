@@ -202,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "RelinkClientTests",
             dependencies: [
-                "RelinkClient", "RelinkCore", "RelinkServer", "RelinkStore",
+                "RelinkClient", "RelinkCore", "RelinkServer", "RelinkStore", "RelinkTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

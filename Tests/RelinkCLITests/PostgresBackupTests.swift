@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import RelinkCore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkStore
@@ -25,16 +26,9 @@ struct PostgresBackupTests {
         }
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw CLIFailure(text: "\(tool) failed (\(process.terminationStatus)): \(message)") }
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        let (status, message) = try await runToEnd(tool, arguments)
+        guard status == 0 else { throw CLIFailure(text: "\(tool) failed (\(status)): \(message)") }
     }
 
     struct CLIFailure: Error, CustomStringConvertible {
@@ -84,12 +78,12 @@ struct PostgresBackupTests {
         _ = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example/relink", events: ["click"], secret: "whsec_dump")
 
         do {
-            try Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
+            try await Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
             store.close()
             let admin = try await PostgresStore.connect(try DatabaseURL(base + separator + "wait_timeout=30"), logger: logger)
             try await admin.execute("DROP SCHEMA \(schema) CASCADE")
             admin.close()
-            try Self.run(Self.tool("pg_restore")!, ["--dbname", libpq, dump])
+            try await Self.run(Self.tool("pg_restore")!, ["--dbname", libpq, dump])
 
             store = try await PostgresStore.connect(url, logger: logger)
             for (index, link) in links.enumerated() {
@@ -152,7 +146,7 @@ struct PostgresBackupTests {
             for code in before { links.append(try #require(try await live.link(domain: "https://go.pictlink.com", code: code))) }
             let clicksBefore = try await CrashSafetyTests.storedClicks(links, in: live)
             live.close()
-            try Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
+            try await Self.run(Self.tool("pg_dump")!, ["--format=custom", "--schema=\(schema)", "--file", dump, libpq])
             try await Task.sleep(for: .seconds(1))
             await load.stop()
             await server.signal(SIGTERM)
@@ -160,7 +154,7 @@ struct PostgresBackupTests {
             #expect(minted.withLockedValue { $0.count } > before.count, "no link was minted while the dump ran")
 
             try await admin.execute("CREATE DATABASE \(database)")
-            try Self.run(Self.tool("pg_restore")!, ["--dbname", restoredLibpq, dump])
+            try await Self.run(Self.tool("pg_restore")!, ["--dbname", restoredLibpq, dump])
             let restored = try await PostgresStore.connect(try DatabaseURL(restoredURL), logger: logger)
             var restoredLinks: [ShortLinkRecord] = []
             for code in before {

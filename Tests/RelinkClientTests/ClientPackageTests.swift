@@ -1,4 +1,5 @@
 import Foundation
+import RelinkTestSupport
 import Testing
 
 /// An app adds the Swift client as docs/integration-ios.md says (`clients/RelinkClient`, a package of its own): it builds,
@@ -7,7 +8,7 @@ import Testing
 struct ClientPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test func anAppPackageBuildsAgainstTheClientAloneWithNoServerPackage() throws {
+    @Test func anAppPackageBuildsAgainstTheClientAloneWithNoServerPackage() async throws {
         let app = FileManager.default.temporaryDirectory.appending(path: "relink-app-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: app) }
         try FileManager.default.createDirectory(at: app.appending(path: "Sources/App"), withIntermediateDirectories: true)
@@ -28,16 +29,8 @@ struct ClientPackageTests {
         print(RelinkClientError.self)
         """.write(to: app.appending(path: "Sources/App/main.swift"), atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "build", "--package-path", app.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text.suffix(2000))")
+        let (status, text) = try await runToEnd("/usr/bin/env", ["swift", "build", "--package-path", app.path])
+        #expect(status == 0, "\(text.suffix(2000))")
         let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: app.appending(path: ".build/checkouts").path)) ?? []
         #expect(checkouts.isEmpty, "fetched \(checkouts)")
         #expect(!text.contains("Fetching") && !text.contains("Cloning"), "\(text.prefix(2000))")

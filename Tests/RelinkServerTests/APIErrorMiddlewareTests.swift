@@ -52,9 +52,7 @@ struct APIErrorMiddlewareTests {
 
     /// `exchange` on a thread of its own: blocking the concurrency pool's few threads would starve the server.
     static func exchangeOffThePool(_ bytes: String, port: Int) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try exchange(bytes, port: port) }) }
-        }
+        try await offThePool { try exchange(bytes, port: port) }
     }
 
     /// On a server started as `relink serve` starts it (the test framework's own server keeps half-closed

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RelinkStore
+import RelinkTestSupport
 import ServiceLifecycle
 import Testing
 
@@ -89,11 +90,7 @@ import Testing
         let port = try #require(await iterator.next())
 
         let counts: [Behaviour: Int] = [.idle: 250, .tricklingHead: 150, .tricklingBody: 100]
-        let slow = Task {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(with: Result { try Self.slowClients(port: port, counts: counts, within: 45) }) }
-            }
-        }
+        let slow = Task { try await offThePool { try Self.slowClients(port: port, counts: counts, within: 45) } }
         // Meanwhile an ordinary client is served, a request every 100 ms.
         var served = 0
         var failed: [String] = []
@@ -168,19 +165,13 @@ import Testing
         return false
     }
 
-    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-        }
-    }
-
     /// A client that pipelines requests and never reads the answers: closed once the answers have waited 1 s, so the
     /// stream ends before all of them (without the send timeout, all arrive once the client reads, and only then does
     /// the idle timeout close). The client stays away long enough for a loaded machine to fill the buffers first.
     @Test func aClientThatNeverReadsIsClosed() async throws {
         let requests = 300
         try await Self.withServer { port, _ in
-            let (ended, answers) = try await Self.offThePool { () throws -> (Bool, Int) in
+            let (ended, answers) = try await offThePool { () throws -> (Bool, Int) in
                 let descriptor = try BrokenRequestTests.connected(port: port, receiveBuffer: 1024)
                 defer { close(descriptor) }
                 let request = Array("GET /v1/openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8)
@@ -216,7 +207,7 @@ import Testing
     /// still applies to that next request.
     @Test func anEarlyAnswerDoesNotStretchTheHeaderTimeout() async throws {
         try await Self.withServer { port, metricsPort in
-            let (main, metrics) = try await Self.offThePool {
+            let (main, metrics) = try await offThePool {
                 func trickle(_ port: Int, _ first: String) throws -> Bool {
                     let descriptor = try BrokenRequestTests.connected(port: port)
                     defer { close(descriptor) }
@@ -246,7 +237,7 @@ import Testing
     /// Past the connection limit a new connection is closed at once; closing others makes room again.
     @Test func connectionsPastTheLimitAreClosed() async throws {
         try await Self.withServer(maxConnections: 20) { port, metricsPort in
-            let (refused, metricsRefused, servedAfter) = try await Self.offThePool {
+            let (refused, metricsRefused, servedAfter) = try await offThePool {
                 var held = try (0..<20).map { _ in try BrokenRequestTests.connected(port: port) }
                 defer { for descriptor in held { close(descriptor) } }
                 // Until the server has taken all 20 (a busy machine may take a while to accept them).

@@ -31,9 +31,8 @@ struct CrowdedAddressTests {
 
     /// `count` iPhone clicks from `address` alike the claims here, one a second until a second ago, and `count / 2`
     /// from its neighbours in the /24.
-    static func crowd(_ store: SQLiteStore, count: Int, at address: String = crowdedAddress) async throws {
+    static func crowd(_ store: SQLiteStore, count: Int, at address: String = crowdedAddress, now: Date = Date()) async throws {
         let hasher = AddressHasher(secrets: secrets)
-        let now = Date()
         func click(_ id: String, _ seconds: Int, from address: String) throws -> PendingClick {
             let hashes = try #require(hasher.hashes(of: address))
             return PendingClick(
@@ -72,7 +71,9 @@ struct CrowdedAddressTests {
     /// crowded address is bounded.
     @Test func theShadowScoringReadsTheSameBounds() async throws {
         let store = try SQLiteStore()
-        try await Self.crowd(store, count: 3_000)
+        // One instant for the clicks and the claim: the estimated rate below must not depend on how long the insert took.
+        let now = Date()
+        try await Self.crowd(store, count: 3_000, now: now)
         let configuration = Self.configuration()
         let hasher = AddressHasher(secrets: Self.secrets)
         let service = DeferredLinkService(
@@ -81,7 +82,7 @@ struct CrowdedAddressTests {
             events: EventRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test")), hasher: hasher)
         let request = try JSONDecoder().decode(InstallAttributionRequest.self, from: Data("{\(D.iPhoneClaim)}".utf8))
         let claim = DeferredLinkService.Claim(
-            app: try service.claimingApp(request, keyProject: nil), installKey: nil, hashes: hasher.hashes(of: Self.crowdedAddress), now: Date())
+            app: try service.claimingApp(request, keyProject: nil), installKey: nil, hashes: hasher.hashes(of: Self.crowdedAddress), now: now)
         let install = try await DeferredLinkService.FingerprintClaim(request, claim, clientAddress: Self.crowdedAddress, service: service)
         let candidates = try await install.candidates(service)
         #expect(candidates.count >= Self.bounds.perAddress && candidates.count <= Self.bounds.perAddress + Self.bounds.perNetwork)

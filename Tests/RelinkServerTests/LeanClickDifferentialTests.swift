@@ -6,6 +6,7 @@ import Logging
 import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
@@ -176,13 +177,13 @@ import Testing
         let lean = NIOLockedValueBox<([String], Int)>(([], 0))
         try await Self.serve(lean: true) { port, answers in
             var received: [String] = []
-            for bytes in corpus { received.append(try await ConnectionTimeoutTests.offThePool { try Self.exchange(bytes, port: port) }) }
+            for bytes in corpus { received.append(try await offThePool { try Self.exchange(bytes, port: port) }) }
             lean.withLockedValue { $0 = (received, answers.withLockedValue { $0 }) }
         }
         let router = NIOLockedValueBox<([String], Int)>(([], 0))
         try await Self.serve(lean: false) { port, answers in
             var received: [String] = []
-            for bytes in corpus { received.append(try await ConnectionTimeoutTests.offThePool { try Self.exchange(bytes, port: port) }) }
+            for bytes in corpus { received.append(try await offThePool { try Self.exchange(bytes, port: port) }) }
             router.withLockedValue { $0 = (received, answers.withLockedValue { $0 }) }
         }
         let (leanAnswers, leanCount) = lean.withLockedValue { $0 }
@@ -210,7 +211,7 @@ import Testing
         let pipelined = 20_000
         let answered = NIOLockedValueBox(0)
         try await Self.serve(lean: true) { port, answers in
-            try await ConnectionTimeoutTests.offThePool {
+            try await offThePool {
                 let descriptor = try BrokenRequestTests.connected(port: port, receiveBuffer: 4096)
                 defer { close(descriptor) }
                 var timeout = timeval(tv_sec: 1, tv_usec: 0)
