@@ -156,7 +156,7 @@ let package = Package(
         .target(name: "RelinkTestSupport", path: "Tests/RelinkTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RelinkCoreTests",
-            dependencies: ["RelinkCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["RelinkCore", "RelinkTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             // The labelled User-Agent corpus platform detection is measured against.
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

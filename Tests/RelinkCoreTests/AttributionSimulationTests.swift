@@ -1,11 +1,13 @@
 import Foundation
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkCore
 
 /// The referee of deferred-link matching: seeded populations built to be hard (carrier NAT, households, alike
 /// devices, Private Relay, late and organic installs), run through the matcher as the server runs it. The figures
-/// printed here are the ones in docs/attribution.md.
+/// printed here are the ones in docs/attribution.md. Each run is seconds of arithmetic, done on a thread of its own: on
+/// the concurrency pool (a thread per core) two at once held every live server of the other suites up for seconds.
 @Suite("Deferred-link attribution simulation")
 struct AttributionSimulationTests {
     static let populations: [PopulationSettings] = [
@@ -23,8 +25,8 @@ struct AttributionSimulationTests {
     /// The server's matcher (the model) on every population: UNIQUE always right, DEFAULT right at least 99 times
     /// in 100, and organic installs almost never DEFAULT (none on the default population).
     @Test(arguments: populations)
-    func defaultStaysPreciseInEveryPopulation(_ settings: PopulationSettings) {
-        let report = AttributionSimulation.run(settings, matcher: AttributionSimulation.relink())
+    func defaultStaysPreciseInEveryPopulation(_ settings: PopulationSettings) async throws {
+        let report = try await offThePool { AttributionSimulation.run(settings, matcher: AttributionSimulation.relink()) }
         print("model, " + report.description)
         #expect(report.correct[.unique] == report.returned[.unique])
         #expect((report.returned[.default] ?? 0) > 100, "too few DEFAULT matches to judge in \(settings.name)")
@@ -42,10 +44,15 @@ struct AttributionSimulationTests {
     /// the bounds, at most a point lower), no more organic installs given DEFAULT. (The populations but the last stay
     /// within the bounds almost always.)
     @Test(arguments: populations + [beyondTheBounds])
-    func boundedReadsKeepTheFigures(_ settings: PopulationSettings) {
-        let bounded = AttributionSimulation.run(settings, matcher: AttributionSimulation.relink())
-        let unbounded = AttributionSimulation.run(
-            settings, bounds: CandidateBounds(perAddress: .max, perNetwork: .max), countedClicks: .max, matcher: AttributionSimulation.relink())
+    func boundedReadsKeepTheFigures(_ settings: PopulationSettings) async throws {
+        let (bounded, unbounded) = try await offThePool {
+            (
+                AttributionSimulation.run(settings, matcher: AttributionSimulation.relink()),
+                AttributionSimulation.run(
+                    settings, bounds: CandidateBounds(perAddress: .max, perNetwork: .max), countedClicks: .max,
+                    matcher: AttributionSimulation.relink())
+            )
+        }
         print("bounded, " + bounded.description)
         print("unbounded, " + unbounded.description)
         #expect(bounded.correct[.unique] == bounded.returned[.unique])
@@ -63,9 +70,13 @@ struct AttributionSimulationTests {
     /// Against the rules it replaced, on the default population: DEFAULT at least as precise with no organic install
     /// given one, recall within 3 points (both near the frontier: the rules' extra answers are where organic installs
     /// and neighbours get DEFAULT), and WEAK answers right far more often.
-    @Test func theModelBeatsTheRulesItReplaced() {
-        let model = AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.relink())
-        let rules = AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.rules)
+    @Test func theModelBeatsTheRulesItReplaced() async throws {
+        let (model, rules) = try await offThePool {
+            (
+                AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.relink()),
+                AttributionSimulation.run(Self.populations[0], matcher: AttributionSimulation.rules)
+            )
+        }
         print("rules, " + rules.description)
         #expect(model.precision(.default) >= rules.precision(.default))
         #expect(model.recall(.default) >= rules.recall(.default) - 0.03)
@@ -74,9 +85,13 @@ struct AttributionSimulationTests {
         #expect(model.organicDefault <= rules.organicDefault)
         // Where installs are slow, the delay is evidence rather than a cut-off.
         let slow = Self.populations.first { $0.name == "slow installs" }!
-        #expect(
-            AttributionSimulation.run(slow, matcher: AttributionSimulation.relink()).precision(.default)
-                > AttributionSimulation.run(slow, matcher: AttributionSimulation.rules).precision(.default))
+        let (slowModel, slowRules) = try await offThePool {
+            (
+                AttributionSimulation.run(slow, matcher: AttributionSimulation.relink()),
+                AttributionSimulation.run(slow, matcher: AttributionSimulation.rules)
+            )
+        }
+        #expect(slowModel.precision(.default) > slowRules.precision(.default))
     }
 }
 

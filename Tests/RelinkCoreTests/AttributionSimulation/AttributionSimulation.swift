@@ -20,7 +20,7 @@ struct AttributionSimulation {
 
     typealias Matcher = @Sendable (Question) -> AttributionMatcher.Decision
 
-    struct Report: CustomStringConvertible {
+    struct Report: CustomStringConvertible, Sendable {
         var name: String
         var installs = 0
         var organic = 0
