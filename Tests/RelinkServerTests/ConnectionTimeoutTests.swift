@@ -91,11 +91,13 @@ import Testing
 
         let counts: [Behaviour: Int] = [.idle: 250, .tricklingHead: 150, .tricklingBody: 100]
         let slow = Task { try await offThePool { try Self.slowClients(port: port, counts: counts, within: 45) } }
-        // Meanwhile an ordinary client is served, a request every 100 ms.
+        // Meanwhile an ordinary client is served, a request every 100 ms, for 16 s and until 3 were answered (at most
+        // 28 s, while the idle connections are still open): in a full run each took up to 6 s, the test process's
+        // threads busy with the other suites.
         var served = 0
         var failed: [String] = []
         let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(16) {
+        while ContinuousClock.now - start < .seconds(16) || (served < 3 && ContinuousClock.now - start < .seconds(28)) {
             let answer = try await BrokenRequestTests.exchangeOffThePool(
                 "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: port)
             if answer.hasPrefix("HTTP/1.1 200") { served += 1 } else { failed.append(String(answer.prefix(80))) }
@@ -106,7 +108,7 @@ import Testing
         try await task.value
 
         #expect(failed.isEmpty, "\(failed.count) ordinary requests failed: \(failed.prefix(3))")
-        #expect(served >= 3, "only \(served) ordinary requests were answered in 16 s")
+        #expect(served >= 3, "only \(served) ordinary requests were answered in 28 s")
         for behaviour in Behaviour.allCases {
             let times = closed[behaviour] ?? []
             #expect(times.count == counts[behaviour])
