@@ -95,9 +95,9 @@ struct APIErrorMiddlewareTests {
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
-        // Sends nothing and waits (at most 10 s) for the server to close: an empty answer, not a timeout.
+        // Sends nothing and waits (at most 30 s) for the server to close: an empty answer, not a timeout.
         let idle = try await Self.idleOffThePool(port: port)
-        #expect(idle, "the idle connection was still open after 10 s")
+        #expect(idle, "the idle connection was still open after 30 s")
         let served = try await Self.exchangeOffThePool(
             "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: port)
         #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
@@ -105,7 +105,7 @@ struct APIErrorMiddlewareTests {
         try await task.value
     }
 
-    /// Connects, sends nothing, and tells whether the server closed the connection within 10 s.
+    /// Connects, sends nothing, and tells whether the server closed the connection within 30 s.
     static func idleOffThePool(port: Int) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {

@@ -2,8 +2,9 @@ import Foundation
 
 /// Raw TCP connections on loopback, for tests that must see bytes as they cross (or fail to).
 public enum LoopbackSocket {
-    /// A TCP connection to `port` on loopback that waits at most 10 s for each read, so a server that neither
-    /// answers nor closes fails the test instead of hanging it.
+    /// A TCP connection to `port` on loopback that waits at most 30 s for each read, so a server that neither
+    /// answers nor closes fails the test instead of hanging it (10 s was seen to pass for an answer in a full run on
+    /// a loaded machine, the test process's threads busy with the other suites).
     /// - Parameter receiveBuffer: a receive buffer size set before connecting (so the window is small from the start).
     public static func connected(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
         #if canImport(Glibc)
@@ -24,7 +25,7 @@ public enum LoopbackSocket {
             close(descriptor)
             throw POSIXError(.ECONNREFUSED)
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return descriptor
     }
