@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import RelinkClient
 import RelinkCore
+import RelinkTestSupport
 import Testing
 
 @testable import relink
@@ -46,16 +47,14 @@ struct DeferredTestCommandTests {
             // Read on a thread of its own: a blocking read on the concurrency pool would hold one of its few threads,
             // which the server answering this very command needs.
             let reader = output.fileHandleForReading
-            let received: Data = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    var received = Data()
-                    while !String(decoding: received, as: UTF8.self).contains("https://") {
-                        let chunk = reader.availableData
-                        if chunk.isEmpty { break }
-                        received += chunk
-                    }
-                    continuation.resume(returning: received)
+            let received: Data = try await offThePool {
+                var received = Data()
+                while !String(decoding: received, as: UTF8.self).contains("https://") {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    received += chunk
                 }
+                return received
             }
             #expect(
                 String(decoding: received, as: UTF8.self).contains("https://go.pictlink.com/"),

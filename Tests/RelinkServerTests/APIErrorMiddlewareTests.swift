@@ -110,16 +110,11 @@ struct APIErrorMiddlewareTests {
 
     /// Connects, sends nothing, and tells whether the server closed the connection within 30 s.
     static func idleOffThePool(port: Int) async throws -> Bool {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        let descriptor = try connected(port: port)
-                        defer { close(descriptor) }
-                        var byte: UInt8 = 0
-                        return recv(descriptor, &byte, 1, 0) == 0
-                    })
-            }
+        try await offThePool {
+            let descriptor = try connected(port: port)
+            defer { close(descriptor) }
+            var byte: UInt8 = 0
+            return recv(descriptor, &byte, 1, 0) == 0
         }
     }
 }
