@@ -68,7 +68,8 @@ import Testing
     }
 
     static func relink(
-        upstreamPort: Int, store: (any RelinkStore)? = nil, metrics: MetricsEndpoint = .disabled, associationFilesFromUpstream: Bool = false
+        upstreamPort: Int, store: (any RelinkStore)? = nil, metrics: MetricsEndpoint = .disabled, associationFilesFromUpstream: Bool = false,
+        upstreamTimeout: Duration = .seconds(60)
     ) throws -> some ApplicationProtocol {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
@@ -83,6 +84,9 @@ import Testing
         // The stand-in is on loopback, which fetches refuse unless allowed (as `--fetch-allow-networks` does).
         if case .success(let networks) = IPNetwork.parseList("127.0.0.0/8") { server.fetchPolicy.allowed = networks }
         server.metrics = metrics
+        // Longer than the default 5 s: a loaded machine's stand-in can take that long to answer, and only the test
+        // of the timeout itself must meet it.
+        server.clickTrackingTimeout = upstreamTimeout
         return try buildApplication(configuration: server)
     }
 
@@ -154,12 +158,14 @@ import Testing
         let service = EmailService()
         try await service.application().test(.live) { standIn in
             let port = try #require(standIn.port)
-            try await Self.relink(upstreamPort: port).test(.router) { client in
-                let headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+            let headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+            try await Self.relink(upstreamPort: port, upstreamTimeout: .seconds(5)).test(.router) { client in
                 let started = ContinuousClock.now
                 let slow = try await client.execute(uri: "/slow", method: .get, headers: headers)
                 #expect(slow.status == .gatewayTimeout)
                 #expect(ContinuousClock.now - started < .seconds(12), "the answer waited for the service past its 5 s")
+            }
+            try await Self.relink(upstreamPort: port).test(.router) { client in
                 let huge = try await client.execute(uri: "/huge", method: .get, headers: headers)
                 #expect(huge.status == .badGateway)
                 #expect(huge.body.readableBytes < 1 << 20)
@@ -243,14 +249,16 @@ import Testing
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, relink: configuration, logLevel: .error, store: try SQLiteStore()))
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let checks = await AppDoctor.deployment("http://127.0.0.1:\(port)", project: project, onlyHost: Self.trackingHost)
+            let checks = await AppDoctor.deployment(
+                "http://127.0.0.1:\(port)", project: project, onlyHost: Self.trackingHost, timeout: .seconds(60))
             #expect(checks.count >= 2, "\(checks)")
             #expect(checks.allSatisfy { $0.status != .fail }, "\(checks)")
             #expect(checks.contains { $0.subject.hasPrefix("https://\(Self.trackingHost)/") })
             // A tracking domain served with another project's paths fails.
             var other = project
             other.clickTracking[0].paths = ["/ls/click*"]
-            let wrong = await AppDoctor.deployment("http://127.0.0.1:\(port)", project: other, onlyHost: Self.trackingHost)
+            let wrong = await AppDoctor.deployment(
+                "http://127.0.0.1:\(port)", project: other, onlyHost: Self.trackingHost, timeout: .seconds(60))
             #expect(wrong.contains { $0.status == .fail }, "\(wrong)")
         }
     }
@@ -273,40 +281,42 @@ import Testing
                 ]
                 let project = configuration.projects[index]
                 let sample = "https://\(Self.trackingHost)/uni/ls/click?upn=abc"
+                // The doctor's own 10 s is for a deployment far away; on loopback a loaded machine may need more.
+                func follow(_ url: String) async -> [AppDoctor.Check] {
+                    await AppDoctor.trackingURL(url, project: project, deployment: deployment, timeout: .seconds(60))
+                }
 
-                let good = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                let good = await follow(sample)
                 #expect(good.count == 2 && good.allSatisfy { $0.status == .pass }, "\(good)")
                 #expect(good.last?.message.contains(minted.shortLink) == true, "\(good)")
                 #expect(service.seen.withLockedValue { $0.map(\.target) } == ["/uni/ls/click?upn=abc"], "the service counted the click once")
 
                 // A path the association files do not list: the tap would open the browser.
-                let path = await AppDoctor.trackingURL("https://\(Self.trackingHost)/ls/click?upn=abc", project: project, deployment: deployment)
+                let path = await follow("https://\(Self.trackingHost)/ls/click?upn=abc")
                 #expect(path.first?.status == .fail && path.first?.message.contains("none of") == true, "\(path)")
                 // The service sends the tap elsewhere, or to a link the deployment does not know.
                 service.destination.withLockedValue { $0 = "https://evil.test/x" }
-                let elsewhere = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                let elsewhere = await follow(sample)
                 #expect(elsewhere.last?.status == .fail && elsewhere.last?.message.contains("not a link of the project") == true, "\(elsewhere)")
                 service.destination.withLockedValue { $0 = "https://go.pictlink.com/NeverMinted" }
-                let unknown = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                let unknown = await follow(sample)
                 #expect(unknown.last?.status == .fail && unknown.last?.message.contains("HTTP 404") == true, "\(unknown)")
                 // The service's answer is over Relink's caps, or is not a redirect.
-                let huge = await AppDoctor.trackingURL("https://\(Self.trackingHost)/huge", project: project, deployment: deployment)
+                let huge = await follow("https://\(Self.trackingHost)/huge")
                 #expect(huge.last?.status == .fail && huge.last?.message.contains("HTTP 502") == true, "\(huge)")
                 service.destination.withLockedValue { $0 = "" }
-                let noLocation = await AppDoctor.trackingURL(sample, project: project, deployment: deployment)
+                let noLocation = await follow(sample)
                 #expect(noLocation.last?.status == .fail && noLocation.last?.message.contains("without a usable Location") == true, "\(noLocation)")
                 // Not a tracking domain of the project, or not a URL.
-                let other = await AppDoctor.trackingURL("https://click.other.test/uni/x", project: project, deployment: deployment)
+                let other = await follow("https://click.other.test/uni/x")
                 #expect(other.count == 1 && other[0].status == .fail, "\(other)")
                 // A password is never echoed; the scheme's own port is no port.
-                let secret = await AppDoctor.trackingURL(
-                    "https://user:hunter2@\(Self.trackingHost)/uni/ls/click", project: project, deployment: deployment)
+                let secret = await follow("https://user:hunter2@\(Self.trackingHost)/uni/ls/click")
                 #expect(secret.count == 1 && secret[0].status == .fail && !"\(secret)".contains("hunter2"), "\(secret)")
                 service.destination.withLockedValue { $0 = minted.shortLink }
-                let explicitPort = await AppDoctor.trackingURL(
-                    "https://\(Self.trackingHost):443/uni/ls/click?upn=abc", project: project, deployment: deployment)
+                let explicitPort = await follow("https://\(Self.trackingHost):443/uni/ls/click?upn=abc")
                 #expect(explicitPort.allSatisfy { $0.status == .pass }, "\(explicitPort)")
-                let notURL = await AppDoctor.trackingURL("click here", project: project, deployment: deployment)
+                let notURL = await follow("click here")
                 #expect(notURL.count == 1 && notURL[0].status == .fail, "\(notURL)")
             }
         }

@@ -128,7 +128,7 @@ struct ApplicationParts {
         var clickTracking: ClickTrackingProxy?
         if relink.projects.contains(where: { !$0.clickTracking.isEmpty }) {
             var trackingFetcher = SafeFetcher(policy: configuration.fetchPolicy, resolver: configuration.hostResolver)
-            trackingFetcher.timeout = .seconds(5)
+            trackingFetcher.timeout = configuration.clickTrackingTimeout
             clickTracking = ClickTrackingProxy(directory: resolver.directory, fetcher: trackingFetcher, metrics: metrics)
         }
         let deferred = DeferredLinkService(

@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var fetchPolicy = OutboundAddressPolicy()
     /// How fetches find addresses (the system resolver; tests name their own hosts).
     public var hostResolver: any HostResolver = SystemHostResolver()
+    /// How long an email service behind a tracking domain may take to answer a passed-on click (a 504 after it).
+    public var clickTrackingTimeout: Duration = .seconds(5)
     /// The header a trusted proxy puts the client's country in (`CF-IPCountry`), for link rules; nil: unknown.
     public var countryHeader: String?
     /// A MaxMind-format country database, for link rules when no trusted header gives the country.
