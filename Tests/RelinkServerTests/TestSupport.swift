@@ -24,13 +24,18 @@ enum TestSupport {
         _ configuration: RelinkConfiguration = TestSupport.configuration, trustForwardedHeaders: Bool = false,
         store: (any RelinkStore)? = nil, eventFlushInterval: Duration = .seconds(1), addressHashSecrets: AddressHashSecrets? = nil
     ) throws -> some ApplicationProtocol {
-        try buildApplication(
-            configuration: ServerConfiguration(
-                host: "127.0.0.1", port: 0, relink: configuration,
-                forwardedHeaders: trustForwardedHeaders ? TestSupport.trustingTestClient : .none,
-                logLevel: .error, store: try store ?? SQLiteStore(), eventFlushInterval: eventFlushInterval,
-                addressHashSecrets: addressHashSecrets))
+        var server = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: configuration,
+            forwardedHeaders: trustForwardedHeaders ? TestSupport.trustingTestClient : .none,
+            logLevel: .error, store: try store ?? SQLiteStore(), eventFlushInterval: eventFlushInterval,
+            addressHashSecrets: addressHashSecrets)
+        server.rateLimitElapsed = TestSupport.stillTime
+        return try buildApplication(configuration: server)
     }
+
+    /// Rate limits' time held still: no bucket refills, so a burst gets exactly its budget however slowly a busy
+    /// machine serves it (how buckets refill is `TokenBucketsTests`').
+    static let stillTime: @Sendable () -> Duration = { .zero }
 
     /// A new in-memory store with a key for `project`.
     static func storeWithKey(project: String = "pictlink") async throws -> (store: SQLiteStore, key: String) {

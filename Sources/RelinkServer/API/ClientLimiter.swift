@@ -61,12 +61,12 @@ final class ClientLimiter: Sendable {
 
     init(
         ipv6PrefixLength: Int = 64, keptClicks: RateLimit = ClientLimiter.defaultKeptClicks, capacity: Int = 100_000,
-        metrics: RelinkMetrics? = nil
+        metrics: RelinkMetrics? = nil, elapsed: (@Sendable () -> Duration)? = nil
     ) {
         self.ipv6PrefixLength = ipv6PrefixLength
         self.keptClicks = keptClicks
-        buckets = RateLimiter(capacity: capacity)
-        keptClickBuckets = RateLimiter(capacity: capacity)
+        buckets = RateLimiter(capacity: capacity, elapsed: elapsed)
+        keptClickBuckets = RateLimiter(capacity: capacity, elapsed: elapsed)
         self.metrics = metrics
     }
 

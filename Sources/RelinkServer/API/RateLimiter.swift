@@ -6,20 +6,27 @@ import RelinkCore
 /// memory held do not grow with the number of clients.
 final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     private let shards: [NIOLockedValueBox<TokenBuckets<Key>>]
-    private let clock = ContinuousClock()
-    private let start: ContinuousClock.Instant
+    private let elapsed: @Sendable () -> Duration
 
-    /// - Parameter capacity: the most keys held at once, over all shards; the idlest are forgotten past it.
-    init(capacity: Int = 100_000, shards: Int = 16) {
+    /// - Parameters:
+    ///   - capacity: the most keys held at once, over all shards; the idlest are forgotten past it.
+    ///   - elapsed: the time buckets refill by; by default a monotonic clock's since this limiter began.
+    init(capacity: Int = 100_000, shards: Int = 16, elapsed: (@Sendable () -> Duration)? = nil) {
         let perShard = max(1, capacity / shards)
         self.shards = (0..<shards).map { _ in NIOLockedValueBox(TokenBuckets<Key>(capacity: perShard)) }
-        start = clock.now
+        if let elapsed {
+            self.elapsed = elapsed
+        } else {
+            let clock = ContinuousClock()
+            let start = clock.now
+            self.elapsed = { clock.now - start }
+        }
     }
 
     /// Takes a token for `keyId`, or answers 429 saying what was limited (`limiting`, such as "minting with this
     /// API key") and how many whole seconds until a token is free.
     func acquire(keyId: Key, limit: RateLimit, limiting: String) -> Result<Void, APIError> {
-        let elapsed = clock.now - start
+        let elapsed = elapsed()
         let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let shard = shards[Int(UInt(bitPattern: keyId.hashValue) % UInt(shards.count))]
         guard let wait = shard.withLockedValue({ $0.take(keyId, limit: limit, now: now) }) else {

@@ -84,7 +84,8 @@ struct ApplicationParts {
             deadline: configuration.shutdownDeadline)
         // One limiter for every endpoint anyone may call, each with its own budget per client network.
         let clientLimiter = ClientLimiter(
-            ipv6PrefixLength: configuration.ipv6PrefixLength, keptClicks: configuration.keptClicksPerNetwork, metrics: metrics)
+            ipv6PrefixLength: configuration.ipv6PrefixLength, keptClicks: configuration.keptClicksPerNetwork, metrics: metrics,
+            elapsed: configuration.rateLimitElapsed)
         let authenticator = APIKeyAuthenticator(store: store, configuration: relink, limiter: clientLimiter)
         // Every path from a URL to its link goes through this one resolver.
         let resolver = LinkResolver(configuration: relink, store: store, cache: cache, developmentProject: configuration.developmentProject)
@@ -115,7 +116,7 @@ struct ApplicationParts {
                 )
             }
         }
-        let mintLimiter = RateLimiter<Int64>()
+        let mintLimiter = RateLimiter<Int64>(elapsed: configuration.rateLimitElapsed)
         let secrets = configuration.addressHashSecrets ?? .ephemeral()
         // Pending clicks are written ten times a second (or as often as events, when that is more): one write of a
         // second's clicks takes a core long enough to hold back the clicks arriving meanwhile (their p99).

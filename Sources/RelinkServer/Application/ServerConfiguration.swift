@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     public var webhookLease: Duration = .seconds(60)
     /// The first retry's delay (then doubling, up to an hour, for a day).
     public var webhookRetryBase: Duration = .seconds(30)
+    /// The time the rate limits refill by (nil: a monotonic clock). Tests hold it still, so that what a burst is
+    /// allowed does not depend on how fast a busy machine serves it.
+    public var rateLimitElapsed: (@Sendable () -> Duration)?
     /// How many clicks one client network may leave for deferred linking (`--kept-clicks-per-network`); past it a
     /// click is redirected and counted, not kept.
     public var keptClicksPerNetwork = ClientLimiter.defaultKeptClicks
