@@ -152,7 +152,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // What several test targets share: loopback sockets and a proxy a test can cut.
+        // What several test targets share: loopback sockets, a proxy a test can cut, and the machine shared between
+        // tests that measure time and tests that load it.
         .target(name: "RelinkTestSupport", path: "Tests/RelinkTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "RelinkCoreTests",
@@ -164,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "RelinkStoreTests",
             dependencies: [
-                "RelinkStore", "RelinkCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "RelinkStore", "RelinkCore", "RelinkTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
                 // The TLS tests run a fake PostgreSQL TLS endpoint on loopback, with throwaway certificates.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

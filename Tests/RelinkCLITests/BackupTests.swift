@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkStore
@@ -14,7 +15,7 @@ import Testing
 /// `relink backup` of a SQLite store while `relink serve` takes clicks and mints: the copy passes SQLite's integrity
 /// check, holds every link minted before the backup began, and no counter in it is lower than the store's when the
 /// backup began.
-@Suite("Backups", .serialized)
+@Suite("Backups", .serialized, .loadsTheMachine)
 struct BackupTests {
     @Test func aBackupUnderLoadRestoresEverythingWrittenBeforeIt() async throws {
         let executable = try #require(CrashSafetyTests.executable, "relink is not built beside the tests")

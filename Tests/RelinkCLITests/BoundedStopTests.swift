@@ -16,7 +16,7 @@ import Testing
 /// PostgreSQL (packets dropped, no reset) or a SQLite file another process holds locked. The last log line counts
 /// what was not written; what it says was written is in the store, and written and unwritten add up to what was
 /// recorded.
-@Suite("Bounded stop", .serialized)
+@Suite("Bounded stop", .serialized, .measuresTime)
 struct BoundedStopTests {
     static let deadline = 3
 
@@ -49,7 +49,7 @@ struct BoundedStopTests {
             // A generous wait for the steps before the cut (the key, the mint) on a busy machine: the stop's deadline
             // bounds the stop whatever the wait.
             storeArguments: ["--database", viaProxy + separator + "schema=\(schema)&wait_timeout=30"],
-            directStore: { try await PostgresStore.connect(try DatabaseURL(base + separator + "schema=\(schema)")) },
+            directStore: { try await PostgresStore.connect(try DatabaseURL(base + separator + "schema=\(schema)&wait_timeout=30")) },
             block: { proxy.cut = true },
             // Closed, not restored: bytes held while it was cut must not reach the database after the test.
             unblock: { proxy.close() },
@@ -163,7 +163,7 @@ struct BoundedStopTests {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)\(path)")
             request.headers.add(name: "Host", value: "go.pictlink.com")
             request.headers.add(name: "User-Agent", value: EndToEndTests.agents[2].userAgent)
-            let response = try await http.execute(request, timeout: .seconds(10))
+            let response = try await http.execute(request, timeout: .seconds(30))
             #expect(response.status == .found)
         }
 
@@ -172,7 +172,8 @@ struct BoundedStopTests {
         let store = try await directStore()
         let link = try #require(try await store.link(domain: "https://go.pictlink.com", code: String(path.dropFirst())))
         var stored = 0
-        for _ in 0..<100 where stored < 20 {
+        let storing = ContinuousClock.now + .seconds(60)
+        while stored < 20 && ContinuousClock.now < storing {
             try await Task.sleep(for: .milliseconds(100))
             stored = try await CrashSafetyTests.storedClicks([link], in: store)
         }

@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkStore
@@ -15,7 +16,7 @@ import Testing
 /// `relink serve` as a real process, killed under load: SIGKILL loses at most one flush interval of click events
 /// and never the database or a minted link; SIGTERM loses nothing. Against SQLite, and PostgreSQL when
 /// RELINK_TEST_DATABASE_URL names a server.
-@Suite("Crash safety", .serialized)
+@Suite("Crash safety", .serialized, .loadsTheMachine)
 struct CrashSafetyTests {
     enum Backend: String, CaseIterable, CustomStringConvertible {
         case sqlite, postgres
@@ -54,7 +55,9 @@ struct CrashSafetyTests {
             process.standardError = output
             try process.run()
             var port: Int?
-            for _ in 0..<300 where port == nil {
+            // A start on a busy machine (with PostgreSQL's migrations) was seen to take tens of seconds.
+            let starting = ContinuousClock.now + .seconds(90)
+            while port == nil && ContinuousClock.now < starting {
                 let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 if let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/) { port = Int(match.output.1) }
                 if port == nil {
@@ -117,7 +120,7 @@ struct CrashSafetyTests {
         request.body = .bytes(
             ByteBuffer(
                 string: #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/\#(path)&ofl=https://pictlink.com/desktop"}"#))
-        let response = try await http.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 16)
         return String(buffer: body).firstMatch(of: /"shortLink":"https:\/\/go\.pictlink\.com(\/[A-Za-z0-9]+)"/).map { String($0.output.1) }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import NIOCore
 import RelinkCore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
@@ -9,7 +10,7 @@ import Testing
 @testable import relink
 
 /// `relink doctor` on fixture apps (a correct one and broken ones, under Fixtures/doctor) and against a live server.
-@Suite("relink doctor")
+@Suite("relink doctor", .measuresTime)
 struct DoctorCommandTests {
     typealias E = EndToEndTests
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Fixtures/doctor").path

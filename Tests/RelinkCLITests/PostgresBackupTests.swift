@@ -14,7 +14,7 @@ import Testing
 /// docs/operations.md#backups for PostgreSQL, run as written: `pg_dump --format=custom` of Relink's schema while it
 /// is in use, the schema dropped, `pg_restore` into the empty database: every link, counter and webhook is back,
 /// the migrations are not applied again, and a link deleted by hand still takes its counters (the triggers came back).
-@Suite("PostgreSQL backups")
+@Suite("PostgreSQL backups", .loadsTheMachine)
 struct PostgresBackupTests {
     static let databaseURL = ProcessInfo.processInfo.environment["RELINK_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
 

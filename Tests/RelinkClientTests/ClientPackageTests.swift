@@ -4,7 +4,7 @@ import Testing
 
 /// An app adds the Swift client as docs/integration-ios.md says (`clients/RelinkClient`, a package of its own): it builds,
 /// and none of the server's packages is resolved or fetched (the repository's root manifest would fetch all 30).
-@Suite("The client as an app adds it")
+@Suite("The client as an app adds it", .loadsTheMachine)
 struct ClientPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -6,13 +6,14 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import RelinkCore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkClient
 
 /// `Relink` where the conformance scenarios do not reach: the server URLs it refuses, `Retry-After`, one claim in
 /// flight, and what it sends.
-@Suite("Relink (the app client)")
+@Suite("Relink (the app client)", .measuresTime)
 struct RelinkAppClientTests {
     /// Runs `body` with the base URL of a live server that answers with `router`.
     static func withStub(_ router: Router<BasicRequestContext>, _ body: @Sendable (URL) async throws -> Void) async throws {

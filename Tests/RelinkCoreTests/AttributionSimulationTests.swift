@@ -8,7 +8,7 @@ import Testing
 /// devices, Private Relay, late and organic installs), run through the matcher as the server runs it. The figures
 /// printed here are the ones in docs/attribution.md. Each run is seconds of arithmetic, done on a thread of its own: on
 /// the concurrency pool (a thread per core) two at once held every live server of the other suites up for seconds.
-@Suite("Deferred-link attribution simulation")
+@Suite("Deferred-link attribution simulation", .loadsTheMachine)
 struct AttributionSimulationTests {
     static let populations: [PopulationSettings] = [
         PopulationSettings(name: "default"),

@@ -57,7 +57,7 @@ struct APIErrorMiddlewareTests {
 
     /// On a server started as `relink serve` starts it (the test framework's own server keeps half-closed
     /// connections open, so it never sees the body end).
-    @Test(arguments: ["/v1/installAttribution", "/v1/reopenAttribution", "/v1/shortLinks?key=rl_any"])
+    @Test(.measuresTime, arguments: ["/v1/installAttribution", "/v1/reopenAttribution", "/v1/shortLinks?key=rl_any"])
     func aBodyThatBreaksOffIsA400(_ path: String) async throws {
         var logger = Logger(label: "relink.test")
         logger.logLevel = .error
@@ -86,7 +86,7 @@ struct APIErrorMiddlewareTests {
         }
     }
     /// A connection that sends nothing is closed after the idle timeout, while requests go on being served.
-    @Test func anIdleConnectionIsClosed() async throws {
+    @Test(.measuresTime) func anIdleConnectionIsClosed() async throws {
         var logger = Logger(label: "relink.test")
         logger.logLevel = .error
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -6,13 +6,14 @@ import NIOCore
 import NIOHTTP1
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
 
 /// Click limits over real sockets: clicks arriving together on a link no cache holds yet (right after a start),
 /// each lookup making its own instance of the link.
-@Suite("Click limits, live") struct ClickLimitLiveTests {
+@Suite("Click limits, live", .loadsTheMachine) struct ClickLimitLiveTests {
     @Test func concurrentFirstClicksOnAnUncachedLinkPassExactlyItsLimit() async throws {
         let store = try SQLiteStore()
         // Several links, one burst each: the race a cache miss opens is narrow, and each burst is another try at it.

@@ -8,6 +8,7 @@ import NIOCore
 import RelinkAPI
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import RelinkTools
 import Testing
 
@@ -154,7 +155,7 @@ import Testing
         }
     }
 
-    @Test func aSlowOrHugeAnswerIsCutAtTheCaps() async throws {
+    @Test(.measuresTime) func aSlowOrHugeAnswerIsCutAtTheCaps() async throws {
         let service = EmailService()
         try await service.application().test(.live) { standIn in
             let port = try #require(standIn.port)
@@ -349,7 +350,7 @@ import Testing
     /// The doctor asks only the project's tracking domains and links: where a service sends the tap elsewhere (an
     /// unsubscribe link, a one-time sign-in link, another site), the check fails without asking it, which would
     /// unsubscribe the tester or spend the link.
-    @Test func theDoctorDoesNotFollowATrackingURLOutOfTheProject() async throws {
+    @Test(.measuresTime) func theDoctorDoesNotFollowATrackingURLOutOfTheProject() async throws {
         let service = EmailService()
         let elsewhere = EmailService()
         try await service.application().test(.live) { standIn in

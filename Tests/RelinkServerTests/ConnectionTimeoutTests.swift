@@ -9,7 +9,7 @@ import Testing
 
 /// Slow clients on real sockets: idle ones are closed after the idle timeout, ones trickling a request's head or
 /// body after the header or body timeout, while everyone else keeps being served.
-@Suite("Connection timeouts") struct ConnectionTimeoutTests {
+@Suite("Connection timeouts", .measuresTime) struct ConnectionTimeoutTests {
     enum Behaviour: CaseIterable {
         /// Connects and sends nothing.
         case idle

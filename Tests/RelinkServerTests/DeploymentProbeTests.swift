@@ -6,13 +6,14 @@ import Logging
 import NIOCore
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
 @testable import RelinkTools
 
 /// `relink verify --url` against a deployment that misbehaves: what it reads, and that it stops in time.
-@Suite("Deployment probe")
+@Suite("Deployment probe", .measuresTime)
 struct DeploymentProbeTests {
     static let record = ShortLinkRecord(
         id: 1, projectId: "pictlink", domain: "https://go.pictlink.com", code: "Ab3x", longLink: "https://go.pictlink.com/?link=x",

@@ -15,7 +15,7 @@ import Testing
 /// kind of client × GET and HEAD × alone, kept alive or pipelined × HTTP/1.1 and 1.0, and malformed heads) sent on
 /// real sockets to a server with the lean path and to one without it, the two answers compared byte for byte but
 /// for `Date` and `X-Request-Id`.
-@Suite("Lean click path") struct LeanClickDifferentialTests {
+@Suite("Lean click path", .loadsTheMachine) struct LeanClickDifferentialTests {
     typealias T = TestSupport
 
     static let agents = [T.Agent.iPhone, T.Agent.iPad, T.Agent.android, T.Agent.desktop, T.Agent.crawler]

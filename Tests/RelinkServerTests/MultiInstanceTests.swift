@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import RelinkCore
+import RelinkTestSupport
 import ServiceLifecycle
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 /// cache and event buffers, talking over real sockets. Runs when RELINK_TEST_DATABASE_URL is set (`.ci/run`).
 private let testDatabaseURL = ProcessInfo.processInfo.environment["RELINK_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
-@Suite("Several instances on PostgreSQL", .enabled(if: testDatabaseURL != nil), .serialized)
+@Suite("Several instances on PostgreSQL", .enabled(if: testDatabaseURL != nil), .serialized, .loadsTheMachine)
 struct MultiInstanceTests {
     static let databaseURL = testDatabaseURL
     static let iPhoneClaim = DeferredLinkTests.iPhoneClaim

@@ -7,6 +7,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import ServiceLifecycle
 import Testing
 
@@ -117,7 +118,7 @@ import Testing
     }
 
     /// `--metrics-port`: a listener of its own; the main port does not serve metrics.
-    @Test func metricsOnTheirOwnPort() async throws {
+    @Test(.measuresTime) func metricsOnTheirOwnPort() async throws {
         try await ConnectionTimeoutTests.withServer { main, metricsPort in
             _ = try await BrokenRequestTests.exchangeOffThePool(
                 "GET /?\(T.sampleQuery) HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: close\r\n\r\n", port: main)

@@ -7,6 +7,7 @@ import PropertyBased
 import RelinkCore
 import RelinkServer
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 /// Attacks every page with text built from what hides markup from `Character`-based escapers: prepended
@@ -15,7 +16,7 @@ import Testing
 /// with libxml2's HTML parser and must have exactly the elements and attributes of the same page rendered with
 /// a harmless twin of the text (every `<`, `>`, `"`, `'` and `&` replaced by `x`), and every attribute that
 /// carries the text must carry all of it.
-@Suite("Page escaping")
+@Suite("Page escaping", .loadsTheMachine)
 struct PageEscapingTests {
     typealias T = TestSupport
 

@@ -9,6 +9,7 @@ import NIOCore
 import NIOHTTP1
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
@@ -187,7 +188,7 @@ struct PagePreviewTests {
         }
     }
 
-    @Test func refusesWhatAServerSideFetchMustNotReach() async throws {
+    @Test(.measuresTime) func refusesWhatAServerSideFetchMustNotReach() async throws {
         try await Self.withSite { site, _ in
             let port = site.split(separator: ":").last!
             func refusal(

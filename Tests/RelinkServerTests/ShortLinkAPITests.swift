@@ -8,6 +8,7 @@ import NIOCore
 import NIOHTTP1
 import RelinkCore
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
@@ -129,7 +130,7 @@ struct ShortLinkAPITests {
         }
     }
 
-    @Test func twoHundredConcurrentShortMintsGetTwoHundredCodes() async throws {
+    @Test(.loadsTheMachine) func twoHundredConcurrentShortMintsGetTwoHundredCodes() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
         // AsyncHTTPClient, so the 200 requests really are in flight at once, on 64 connections; with time to wait for

