@@ -10,7 +10,7 @@ import Testing
 @testable import relink
 
 /// `relink doctor` on fixture apps (a correct one and broken ones, under Fixtures/doctor) and against a live server.
-@Suite("relink doctor", .measuresTime)
+@Suite("relink doctor")
 struct DoctorCommandTests {
     typealias E = EndToEndTests
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Fixtures/doctor").path
@@ -115,7 +115,7 @@ struct DoctorCommandTests {
         #expect(!IntentFilter.matchesSimpleGlob("/axb", "/a\\.b"))
     }
 
-    @Test func advancedPatternsMatchAsOnADeviceAndNeverBacktrack() {
+    @Test(.measuresTime) func advancedPatternsMatchAsOnADeviceAndNeverBacktrack() {
         #expect(IntentFilter.matchesAdvancedGlob("/links/Ab3x", "/links/[a-zA-Z0-9]+"))
         #expect(!IntentFilter.matchesAdvancedGlob("/links/Ab-3", "/links/[a-zA-Z0-9]+"))
         #expect(IntentFilter.matchesAdvancedGlob("/p/12", "/p/[^/]{1,3}"))
@@ -178,7 +178,7 @@ struct DoctorCommandTests {
         }
     }
 
-    @Test func passesAgainstARunningServerForTheRepositoryConfiguration() async throws {
+    @Test(.measuresTime) func passesAgainstARunningServerForTheRepositoryConfiguration() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "relink-doctor-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
