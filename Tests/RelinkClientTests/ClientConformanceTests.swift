@@ -8,6 +8,7 @@ import RelinkClient
 import RelinkCore
 import RelinkServer
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 /// clients/conformance's scenarios, run by the Swift client (`Relink`) against a live server, through a fault proxy
@@ -26,7 +27,8 @@ struct ClientConformanceTests {
         #expect(Self.scenarioFiles.count >= 12)
     }
 
-    @Test(arguments: scenarioFiles)
+    /// Measures time: a scenario's client times out (1 s) before a held answer (2.5 s) comes.
+    @Test(.measuresTime, arguments: scenarioFiles)
     func scenario(_ file: String) async throws {
         let data = try Data(contentsOf: Self.folder.appending(path: "scenarios").appending(path: file))
         #expect(try ConformanceScenario.unknownKeys(in: data) == [], "keys clients/conformance/README.md does not define")

@@ -65,7 +65,7 @@ struct MultiInstanceTests {
     static func url(schema: String) throws -> DatabaseURL {
         let base = databaseURL ?? ""
         // A generous wait: these tests check behaviour, on a machine that other suites keep busy.
-        return try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=30")
+        return try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=60")
     }
 
     /// Starts A and B on a fresh schema, runs `body`, then stops what is still running and drops the schema.

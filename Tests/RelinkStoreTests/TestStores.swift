@@ -52,7 +52,7 @@ struct TestStore: Sendable {
     static func url(schema: String) throws -> DatabaseURL {
         guard let base = StoreKind.databaseURL else { throw StoreError.unavailable("RELINK_TEST_DATABASE_URL is not set") }
         // A generous wait: these tests check behaviour, on a machine that other suites keep busy.
-        return try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=30")
+        return try DatabaseURL(base + (base.contains("?") ? "&" : "?") + "schema=\(schema)&wait_timeout=60")
     }
 
     /// Another connection pool on the same database, as a second instance would have.
