@@ -447,8 +447,6 @@ import Testing
                 #expect(bad.status == .badRequest, "\(query)")
             }
             // QR codes and stats are costly: a key gets a burst of them, then 429 with when to come back.
-            // Sent at once: one after another, slow requests (a debug build on a loaded machine) let the key's tokens
-            // refill (5 a second) as fast as they were taken, and no request was refused.
             let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
                 for _ in 0..<80 {
                     group.addTask {

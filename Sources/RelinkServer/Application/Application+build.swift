@@ -165,7 +165,8 @@ struct ApplicationParts {
         let console = ConsoleController(
             service: service, recorder: recorder, authenticator: authenticator,
             sessions: ConsoleSessions(store: store, configuration: relink, secret: secrets.current), renderer: try ConsoleRenderer(),
-            rateLimiter: mintLimiter, outages: outages)
+            rateLimiter: mintLimiter, outages: outages,
+            heavyLimiter: RateLimiter(capacity: 10_000, elapsed: configuration.rateLimitElapsed))
         if configuration.console.servesOnMainPort { console.addRoutes(to: router) }
         if configuration.console != .disabled, QRCode.Library.shared == nil {
             logger.notice("\(QRCode.EncodingError.libraryMissing(QRCode.Library.loadFailure)); the console works without them")

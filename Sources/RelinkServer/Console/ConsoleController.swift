@@ -18,7 +18,7 @@ struct ConsoleController: Sendable {
     let rateLimiter: RateLimiter<Int64>
     var outages: StoreOutageLog?
     /// Per key: QR codes and stats take far more work than a page, so one session cannot keep the cores busy.
-    let heavyLimiter = RateLimiter<Int64>(capacity: 10_000)
+    let heavyLimiter: RateLimiter<Int64>
     static let heavyLimit = RateLimit(requestsPerSecond: 5, burst: 30)
 
     /// The longest date range one stats page shows.
