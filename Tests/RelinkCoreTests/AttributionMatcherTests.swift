@@ -305,4 +305,14 @@ struct AttributionMatcherTests {
         #expect(DeviceFingerprint.screen(width: 2532, height: 1170) == "1170x2532")
         #expect(DeviceFingerprint.majorMinor("17.2.1") == "17.2")
     }
+
+    /// The first two non-empty `.`-separated parts, split by byte, when the first is all ASCII digits.
+    @Test(arguments: [
+        ("17.2.1", "17.2"), ("14", "14"), ("14.", "14"), (".14", "14"), ("..14..2..3", "14.2"), ("17..2", "17.2"),
+        ("17.2é.1", "17.2é"), ("17.\u{301}2", "17.\u{301}2"), ("", nil), ("...", nil), ("17_2", nil), ("a.1", nil), ("1a.2", nil),
+        ("١٤.2", nil), ("14.beta", "14.beta"),
+    ] as [(String, String?)])
+    func majorAndMinorVersions(version: String, expected: String?) {
+        #expect(DeviceFingerprint.majorMinor(version) == expected)
+    }
 }

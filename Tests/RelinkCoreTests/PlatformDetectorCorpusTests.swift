@@ -37,6 +37,28 @@ struct PlatformDetectorCorpusTests {
         }
     }
 
+    /// The OS version, device model and fingerprint version read out of every string of the corpus, as the
+    /// String-based reader before the byte-level one read them (`Fixtures/device-details.tsv`: the corpus row, then
+    /// the three fields; rows with none are left out). Matching compares a kept click's fields with an install's, so
+    /// a change here would quietly unmatch clicks kept before an upgrade.
+    @Test func readsTheDeviceDetailsItAlwaysRead() throws {
+        guard ProcessInfo.processInfo.environment["RELINK_UA_CORPUS"] == nil else { return }
+        let fixture = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appending(path: "device-details.tsv")
+        var expected: [Int: [String]] = [:]
+        for line in try String(contentsOf: fixture, encoding: .utf8).split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            expected[Int(fields[0])!] = Array(fields.dropFirst())
+        }
+        #expect(expected.count > 4000)
+        var differences: [String] = []
+        for (index, row) in try Self.loadCorpus().enumerated() {
+            let client = PlatformDetector.addingDeviceDetails(to: PlatformDetector.detect(userAgent: row.userAgent), userAgent: row.userAgent)
+            let read = [client.osVersion ?? "", client.deviceModel ?? "", DeviceFingerprint.majorMinor(client.osVersion) ?? ""]
+            if read != (expected[index] ?? ["", "", ""]) { differences.append("\(index): \(read) against \(expected[index] ?? [])") }
+        }
+        #expect(differences.isEmpty, "\(differences.count) rows differ, first: \(differences.prefix(5))")
+    }
+
     @Test func meetsTheAccuracyTargets() throws {
         let rows: [Row]
         do {

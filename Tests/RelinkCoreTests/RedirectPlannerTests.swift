@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 
 @testable import RelinkCore
@@ -101,6 +102,28 @@ struct RedirectPlannerTests {
         )
         let referrer = plan.redirectURL.flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "referrer" }?.value }
         #expect(referrer == "utm_source=mail&utm_campaign=spring%20sale&amv=42")
+    }
+
+    /// The referrer is the pairs `key=encoded value` joined by `&`, encoded again as one query value, for any bytes.
+    @Test func thePlayReferrerEncodesAnyValueTwice() async {
+        let values = Generator<String, Shrink.None<String>> { rng in
+            let alphabet = Array("aZ09-._~ %&=+?#/é日😀\u{0}\u{7F}")
+            return String((0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+        }
+        await propertyCheck(count: 100, input: values, values, values) { apn, campaign, click in
+            var parameters = LinkParameters()
+            parameters.apn = "a" + apn
+            parameters[.utmCampaign] = "c" + campaign
+            parameters.amv = click.isEmpty ? nil : click
+            let pairs = [("relink_click", click), ("utm_campaign", "c" + campaign)] + (click.isEmpty ? [] : [("amv", click)])
+            let referrer = pairs.map { "\($0.0)=\(PercentEncoding.encodeComponent($0.1))" }.joined(separator: "&")
+            let expected =
+                "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodeComponent("a" + apn))&referrer=\(PercentEncoding.encodeComponent(referrer))"
+            #expect(StoreURL.playStore(parameters, extraReferrer: [("relink_click", click)]) == expected)
+        }
+        var bare = LinkParameters()
+        bare.apn = "jp.furyu.pictlink.android"
+        #expect(StoreURL.playStore(bare) == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android")
     }
 
     @Test func androidGoesToAflWhenSet() {

@@ -32,10 +32,31 @@ public enum PercentEncoding {
     /// - Parameter value: any text.
     /// - Returns: the text encoded as a path segment or query value.
     public static func encodeComponent(_ value: String) -> String {
-        encode(value) { byte in
-            isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+        encode(value, keeping: isUnreserved)
+    }
+
+    /// Appends `value` encoded as `encodeComponent` does, `times` times over (twice: a component inside a
+    /// component, as a query inside one query value), without the texts in between.
+    /// - Parameters:
+    ///   - value: the bytes to encode.
+    ///   - output: where they go.
+    ///   - times: 1 or 2.
+    package static func appendComponent(_ value: some Sequence<UInt8>, to output: inout [UInt8], times: Int = 1) {
+        for byte in value {
+            if isUnreserved(byte) {
+                output.append(byte)
+            } else {
+                output.append(UInt8(ascii: "%"))
+                if times == 2 { output.append(contentsOf: [UInt8(ascii: "2"), UInt8(ascii: "5")]) }
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            }
         }
+    }
+
+    /// RFC 3986's unreserved characters, which `encodeComponent` keeps.
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
+        isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
     }
 
     @inline(__always)

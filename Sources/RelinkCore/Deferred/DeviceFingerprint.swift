@@ -71,13 +71,30 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
         return boundedText(String(modelName))
     }
 
-    /// `17.2.1` → `17.2`, `14` → `14`.
-    /// - Parameter version: an OS version such as `17.2.1` or `17_2`.
+    /// `17.2.1` → `17.2`, `14` → `14`: the first two non-empty `.`-separated parts, when the first is all ASCII
+    /// digits. Byte by byte: a claim's version is whatever its client sent.
+    /// - Parameter version: an OS version such as `17.2.1` or `14`.
     /// - Returns: its major and minor parts (`17.2`), or nil when it has none.
     public static func majorMinor(_ version: String?) -> String? {
         guard let version else { return nil }
-        let parts = version.split(separator: ".").prefix(2)
-        guard let first = parts.first, !first.isEmpty, first.allSatisfy(\.isASCIIDigitCharacter) else { return nil }
-        return parts.joined(separator: ".")
+        let bytes = version.utf8
+        let dot = UInt8(ascii: ".")
+        var majorStart = bytes.startIndex
+        while majorStart < bytes.endIndex, bytes[majorStart] == dot { majorStart = bytes.index(after: majorStart) }
+        var majorEnd = majorStart
+        while majorEnd < bytes.endIndex, bytes[majorEnd] != dot {
+            guard bytes[majorEnd] >= UInt8(ascii: "0") && bytes[majorEnd] <= UInt8(ascii: "9") else { return nil }
+            majorEnd = bytes.index(after: majorEnd)
+        }
+        guard majorEnd > majorStart else { return nil }
+        var minorStart = majorEnd
+        while minorStart < bytes.endIndex, bytes[minorStart] == dot { minorStart = bytes.index(after: minorStart) }
+        var minorEnd = minorStart
+        while minorEnd < bytes.endIndex, bytes[minorEnd] != dot { minorEnd = bytes.index(after: minorEnd) }
+        func text(_ range: Range<String.Index>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        if minorStart == minorEnd { return text(majorStart..<majorEnd) }
+        // One dot between them, as nearly always: the bytes as they are, in one piece.
+        if bytes.index(after: majorEnd) == minorStart { return text(majorStart..<minorEnd) }
+        return text(majorStart..<majorEnd) + "." + text(minorStart..<minorEnd)
     }
 }
