@@ -1,5 +1,6 @@
 import Foundation
 import RelinkCore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkStore
@@ -273,7 +274,8 @@ struct LinkLookupBatcherTests {
 
     /// A database that stops answering: the lookup in the query and the ones waiting behind it each fail at their own
     /// deadline, not one query timeout after another; the answer that comes late is dropped.
-    @Test func everyLookupFailsAtItsOwnDeadlineWhenTheDatabaseDoesNotAnswer() async throws {
+    /// Its lookups have 200 ms each, the last one too: it measures time.
+    @Test(.measuresTime) func everyLookupFailsAtItsOwnDeadlineWhenTheDatabaseDoesNotAnswer() async throws {
         let batcher = LinkLookupBatcher(maximumQueries: 1, wait: .milliseconds(200))
         let fetch = HeldFetch { key in .success(Self.record(key.code, domain: key.domain)) }
         let codes = ["held"] + (0..<50).map { "waiting\($0)" }
