@@ -36,7 +36,13 @@ final class AddressHasher: Sendable {
         // One label byte keeps the address and network hashes of one address apart.
         func hash(_ label: UInt8, _ bytes: [UInt8]) -> String {
             var mac = keyed
-            mac.update(data: [label, UInt8(address.version.rawValue)] + bytes)
+            // The label, the version and the bytes, as one message, from the stack.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 + bytes.count) { message in
+                message[0] = label
+                message[1] = UInt8(address.version.rawValue)
+                for (offset, byte) in bytes.enumerated() { message[2 + offset] = byte }
+                mac.update(data: UnsafeRawBufferPointer(message))
+            }
             return mac.finalize().withUnsafeBytes { Hex.string($0, count: 16) }
         }
         return Hashes(
