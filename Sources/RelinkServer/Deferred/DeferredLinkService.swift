@@ -44,7 +44,7 @@ final class DeferredLinkService: Sendable {
     /// 22 base-62 characters: the second, then 95 random bits, so click ids cannot be guessed or enumerated, and
     /// the store's index of them grows at its end (see `ShortCodeGenerator.timeOrdered`).
     static func newClickID() -> String {
-        var generator = CryptoRandomNumberGenerator()
+        var generator = RandomPool.Generator()
         return ShortCodeGenerator.timeOrdered(secondsSince1970: Int(Date().timeIntervalSince1970), using: &generator)
     }
 
