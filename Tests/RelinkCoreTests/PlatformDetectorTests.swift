@@ -1,3 +1,4 @@
+import PropertyBased
 import Testing
 
 @testable import RelinkCore
@@ -64,6 +65,32 @@ struct PlatformDetectorTests {
     ])
     func detectsThePlatform(userAgent: String, expected: Platform) {
         #expect(PlatformDetector.detect(userAgent: userAgent).platform == expected)
+    }
+
+    /// Hostile User-Agents built from the readers' own markers and separators: reading never fails, a version is
+    /// digits joined by single dots (at most three parts), and a model lies inside the group after `Android`.
+    @Test func hostileUserAgentsReadSafely() async {
+        let tokens = [
+            "Android", "android ", "iPhone OS ", "CPU OS ", "iOS ", " ", ";", ";;", ")", "(", " Build", "build/", "1", "17", ".", "_", "..",
+            "-", "en", "en-us", "zh_Hant_TW", "K", "wv", "U", "Mobile", "Tablet", "é", "日本", "\u{0}", "\u{301}", "Pixel 7",
+        ]
+        let userAgents = Generator<String, Shrink.None<String>> { rng in
+            (0..<Int.random(in: 0...24, using: &rng)).map { _ in tokens.randomElement(using: &rng)! }.joined()
+        }
+        await propertyCheck(count: 2_000, input: userAgents) { userAgent in
+            for platform in [Platform.android, .iPhone, .iPad] {
+                let client = PlatformDetector.addingDeviceDetails(
+                    to: DetectedClient(platform: platform, inAppBrowser: nil), userAgent: userAgent)
+                if let version = client.osVersion {
+                    let parts = version.split(separator: ".", omittingEmptySubsequences: false)
+                    #expect((1...3).contains(parts.count) && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } })
+                }
+                if platform == .android, let model = client.deviceModel {
+                    #expect(!model.isEmpty && model != "K" && !model.contains(";") && !model.contains(")"))
+                    #expect(model.first != " " && model.last != " ")
+                }
+            }
+        }
     }
 
     @Test func readsVersionsAndModels() {
