@@ -307,11 +307,12 @@ struct AttributionMatcherTests {
     }
 
     /// The first two non-empty `.`-separated parts, split by byte, when the first is all ASCII digits.
-    @Test(arguments: [
-        ("17.2.1", "17.2"), ("14", "14"), ("14.", "14"), (".14", "14"), ("..14..2..3", "14.2"), ("17..2", "17.2"),
-        ("17.2é.1", "17.2é"), ("17.\u{301}2", "17.\u{301}2"), ("", nil), ("...", nil), ("17_2", nil), ("a.1", nil), ("1a.2", nil),
-        ("١٤.2", nil), ("14.beta", "14.beta"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("17.2.1", "17.2"), ("14", "14"), ("14.", "14"), (".14", "14"), ("..14..2..3", "14.2"), ("17..2", "17.2"),
+            ("17.2é.1", "17.2é"), ("17.\u{301}2", "17.\u{301}2"), ("", nil), ("...", nil), ("17_2", nil), ("a.1", nil), ("1a.2", nil),
+            ("١٤.2", nil), ("14.beta", "14.beta"),
+        ] as [(String, String?)])
     func majorAndMinorVersions(version: String, expected: String?) {
         #expect(DeviceFingerprint.majorMinor(version) == expected)
     }
