@@ -316,4 +316,18 @@ struct AttributionMatcherTests {
     func majorAndMinorVersions(version: String, expected: String?) {
         #expect(DeviceFingerprint.majorMinor(version) == expected)
     }
+
+    /// A version is kept only as long as a device model may be: a User-Agent's `Android 9999…` (tens of kilobytes in
+    /// one header) or a claim's `osVersion` would otherwise be kept whole with every pending click.
+    @Test func overlongVersionsAreNotKept() {
+        let long = String(repeating: "9", count: DeviceFingerprint.maximumTextLength)
+        #expect(DeviceFingerprint.majorMinor(long) == long)
+        #expect(DeviceFingerprint.majorMinor(long + "9") == nil)
+        #expect(DeviceFingerprint.majorMinor("14." + long) == nil)
+        #expect(DeviceFingerprint.majorMinor("14.2." + long + long) == "14.2")
+        let client = PlatformDetector.addingDeviceDetails(
+            to: DetectedClient(platform: .android),
+            userAgent: "Mozilla/5.0 (Linux; Android 14." + String(repeating: "9", count: 60_000) + "; Pixel 7)")
+        #expect(DeviceFingerprint.majorMinor(client.osVersion) == nil)
+    }
 }

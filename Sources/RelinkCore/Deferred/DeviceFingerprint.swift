@@ -72,7 +72,8 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
     }
 
     /// `17.2.1` → `17.2`, `14` → `14`: the first two non-empty `.`-separated parts, when the first is all ASCII
-    /// digits. Byte by byte: a claim's version is whatever its client sent.
+    /// digits and they are at most `maximumTextLength` bytes. Byte by byte: a claim's version is whatever its client
+    /// sent.
     /// - Parameter version: an OS version such as `17.2.1` or `14`.
     /// - Returns: its major and minor parts (`17.2`), or nil when it has none.
     public static func majorMinor(_ version: String?) -> String? {
@@ -91,6 +92,10 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
         while minorStart < bytes.endIndex, bytes[minorStart] == dot { minorStart = bytes.index(after: minorStart) }
         var minorEnd = minorStart
         while minorEnd < bytes.endIndex, bytes[minorEnd] != dot { minorEnd = bytes.index(after: minorEnd) }
+        // No longer than a device model: the version is kept with every pending click, and the client chose it.
+        let length =
+            bytes.distance(from: majorStart, to: majorEnd) + (minorStart == minorEnd ? 0 : 1 + bytes.distance(from: minorStart, to: minorEnd))
+        guard length <= maximumTextLength else { return nil }
         func text(_ range: Range<String.Index>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         if minorStart == minorEnd { return text(majorStart..<majorEnd) }
         // One dot between them, as nearly always: the bytes as they are, in one piece.
