@@ -115,7 +115,9 @@ struct RedirectPlannerTests {
             parameters.apn = "a" + apn
             parameters[.utmCampaign] = "c" + campaign
             parameters.amv = click.isEmpty ? nil : click
-            let pairs = [("relink_click", click), ("utm_campaign", "c" + campaign)] + (click.isEmpty ? [] : [("amv", click)])
+            // Only a versionCode: other values were warned about and are ignored.
+            let isVersionCode = click.utf8.allSatisfy { (48...57).contains($0) } && Int32(click) != nil
+            let pairs = [("relink_click", click), ("utm_campaign", "c" + campaign)] + (isVersionCode ? [("amv", click)] : [])
             let referrer = pairs.map { "\($0.0)=\(PercentEncoding.encodeComponent($0.1))" }.joined(separator: "&")
             let expected =
                 "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodeComponent("a" + apn))&referrer=\(PercentEncoding.encodeComponent(referrer))"
@@ -124,6 +126,22 @@ struct RedirectPlannerTests {
         var bare = LinkParameters()
         bare.apn = "jp.furyu.pictlink.android"
         #expect(StoreURL.playStore(bare) == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android")
+    }
+
+    /// `amv` that is not a versionCode is warned about as ignored, and is: neither the Play referrer nor a claim's
+    /// answer carries it (an app comparing it with its versionCode would fail to read it).
+    @Test func anAmvThatIsNotAVersionCodeIsIgnored() {
+        for amv in ["42%26x%3D%2500", "4.2", "99999999999", "%2B42", "%D9%A4%D9%A2"] {
+            let query = F.sampleQuery + "&utm_source=mail&amv=" + amv
+            let plan = F.plan(query, F.android)
+            #expect(plan.redirectURL == "https://play.google.com/store/apps/details?id=jp.furyu.pictlink.android&referrer=utm_source%3Dmail")
+            let parameters = LongLink.parse("https://go.pictlink.com/?" + query).parameters
+            #expect(LinkValidator.validate(parameters, prefix: nil).warnings.contains { $0.code == .notIntegerAndroidPackageMinVersion })
+            let answer = DeferredLinkAnswer.matched(
+                parameters: parameters, platform: .android, requestedLink: "", resolvedLink: "", confidence: .unique, message: "",
+                requestIpVersion: nil)
+            #expect(answer.appMinimumVersion == nil)
+        }
     }
 
     @Test func androidGoesToAflWhenSet() {

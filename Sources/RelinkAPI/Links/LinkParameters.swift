@@ -96,6 +96,12 @@ extension LinkParameters {
         get { self[.amv] }
         set { self[.amv] = newValue }
     }
+    /// `amv` when it is a versionCode (ASCII digits fitting 32 bits), the only form the Play referrer and a claim's
+    /// answer carry; anything else is warned about when the link is made, and ignored.
+    public var amvVersionCode: String? {
+        guard let amv, amv.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), Int32(amv) != nil else { return nil }
+        return amv
+    }
     public var al: String? {
         get { self[.al] }
         set { self[.al] = newValue }

@@ -25,7 +25,7 @@ public enum DeferredLinkAnswer {
             deepLink: android ? (parameters.al ?? parameters.link) : parameters.link, attributionConfidence: confidence,
             matchMessage: message, requestedLink: requestedLink, resolvedLink: resolvedLink, utmSource: parameters.utmSource,
             utmMedium: parameters.utmMedium, utmCampaign: parameters.utmCampaign, utmContent: parameters.utmContent,
-            utmTerm: parameters.utmTerm, appMinimumVersion: android ? parameters.amv : parameters.imv,
+            utmTerm: parameters.utmTerm, appMinimumVersion: android ? parameters.amvVersionCode : parameters.imv,
             requestIpVersion: requestIpVersion?.name, fallbackLink: fallback)
     }
 

@@ -40,7 +40,7 @@ public enum StoreURL {
         }
         for (key, value) in extraReferrer { appendReferrer(key, value) }
         for parameter in LinkParameter.utm { if let value = parameters[parameter] { appendReferrer(parameter.name, value) } }
-        if let amv = parameters.amv { appendReferrer("amv", amv) }
+        if let amv = parameters.amvVersionCode { appendReferrer("amv", amv) }
         return String(decoding: url, as: UTF8.self)
     }
 }

@@ -111,7 +111,7 @@ public enum LinkValidator {
         }
         checkFallback(parameters, .afl, .notURIAndroidFallbackLink, .badURISchemeAndroidFallbackLink, into: &result)
         if let amv = parameters.amv {
-            if !amv.allSatisfy(\.isASCIIDigitCharacter) || Int32(amv) == nil {
+            if parameters.amvVersionCode == nil {
                 result.warnings.append(
                     LinkWarning(
                         .notIntegerAndroidPackageMinVersion, parameter: "amv",
