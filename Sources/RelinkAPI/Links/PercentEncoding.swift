@@ -47,7 +47,11 @@ public enum PercentEncoding {
                 output.append(byte)
             } else {
                 output.append(UInt8(ascii: "%"))
-                if times == 2 { output.append(contentsOf: [UInt8(ascii: "2"), UInt8(ascii: "5")]) }
+                if times == 2 {
+                    // The `%` encoded again.
+                    output.append(UInt8(ascii: "2"))
+                    output.append(UInt8(ascii: "5"))
+                }
                 output.append(hexDigits[Int(byte >> 4)])
                 output.append(hexDigits[Int(byte & 0x0F)])
             }
