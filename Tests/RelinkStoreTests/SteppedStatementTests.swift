@@ -3,6 +3,12 @@ import Testing
 
 @testable import RelinkStore
 
+#if canImport(GRDBSQLite)
+import GRDBSQLite
+#else
+import SQLite3
+#endif
+
 @Suite("Rows bound by hand")
 struct SteppedStatementTests {
     /// Text bound from the row's shared buffer reads back as bound, row after row: empty text stays text (not
@@ -56,5 +62,23 @@ struct SteppedStatementTests {
             try insert.execute(in: db)
         }
         #expect(try queue.read { try String.fetchAll($0, sql: "SELECT a FROM t ORDER BY a") } == ["other", "same"])
+    }
+    /// A value SQLite refuses to bind (longer than the connection's limit) throws SQLite's error instead of running
+    /// the row without it, and the next row still goes in.
+    @Test func aValueSQLiteRefusesToBindThrows() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a TEXT, b TEXT)")
+            sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_LENGTH, 16)
+            var insert = SteppedStatement(try db.cachedStatement(sql: "INSERT INTO t (a, b) VALUES (?, ?)"))
+            insert.bind("short")
+            insert.bind(String(repeating: "x", count: 17))
+            #expect { try insert.execute(in: db) } throws: { ($0 as? DatabaseError)?.resultCode == .SQLITE_TOOBIG }
+            insert.bind("next")
+            insert.bind("row")
+            try insert.execute(in: db)
+        }
+        let stored = try queue.read { try Row.fetchAll($0, sql: "SELECT a, b FROM t") }
+        #expect(stored.map { [$0["a"] as String, $0["b"] as String] } == [["next", "row"]])
     }
 }

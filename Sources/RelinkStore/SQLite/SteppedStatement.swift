@@ -73,17 +73,19 @@ struct SteppedStatement {
             sqlite3_clear_bindings(handle)
             throw StoreError.unavailable("\(position) values bound to a statement of \(count) parameters: \(statement.sql)")
         }
-        let (result, message) = text.withUnsafeBufferPointer { buffer in
+        let (result, message) = text.withUnsafeBufferPointer { buffer -> (Int32, String?) in
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
+            }
             for value in texts {
                 // Static: the buffer is neither changed nor freed before the bindings are cleared below. An empty
                 // value still needs an address (a null one binds NULL).
                 let start = buffer.baseAddress.map { UnsafeRawPointer($0 + value.offset).assumingMemoryBound(to: CChar.self) } ?? Self.empty
                 // A nil destructor is SQLITE_STATIC: SQLite reads the value where it is until the binding is cleared.
-                sqlite3_bind_text(handle, value.parameter, start, Int32(value.length), nil)
-            }
-            defer {
-                sqlite3_reset(handle)
-                sqlite3_clear_bindings(handle)
+                // The 64-bit length leaves the size check to SQLite (SQLITE_TOOBIG past the connection's limit).
+                let bound = sqlite3_bind_text64(handle, value.parameter, start, UInt64(value.length), nil, UInt8(SQLITE_UTF8))
+                if bound != SQLITE_OK { return (bound, String(cString: sqlite3_errmsg(db.sqliteConnection))) }
             }
             let result = sqlite3_step(handle)
             let failed = result != SQLITE_DONE && result != SQLITE_ROW
