@@ -3,7 +3,9 @@ import Foundation
 /// Where `Relink` keeps its two facts across launches: the install id and whether the first launch's claim was
 /// answered. `UserDefaultsStorage` on Apple platforms; `MemoryStorage` for tests and apps that keep them elsewhere.
 public protocol RelinkStorage: Sendable {
+    /// The value last set under `key`, or nil if none was.
     func string(forKey key: String) -> String?
+    /// Keeps `value` under `key`, replacing what was there. Called from any thread.
     func set(_ value: String, forKey key: String)
 }
 
@@ -12,6 +14,8 @@ public struct UserDefaultsStorage: RelinkStorage, @unchecked Sendable {
     // UserDefaults is documented as thread-safe; the SDK marks it Sendable only from iOS 17's.
     private let defaults: UserDefaults
 
+    /// - Parameter defaults: the defaults to keep the values in; a suite of the app group's to share them with
+    ///   an extension.
     public init(_ defaults: UserDefaults = .standard) {
         self.defaults = defaults
     }
@@ -26,6 +30,7 @@ public final class MemoryStorage: RelinkStorage, @unchecked Sendable {
     private var values: [String: String] = [:]
     private let lock = NSLock()
 
+    /// Empty storage, as on a first launch.
     public init() {}
 
     public func string(forKey key: String) -> String? {

@@ -14,6 +14,7 @@ public struct URLPattern: Sendable, Hashable, CustomStringConvertible {
     static let maximumProgramSize = 20_000
     static let maximumRepeat = 1000
 
+    /// Why a pattern does not compile, and where.
     public struct SyntaxError: Error, Equatable, CustomStringConvertible {
         public var message: String
         /// The offset in the pattern (in Unicode scalars) where the problem was found.

@@ -19,6 +19,7 @@ import Foundation
 ///   to another `WEAK` one: a guess must not deprive the owner, nor be handed out again and again. It still counts
 ///   as a candidate, so it still makes the others less likely.
 public enum AttributionMatcher {
+    /// A pending click that might be the claiming install's: what the matcher weighs of it.
     public struct Candidate: Sendable, Equatable {
         public var id: String
         public var createdAt: Date
@@ -35,6 +36,8 @@ public enum AttributionMatcher {
         }
     }
 
+    /// The click an install is given and how sure the match is, or none; `message` is the reason the answer
+    /// carries, as FDL's match message.
     public enum Decision: Sendable, Equatable {
         case matched(id: String, confidence: AttributionConfidence, message: String)
         case none(message: String)

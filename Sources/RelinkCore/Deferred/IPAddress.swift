@@ -5,6 +5,7 @@ import Foundation
 /// NAT64 prefix (`64:ff9b::192.0.2.1`, RFC 6052, which a translator in front of an IPv6-only server gives IPv4
 /// clients) count as the IPv4 address they carry: otherwise every such client would share one /64.
 public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The address family, as FDL reports it to the app (`request_ip_version`); a mapped or NAT64 address is `v4`.
     public enum Version: Int, Sendable, Codable {
         case v4 = 4
         case v6 = 6

@@ -11,6 +11,7 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     /// `https://host[:port][/path]`, the canonical spelling (kept: every short link and redirect uses it).
     public let description: String
 
+    /// Why a text is not a domain URI prefix; each case carries the text as given.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case notAURI(String)
         case notHTTP(String)
