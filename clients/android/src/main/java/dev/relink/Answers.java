@@ -20,8 +20,12 @@ final class Answers {
         Malformed(String message) { super(message); }
     }
 
-    /** The text as one JSON object and nothing after it, or null. */
+    /**
+     * The text as one JSON object and nothing after it, or null; null too for text {@link JsonShape} refuses (too
+     * deep, a key twice), so no answer can overflow the parser's stack.
+     */
     static JSONObject parseObject(String text) {
+        if (text == null || JsonShape.problem(text) != null) return null;
         try {
             JSONTokener tokener = new JSONTokener(text);
             Object value = tokener.nextValue();
@@ -29,13 +33,23 @@ final class Answers {
             return tokener.nextClean() == 0 ? (JSONObject) value : null;
         } catch (JSONException e) {
             return null;
+        } catch (RuntimeException e) {
+            return null; // org.json's own failures beyond JSONException: the answer is unreadable either way
+        } catch (StackOverflowError e) {
+            return null; // JsonShape bounds the depth; this stays in case a platform's stack is smaller still
         }
+    }
+
+    /** Why {@link #parseObject} found no object in the text, for the error's message. */
+    private static String notAnObject(String text) {
+        String problem = text == null ? null : JsonShape.problem(text);
+        return problem != null ? problem : "The answer is not a JSON object.";
     }
 
     /** {@code POST /v1/installAttribution}'s answer: matched, organic, or failed as malformed. */
     static ClaimResult claim(int status, String body) {
         JSONObject json = parseObject(body);
-        if (json == null) return ClaimResult.failed(malformed(status, "The answer is not a JSON object."));
+        if (json == null) return ClaimResult.failed(malformed(status, notAnObject(body)));
         try {
             String matchMessage = string(json, "matchMessage");
             if (matchMessage == null) throw new Malformed("matchMessage is missing.");
@@ -67,7 +81,7 @@ final class Answers {
     /** {@code POST /v1/reopenAttribution}'s answer: resolved, or failed as malformed. */
     static LinkResult link(int status, String body) {
         JSONObject json = parseObject(body);
-        if (json == null) return LinkResult.failed(malformed(status, "The answer is not a JSON object."));
+        if (json == null) return LinkResult.failed(malformed(status, notAnObject(body)));
         try {
             String deepLink = string(json, "deepLink");
             String resolvedLink = string(json, "resolvedLink");

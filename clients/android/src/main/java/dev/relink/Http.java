@@ -21,6 +21,8 @@ import org.json.JSONObject;
 final class Http {
     /** An answer larger than this is not Relink's (its answers are a few hundred bytes). */
     static final int MAX_BODY_BYTES = 1 << 20;
+    /** Headers larger than this together are refused as Node's fetch and libcurl refuse theirs (Relink sends under 1 KiB). */
+    static final int MAX_HEADER_BYTES = 64 << 10;
 
     private Http() {}
 
@@ -89,25 +91,30 @@ final class Http {
                 out.close();
             }
             status = connection.getResponseCode();
-            if (status < 0) return Exchange.failed(RelinkError.of(RelinkError.Kind.MALFORMED, "The answer is not HTTP."));
+            // Kinds as the other clients': an answer their HTTP stacks refuse (not HTTP, headers past a limit, a
+            // Content-Length that is no length) is a failed connection to them, so it is one here too.
+            if (status < 0) throw new IOException("the answer is not HTTP");
+            // A 204 or 304 has no body whatever its Content-Length says.
+            long declaredLength = status == 204 || status == 304 ? -1 : contentLength(connection);
+            if (headerBytes(connection) > MAX_HEADER_BYTES) throw new IOException("the answer's headers pass " + MAX_HEADER_BYTES + " bytes");
             if (status >= 200 && status < 300) {
-                String body = read(connection.getInputStream(), deadline);
+                String body = read(connection.getInputStream(), deadline, declaredLength);
                 if (body == null) {
                     return Exchange.failed(new RelinkError(RelinkError.Kind.MALFORMED, status, null,
                             "The answer is larger than " + MAX_BODY_BYTES + " bytes.", null));
                 }
                 return Exchange.ok(status, body);
             }
-            return Exchange.failed(refusal(status, connection.getHeaderField("Retry-After"), errorBody(connection, deadline)));
+            return Exchange.failed(refusal(status, retryAfter(connection), errorBody(connection, deadline, declaredLength)));
         } catch (SocketTimeoutException e) {
-            return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status == 0 ? null : status, null,
+            return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status <= 0 ? null : status, null,
                     "No answer within " + timeoutMillis + " ms.", null));
         } catch (IOException e) {
             if (timedOut.get()) {
-                return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status == 0 ? null : status, null,
+                return Exchange.failed(new RelinkError(RelinkError.Kind.TIMEOUT, status <= 0 ? null : status, null,
                         "No whole answer within " + timeoutMillis + " ms.", null));
             }
-            return Exchange.failed(new RelinkError(RelinkError.Kind.OFFLINE, status == 0 ? null : status, null,
+            return Exchange.failed(new RelinkError(RelinkError.Kind.OFFLINE, status <= 0 ? null : status, null,
                     "No connection to the server: " + e.getClass().getSimpleName()
                             + (e.getMessage() == null ? "" : ": " + e.getMessage()), null));
         } finally {
@@ -140,15 +147,54 @@ final class Http {
     }
 
     /**
-     * {@code Retry-After} in delta-seconds; an HTTP date or anything else is unreadable (null), and the client
-     * then waits 1 s as for an absent one.
+     * {@code Retry-After} in seconds (RFC 9110 section 10.2.3): delay-seconds, or an IMF-fixdate counted from now
+     * (0 when past). Anything else is unreadable (null), and the client then waits 1 s as for an absent one. Values
+     * past {@link Integer#MAX_VALUE} are that: "much longer than any budget".
      */
     static Integer parseRetryAfter(String header) {
+        return parseRetryAfter(header, System.currentTimeMillis());
+    }
+
+    /** {@link #parseRetryAfter(String)} with an HTTP date counted from {@code nowMillis}. */
+    static Integer parseRetryAfter(String header, long nowMillis) {
         if (header == null) return null;
         String value = header.trim();
-        if (value.isEmpty() || !allDigits(value)) return null;
-        // Ten digits or more are past int anyway; they mean "much longer than any budget".
-        return value.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(value);
+        if (value.isEmpty()) return null;
+        if (allDigits(value)) return value.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(value);
+        Long at = HttpDate.epochSeconds(value);
+        if (at == null) return null;
+        long seconds = at - nowMillis / 1000L; // ceil(at - now): at is whole seconds
+        return (int) Math.max(0L, Math.min(Integer.MAX_VALUE, seconds));
+    }
+
+    /** Every {@code Retry-After} field of the answer, joined as one: two of them are unreadable, as in the other clients. */
+    private static String retryAfter(HttpURLConnection connection) {
+        String joined = null;
+        for (int i = 0; ; i++) {
+            String value = connection.getHeaderField(i);
+            String name = connection.getHeaderFieldKey(i);
+            if (value == null && name == null && i > 0) return joined;
+            if (name != null && name.equalsIgnoreCase("Retry-After")) joined = joined == null ? value : joined + ", " + value;
+        }
+    }
+
+    /** The answer's Content-Length, -1 without one; an IOException for one that is not a length, as Node and libcurl refuse. */
+    private static long contentLength(HttpURLConnection connection) throws IOException {
+        String value = connection.getHeaderField("Content-Length");
+        if (value == null) return -1;
+        String text = value.trim();
+        if (text.isEmpty() || text.length() > 18 || !allDigits(text)) throw new IOException("the answer's Content-Length is not a length");
+        return Long.parseLong(text);
+    }
+
+    private static long headerBytes(HttpURLConnection connection) {
+        long total = 0;
+        for (int i = 0; ; i++) {
+            String value = connection.getHeaderField(i);
+            String name = connection.getHeaderFieldKey(i);
+            if (value == null && name == null && i > 0) return total;
+            total += (name == null ? 0 : name.length()) + (value == null ? 0 : value.length()) + 4;
+        }
     }
 
     private static boolean allDigits(String value) {
@@ -159,19 +205,21 @@ final class Http {
         return true;
     }
 
-    private static String errorBody(HttpURLConnection connection, long deadline) {
+    /**
+     * The body of an answer outside 2xx, or null without one. Its read fails the exchange as any other read does: a
+     * body still trickling at the timeout is a timeout (a 503 so is not retried), one cut off is offline.
+     */
+    private static String errorBody(HttpURLConnection connection, long deadline, long declaredLength) throws IOException {
         InputStream stream = connection.getErrorStream();
         if (stream == null) return null;
-        try {
-            return read(stream, deadline);
-        } catch (IOException e) {
-            // The status says enough; the body only adds FDL's status name.
-            return null;
-        }
+        return read(stream, deadline, declaredLength);
     }
 
-    /** The stream as UTF-8, or null when it is larger than {@link #MAX_BODY_BYTES}. */
-    private static String read(InputStream stream, long deadline) throws IOException {
+    /**
+     * The stream as UTF-8, or null when it is larger than {@link #MAX_BODY_BYTES}; an IOException when it ends before
+     * its {@code declaredLength} (HttpURLConnection answers such a body's end as the end).
+     */
+    private static String read(InputStream stream, long deadline, long declaredLength) throws IOException {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             byte[] buffer = new byte[8192];
@@ -181,6 +229,7 @@ final class Http {
                 bytes.write(buffer, 0, count);
                 if (bytes.size() > MAX_BODY_BYTES) return null;
             }
+            if (declaredLength >= 0 && bytes.size() < declaredLength) throw new IOException("the answer broke off before its end");
             return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
         } finally {
             stream.close();

@@ -92,7 +92,8 @@ public final class Relink {
         public Config timeoutMillis(int value) { timeoutMillis = value; return this; }
 
         /**
-         * @param value how long the waits before retrying a 429 or 503 may take together (default 10,000 ms).
+         * @param value how long the waits before retrying a 429 or 503 may take together (default 10,000 ms; negative
+         *     is refused as {@link RelinkError.Kind#INVALID_INPUT} at every call).
          * @return this config.
          */
         public Config retryBudgetMillis(long value) { retryBudgetMillis = value; return this; }
@@ -147,7 +148,7 @@ public final class Relink {
         this.appId = config.appId;
         this.storage = config.storage;
         this.timeoutMillis = config.timeoutMillis;
-        this.retryBudgetMillis = Math.max(0, config.retryBudgetMillis);
+        this.retryBudgetMillis = config.retryBudgetMillis;
         this.executor = config.executor != null ? config.executor : defaultExecutor();
         this.callbackExecutor = config.callbackExecutor;
         String problem = checkServer(config.server);
@@ -155,6 +156,8 @@ public final class Relink {
         if (problem == null && (config.appId == null || config.appId.isEmpty())) problem = "The app id is empty.";
         if (problem == null && config.storage == null) problem = "The storage is missing.";
         if (problem == null && config.timeoutMillis <= 0) problem = "The timeout must be positive.";
+        // Refused as the Swift and JavaScript clients refuse it, not quietly read as 0.
+        if (problem == null && config.retryBudgetMillis < 0) problem = "The retry budget must not be negative.";
         this.configError = problem == null ? null : RelinkError.of(RelinkError.Kind.INVALID_INPUT, problem);
         this.base = problem == null ? stripTrailingSlashes(config.server) : null;
     }
@@ -289,6 +292,9 @@ public final class Relink {
             // Only the app's storage adapter throws here; a failed claim is retried at the next launch.
             result = ClaimResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT,
                     "The storage adapter failed: " + e.getClass().getName()));
+        } catch (StackOverflowError e) {
+            // Answers.parseObject bounds the depth; an overflow all the same must not kill the app's thread.
+            result = ClaimResult.failed(RelinkError.of(RelinkError.Kind.MALFORMED, "The answer could not be read: it nests too deeply."));
         } finally {
             // An Error thrown past the catch still answers the callers waiting for this claim.
             if (result == null) {
@@ -422,7 +428,18 @@ public final class Relink {
         return link(url, false);
     }
 
+    /** Never throws: a result for everything, so a callback is always called and no error escapes onto a thread. */
     private LinkResult link(String url, boolean countAsReopen) {
+        try {
+            return linkOnce(url, countAsReopen);
+        } catch (RuntimeException e) {
+            return LinkResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT, "The call stopped unexpectedly: " + e.getClass().getName()));
+        } catch (StackOverflowError e) {
+            return LinkResult.failed(RelinkError.of(RelinkError.Kind.MALFORMED, "The answer could not be read: it nests too deeply."));
+        }
+    }
+
+    private LinkResult linkOnce(String url, boolean countAsReopen) {
         if (configError != null) return LinkResult.failed(configError);
         if (url == null || url.trim().isEmpty()) {
             return LinkResult.failed(RelinkError.of(RelinkError.Kind.INVALID_INPUT, "The link is empty."));

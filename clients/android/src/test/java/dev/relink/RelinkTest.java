@@ -38,7 +38,7 @@ class RelinkTest {
     }
 
     @Test
-    void retryAfterIsDeltaSecondsElseUnreadable() {
+    void retryAfterIsDeltaSecondsOrAnHttpDate() {
         assertEquals(Integer.valueOf(1), Http.parseRetryAfter("1"));
         assertEquals(Integer.valueOf(30), Http.parseRetryAfter(" 30 "));
         assertEquals(Integer.valueOf(0), Http.parseRetryAfter("0"));
@@ -47,7 +47,7 @@ class RelinkTest {
         assertNull(Http.parseRetryAfter(""));
         assertNull(Http.parseRetryAfter("-1"));
         assertNull(Http.parseRetryAfter("1.5"));
-        assertNull(Http.parseRetryAfter("Wed, 21 Oct 2026 07:28:00 GMT"));
+        assertEquals(Integer.valueOf(0), Http.parseRetryAfter("Wed, 21 Oct 1970 07:28:00 GMT"));
     }
 
     @Test
