@@ -151,7 +151,7 @@ export declare class Relink {
     resolve(url: string): Promise<LinkResult>;
 }
 
-/** Whole seconds a Retry-After value asks for; undefined when absent or unreadable. */
+/** Whole seconds a Retry-After value asks for (delay-seconds or an IMF-fixdate, at most 2147483647); undefined when absent or unreadable. */
 export declare function parseRetryAfter(value: string | null | undefined, nowMs?: number): number | undefined;
 
 /** A random v4 UUID from `crypto`; throws, naming `installIdFactory`, where there is no randomness. */

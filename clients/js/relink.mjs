@@ -17,6 +17,11 @@ const MAX_ATTEMPTS = 3;
 const MAX_TIMER_MS = 2147483647;
 // A larger answer is not a Relink answer (as in the Swift client): refused as it arrives, not buffered whole.
 const MAX_ANSWER_BYTES = 1 << 20;
+// Relink's answers nest two levels; deeper is not Relink's (the Swift and Android clients bound their parsers' stacks
+// with the same check, so all three refuse the same answers).
+const MAX_DEPTH = 64;
+// The largest Retry-After kept, as the Android client's int holds it: "much longer than any budget".
+const MAX_RETRY_AFTER_SECONDS = 2147483647;
 const CONFIDENCES = ["UNIQUE", "DEFAULT", "WEAK"];
 const UTM_FIELDS = ["utmSource", "utmMedium", "utmCampaign", "utmContent", "utmTerm"];
 // Plain http only where it cannot cross a network: this device, and the Android emulator's host.
@@ -195,6 +200,8 @@ export class Relink {
             if (answer.error) return answer;
             const status = answer.status;
             if (status >= 200 && status < 300) {
+                const problem = shapeProblem(answer.text);
+                if (problem) return { error: malformed(status, problem) };
                 const json = parseJSON(answer.text);
                 if (json === undefined) return { error: malformed(status, "the answer is not JSON") };
                 return { status, json };
@@ -254,7 +261,8 @@ export class Relink {
                 if (status >= 300 && status < 400) {
                     return { error: { kind: "http", status, message: `the server answered with a redirect (HTTP ${status}), which is not followed` } };
                 }
-                if (!(status >= 100 && status < 600)) return { error: malformed(undefined, "the answer has no HTTP status") };
+                // Any three-digit status is an answer (600 is "http" in all three clients); anything else is none.
+                if (!(status >= 100 && status < 1000)) return { error: malformed(undefined, "the answer has no HTTP status") };
                 let body;
                 try {
                     body = await readAnswer(response);
@@ -284,7 +292,8 @@ export class Relink {
 }
 
 /**
- * The seconds a `Retry-After` header asks for: delay-seconds, or an HTTP date from now.
+ * The seconds a `Retry-After` header asks for (RFC 9110 §10.2.3): delay-seconds, or an IMF-fixdate
+ * (`Sun, 06 Nov 1994 08:49:37 GMT`) counted from now, 0 when past; at most 2147483647, as in the other clients.
  * @param {string|null|undefined} value the header's value.
  * @param {number} [nowMs=Date.now()] the time an HTTP date is counted from.
  * @returns {number|undefined} whole seconds, or undefined when absent or unreadable (the caller waits 1 s then).
@@ -292,13 +301,86 @@ export class Relink {
 export function parseRetryAfter(value, nowMs) {
     if (typeof value !== "string") return undefined;
     const text = value.trim();
-    if (/^\d+$/.test(text)) return parseInt(text, 10);
-    // An HTTP date names its weekday and GMT; Date.parse alone would also read "5 minutes" or "2" loosely.
-    if (!/^[A-Za-z]{3,9}, .*GMT$/.test(text)) return undefined;
-    const at = Date.parse(text);
-    if (!isFinite(at)) return undefined;
+    if (/^\d+$/.test(text)) return text.length > 9 ? MAX_RETRY_AFTER_SECONDS : parseInt(text, 10);
+    const at = imfFixdateMs(text);
+    if (at === undefined) return undefined;
     const now = nowMs === undefined ? Date.now() : nowMs;
-    return Math.max(0, Math.ceil((at - now) / 1000));
+    return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil((at - now) / 1000)));
+}
+
+const DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+// An IMF-fixdate's time in ms, or undefined: read field by field as the Swift and Android clients read it, since
+// Date.parse takes other forms too and rolls "31 Feb" over into March.
+function imfFixdateMs(text) {
+    const match = /^([A-Z][a-z]{2}), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/.exec(text);
+    if (!match || DAYS.indexOf(match[1]) < 0) return undefined;
+    const month = MONTHS.indexOf(match[3]);
+    const [day, year, hour, minute, second] = [match[2], match[4], match[5], match[6], match[7]].map((digits) => parseInt(digits, 10));
+    if (month < 0 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
+    const daysInMonth = [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month];
+    if (day > daysInMonth) return undefined;
+    const date = new Date(0);
+    date.setUTCFullYear(year, month, day);
+    date.setUTCHours(hour, minute, second, 0);
+    return date.getTime();
+}
+
+function isLeapYear(year) {
+    return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+/**
+ * Why an answer's text is not one to read, or null: nesting deeper than MAX_DEPTH, or an object with one key
+ * twice (JSON.parse keeps the last, Swift's decoder the first: all three clients call it malformed instead). Text
+ * that is not JSON passes; JSON.parse refuses it.
+ * @param {string} text
+ * @returns {string|null}
+ */
+function shapeProblem(text) {
+    const open = []; // per open bracket: a Set of the object's keys, or null for an array
+    const length = text.length;
+    let i = 0;
+    while (i < length) {
+        const c = text.charCodeAt(i);
+        if (c === 0x22) {
+            let end = i + 1;
+            while (end < length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+            end = Math.min(end + 1, length);
+            const keys = open.length > 0 ? open[open.length - 1] : null;
+            if (keys !== null && nextNonSpace(text, end) === ":") {
+                const key = parseJSON(text.slice(i, end));
+                if (typeof key === "string") {
+                    if (keys.has(key)) return `the answer has the key "${printable(key)}" twice in one object`;
+                    keys.add(key);
+                }
+            }
+            i = end;
+            continue;
+        }
+        if (c === 0x7b || c === 0x5b) {
+            if (open.length >= MAX_DEPTH) return `the answer nests deeper than ${MAX_DEPTH} levels`;
+            open.push(c === 0x7b ? new Set() : null);
+        } else if ((c === 0x7d || c === 0x5d) && open.length > 0) {
+            open.pop();
+        }
+        i++;
+    }
+    return null;
+}
+
+function nextNonSpace(text, from) {
+    for (let i = from; i < text.length; i++) {
+        const c = text[i];
+        if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r") return c;
+    }
+    return "";
+}
+
+// A key for a message: at most 64 characters, control characters as "?".
+function printable(key) {
+    return key.slice(0, 64).replace(/[\u0000-\u001f\u007f]/g, "?");
 }
 
 /**
@@ -443,7 +525,8 @@ function linkResult(json, status) {
         if (!isObject(given)) return failed(malformed(status, "the answer's routeParameters is not an object"));
         for (const name of Object.keys(given)) {
             if (typeof given[name] !== "string") return failed(malformed(status, `the answer's routeParameters.${name} is not a string`));
-            routeParameters[name] = given[name];
+            // Defined, not assigned: a parameter named __proto__ would set the object's prototype instead.
+            Object.defineProperty(routeParameters, name, { value: given[name], enumerable: true, writable: true, configurable: true });
         }
     }
     const link = { deepLink: json.deepLink, resolvedLink: json.resolvedLink };
@@ -457,7 +540,8 @@ function linkResult(json, status) {
 function httpError(status, text, retryAfter) {
     const kind = status === 429 ? "rateLimited" : status === 503 ? "unavailable" : "http";
     const error = { kind, status, message: `HTTP ${status}` };
-    const json = parseJSON(text);
+    // A body too deep or with a key twice gives nothing: the status says what happened.
+    const json = shapeProblem(text) ? undefined : parseJSON(text);
     const body = isObject(json) && isObject(json.error) ? json.error : null;
     if (body && typeof body.status === "string") error.apiStatus = body.status;
     if (body && typeof body.message === "string" && body.message !== "") error.message = body.message;

@@ -94,6 +94,55 @@ describe("Retry-After", () => {
     });
 });
 
+describe("hostile answers (the same results as the Swift and Android clients)", () => {
+    const nested = (depth) => "[".repeat(depth) + "]".repeat(depth);
+
+    test("an answer nested deeper than 64 levels is malformed; an error body so deep gives only its status", async () => {
+        const deep = fakeFetch(json(200, nested(3000)), json(200, `{"deepLink": ${nested(65)}, "resolvedLink": "r"}`));
+        const relink = client({ fetch: deep });
+        assert.equal((await relink.claimDeferredLink({})).error.kind, "malformed");
+        assert.equal((await relink.resolve("https://go.example.com/x")).error.kind, "malformed");
+        const shallow = fakeFetch(json(200, `{"deepLink": "d", "resolvedLink": "r", "x": ${nested(62)}}`));
+        assert.equal((await client({ fetch: shallow }).resolve("https://go.example.com/x")).result, "resolved", "64 levels in all pass");
+        const refused = fakeFetch(json(404, `{"error": {"status": "NOT_FOUND", "x": ${nested(3000)}}}`));
+        assert.deepEqual((await client({ fetch: refused }).resolve("https://go.example.com/x")).error, { kind: "http", status: 404, message: "HTTP 404" });
+    });
+
+    test("a key twice in one object is malformed, written with an escape or not", async () => {
+        const twice = '{"matchMessage": "m", "deepLink": "https://first.example/", "attributionConfidence": "UNIQUE", "deepLink": "https://second.example/"}';
+        const escaped = '{"deepLink": "a", "resolvedLink": "r", "\\u0064eepLink": "b"}';
+        const inRoute = '{"deepLink": "a", "resolvedLink": "r", "routeParameters": {"id": "1", "id": "2"}}';
+        const fetch = fakeFetch(json(200, twice), json(200, escaped), json(200, inRoute));
+        const relink = client({ fetch });
+        assert.equal((await relink.claimDeferredLink({})).error.kind, "malformed");
+        assert.equal((await relink.resolve("https://go.example.com/x")).error.kind, "malformed");
+        assert.equal((await relink.resolve("https://go.example.com/x")).error.kind, "malformed");
+        const apart = fakeFetch(json(200, '{"deepLink": "deepLink", "resolvedLink": "r", "routeParameters": {"deepLink": "x", "__proto__": "p"}}'));
+        const resolved = await client({ fetch: apart }).resolve("https://go.example.com/x");
+        assert.equal(resolved.result, "resolved", "one key in two objects, or as a value, is not twice");
+        assert.deepEqual(Object.keys(resolved.link.routeParameters), ["deepLink", "__proto__"]);
+        assert.equal(resolved.link.routeParameters.__proto__, "p", "a parameter named __proto__ is kept as a parameter");
+    });
+
+    test("Retry-After: IMF-fixdates of real days only, and at most 2147483647", () => {
+        const now = Date.parse("2026-09-21T14:13:20Z");
+        assert.equal(parseRetryAfter("Mon, 21 Sep 2026 14:14:00 GMT", now), 40);
+        assert.equal(parseRetryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now), 0);
+        assert.equal(parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now), 2147483647);
+        assert.equal(parseRetryAfter("9999999999", now), 2147483647);
+        assert.equal(parseRetryAfter("Thu, 29 Feb 2024 00:00:00 GMT", Date.parse("2024-02-28T23:59:00Z")), 60);
+        for (const unreadable of ["Mon, 30 Feb 2026 14:14:00 GMT", "Mon, 21 Sep 2026 14:14:00 UTC", "Mon, 21 Sep 2026 24:00:00 GMT",
+            "Monday, 21-Sep-26 14:14:00 GMT", "Mon Sep 21 14:14:00 2026", "mon, 21 sep 2026 14:14:00 GMT", "1, 2"]) {
+            assert.equal(parseRetryAfter(unreadable, now), undefined, unreadable);
+        }
+    });
+
+    test("a status past 599 is an http error with its status", async () => {
+        const fetch = fakeFetch({ status: 600, headers: new Headers(), text: async () => "{}" });
+        assert.deepEqual((await client({ fetch }).resolve("https://go.example.com/x")).error, { kind: "http", status: 600, message: "HTTP 600" });
+    });
+});
+
 describe("the claim link", () => {
     test("only an http(s) link with rc= ending in _icp=1", () => {
         for (const yes of ["https://go.example.com/Ab3x?rc=k2Hs9&_icp=1", "http://localhost:8080/?rc=1&_icp=1", "HTTPS://GO.EXAMPLE.COM/?rc=1&_icp=1"]) {
