@@ -5,7 +5,8 @@ import Logging
 import RelinkCore
 import RelinkStore
 
-/// Who is calling the API: the key from `?key=` (as FDL clients send it) or `Authorization: Bearer`.
+/// Who is calling the API: the key from `?key=` (as FDL clients send it) or `Authorization: Bearer`, never two
+/// different ones.
 ///
 /// Failed keys are limited per client network (an IPv4 address, an IPv6 /64): past the budget a wrong key gets
 /// 429 instead of 401, so a scan is slowed and says so. Good keys are always looked up and always pass, so
@@ -23,8 +24,12 @@ struct APIKeyAuthenticator: Sendable {
 
     static let iOSBundleHeader = HTTPField.Name("X-Ios-Bundle-Identifier")!
 
+    /// A malformed request rather than a wrong key: no key is looked up, so it spends no failed-key budget.
+    static let ambiguousKey = APIError.invalidArgument(
+        "The request names two different API keys (in ?key= and Authorization: Bearer, or ?key= given twice); send one.")
+
     func authenticate(_ request: Request, context: RelinkRequestContext) async throws -> Caller {
-        guard let key = Self.key(in: request, context: context) else { throw APIError.missingKey }
+        guard let key = try Self.key(in: request, context: context) else { throw APIError.missingKey }
         return try await authenticate(key: key, request: request, context: context)
     }
 
@@ -61,13 +66,27 @@ struct APIKeyAuthenticator: Sendable {
 
     /// The caller when the request names a key (which must then be valid); nil for a request without one.
     func authenticateIfPresent(_ request: Request, context: RelinkRequestContext) async throws -> Caller? {
-        Self.key(in: request, context: context) == nil ? nil : try await authenticate(request, context: context)
+        try Self.key(in: request, context: context) == nil ? nil : try await authenticate(request, context: context)
     }
 
-    /// `?key=`, else the bearer token `RequestObservingMiddleware` read; nil when both are missing or empty.
-    static func key(in request: Request, context: RelinkRequestContext) -> String? {
-        if let key = request.uri.queryParameters.get("key"), !key.isEmpty { return key }
-        if let token = context.bearer, !token.isEmpty { return String(token) }
-        return nil
+    /// The one key the request names, by `?key=` or `Authorization: Bearer`; nil when it names none (empty ones are
+    /// none). The same key given more than once is that key. Two different keys are refused rather than one picked:
+    /// a gateway that checked one of them must not see the request run as the other's project.
+    static func key(in request: Request, context: RelinkRequestContext) throws -> String? {
+        var key: Substring?
+        func add(_ given: Substring) throws {
+            guard !given.isEmpty else { return }
+            if let key, key != given { throw Self.ambiguousKey }
+            key = given
+        }
+        for given in request.uri.queryParameters.getAll("key") { try add(Substring(given)) }
+        let fields = request.headers[values: .authorization]
+        if fields.count > 1 {
+            // The context's token is of the fields joined by commas: each is read on its own here.
+            for field in fields { if let token = BearerCredential.token(inField: field) { try add(token) } }
+        } else if let token = context.bearer {
+            try add(token)
+        }
+        return key.map(String.init)
     }
 }

@@ -9,7 +9,12 @@ enum BearerCredential {
     /// The token, without the spaces and tabs around it: empty for the scheme alone; nil when the request has no
     /// `Authorization` field or another scheme (`Basic`, none).
     static func token(in headers: HTTPFields) -> Substring? {
-        guard let authorization = headers[.authorization] else { return nil }
+        headers[.authorization].flatMap(token(inField:))
+    }
+
+    /// The token of one `Authorization` field's value, as `token(in:)` reads it. Several fields come joined by
+    /// commas from `token(in:)`; the API reads each on its own to tell one key sent twice from two keys.
+    static func token(inField authorization: String) -> Substring? {
         let utf8 = authorization.utf8
         guard utf8.count >= 6, zip(utf8, "bearer".utf8).allSatisfy({ ($0 | 0x20) == $1 }) else { return nil }
         // By bytes: a space followed by a combining mark is one Character.
