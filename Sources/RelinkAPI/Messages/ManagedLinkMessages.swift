@@ -133,18 +133,3 @@ public struct ManagedLinkPreview: Codable, Sendable, Equatable {
             fetchTime: APITime.format(preview.fetchedAt), failure: preview.failure)
     }
 }
-
-/// RFC 3339 timestamps as the API writes and reads them (`2026-12-01T00:00:00Z`; offsets and fractions accepted).
-public enum APITime {
-    /// - Parameter date: a time.
-    /// - Returns: it in UTC, `2026-12-01T00:00:00Z`.
-    public static func format(_ date: Date) -> String {
-        date.formatted(.iso8601)
-    }
-
-    /// - Parameter text: an RFC 3339 timestamp.
-    /// - Returns: the time, or nil when the text is not one.
-    public static func parse(_ text: String) -> Date? {
-        try? Date(text, strategy: .iso8601)
-    }
-}
