@@ -349,12 +349,21 @@ struct ConsoleController: Sendable {
         guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw ConsoleError.badRequest("The form is not valid UTF-8.")
         }
+        let form: [String: String]
         do {
-            return try Self.formDecoder.decode([String: String].self, from: text)
+            form = try Self.formDecoder.decode([String: String].self, from: text)
         } catch {
             // A name given twice, a nested name (`a[b]`), a broken escape: no console form sends them.
             throw ConsoleError.badRequest("The form is not valid URL-encoded text.")
         }
+        // The decoder turns escaped bytes that are not UTF-8 (`%FF`, an encoded surrogate) into U+FFFD: such a form
+        // is refused as the same bytes unescaped are, not stored with its text replaced.
+        for field in text.utf8.split(separator: UInt8(ascii: "&")) where field.contains(UInt8(ascii: "=")) {
+            guard PercentEncoding.decode(Substring(field), plusAsSpace: false) != nil else {
+                throw ConsoleError.badRequest("The form is not valid UTF-8.")
+            }
+        }
+        return form
     }
 
     private static let formDecoder = URLEncodedFormDecoder()
