@@ -16,8 +16,8 @@ public enum APITime {
         date.formatted(.iso8601)
     }
 
-    /// Reads RFC 3339's `date-time`: `YYYY-MM-DDTHH:MM:SS`, an optional fraction (`.` and digits; nanoseconds are
-    /// kept), then `Z` or an offset from `-23:59` to `+23:59`. `T` and `Z` may be lower case (RFC 3339, section 5.6).
+    /// Reads RFC 3339's `date-time`: `YYYY-MM-DDTHH:MM:SS`, an optional fraction (`.` and digits; those past the
+    /// ninth are read but left out), then `Z` or an offset from `-23:59` to `+23:59`. `T` and `Z` may be lower case (RFC 3339, section 5.6).
     ///
     /// Refused: years outside 0001–9999, and times that fall outside them once moved to UTC (so that what
     /// `format` writes reads back); a day the month does not have (February 29th outside leap years); hours past 23,
