@@ -12,6 +12,8 @@ struct ClaimAnswer: Decodable {
     var utmTerm: String?
     var appMinimumVersion: String?
     var requestedLink: String?
+    /// Not given to the app, but read: one of another type makes the answer malformed, as in the other clients.
+    var resolvedLink: String?
 
     /// Matched with a deep link and its confidence, organic with neither; nil for one without the other.
     var result: ClaimResult? {

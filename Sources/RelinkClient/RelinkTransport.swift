@@ -55,12 +55,16 @@ final class RelinkTransport: Sendable {
             case .success(let answer): (status, retryAfter, data) = answer
             }
             if (200..<300).contains(status) {
+                if let problem = AnswerShape.problem(data) {
+                    return .failure(RelinkError(kind: .malformed, status: status, message: "the answer from \(base) is not Relink's: \(problem)"))
+                }
                 guard let decoded = try? JSONDecoder().decode(Answer.self, from: data) else {
                     return .failure(RelinkError(kind: .malformed, status: status, message: "the answer from \(base) is not Relink's JSON"))
                 }
                 return .success(decoded)
             }
-            let apiError = try? JSONDecoder().decode(APIErrorBody.self, from: data)
+            // A body too deep or with a key twice gives nothing: the status says what happened.
+            let apiError = AnswerShape.problem(data) == nil ? try? JSONDecoder().decode(APIErrorBody.self, from: data) : nil
             let retryAfterSeconds = retryAfter.flatMap(Self.seconds)
             if status == 429 || status == 503 {
                 let wait = TimeInterval(retryAfterSeconds ?? 1)
@@ -85,12 +89,9 @@ final class RelinkTransport: Sendable {
             request, configuration: configuration, server: server.absoluteString, timeout: options.timeout, maxBytes: Self.maxAnswerBytes)
     }
 
-    /// `Retry-After` in seconds (RFC 9110 §10.2.3's delay-seconds; an HTTP date counts as unreadable).
+    /// `Retry-After` in seconds: delay-seconds or an HTTP date (`RetryAfter`); ten digits or more are
+    /// `RetryAfter.maxSeconds`, longer than any budget, so the call fails at once as the conformance README says.
     static func seconds(_ retryAfter: String) -> Int? {
-        let text = retryAfter.trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-            return nil
-        }
-        return Int(text)
+        RetryAfter.seconds(retryAfter, now: Date())
     }
 }

@@ -57,10 +57,10 @@ struct RelinkAppClientTests {
 
     @Test(
         arguments: [
-            ("1", 1), (" 2 ", 2), ("120", 120), ("", nil), ("-1", nil), ("1.5", nil), ("Wed, 21 Oct 2015 07:28:00 GMT", nil),
-            ("9999999999", nil),
+            ("1", 1), (" 2 ", 2), ("120", 120), ("", nil), ("-1", nil), ("1.5", nil), ("Wed, 21 Oct 2015 07:28:00 GMT", 0),
+            ("9999999999", Int(Int32.max)),
         ] as [(String, Int?)])
-    func readsRetryAfterAsDelaySeconds(_ header: String, _ seconds: Int?) {
+    func readsRetryAfterAsDelaySecondsOrADate(_ header: String, _ seconds: Int?) {
         #expect(RelinkTransport.seconds(header) == seconds)
     }
 
