@@ -117,4 +117,68 @@ struct LinkValidatorTests {
         #expect(LongLink.parse(url).isValid)
         #expect(LongLink.parse(url, context: Self.context).errors.map(\.code) == [.linkIsDynamicLink])
     }
+
+    /// What a browser would resolve into a link domain is refused as that link would be: dot segments (also `%2e`
+    /// and `\\`), another case, a final dot, another scheme on the default port, and compatibility forms of the host
+    /// (they were taken as written, and the click came back to Relink, counted again at each turn).
+    @Test(arguments: [
+        "https%3A%2F%2Fpictlink.com%2Fx%2F..%2Flinks%2Floop",
+        "https%3A%2F%2Fpictlink.com%2Fx%2F%252e%252E%2Flinks%2Floop",
+        "https%3A%2F%2Fpictlink.com%2Fx%2F.%252e%2Flinks%2Floop",
+        "https%3A%2F%2Fpictlink.com%2Fx%5C..%5Clinks%5Cloop",
+        "https%3A%2F%2Fpictlink.com%2F.%2Flinks",
+        "https%3A%2F%2Fpictlink.com%2Flinks%2Fa%2F..",
+        "http%3A%2F%2Fgo.pictlink.com%2Floop",
+        "https%3A%2F%2Fgo.pictlink.com.%3A443%2Floop",
+        "https%3A%2F%2F%EF%BD%87%EF%BD%8F.pictlink.com%2Floop",
+        "https%3A%2F%2Fgo.pictlin%E2%84%AA.com%2Floop",
+        "https%3A%2F%2Fgo%E3%80%82pictlink.com%2Floop",
+    ])
+    func aLinkABrowserWouldResolveIntoALinkDomainIsRefused(link: String) {
+        let result = LongLink.parse("https://go.pictlink.com/?link=" + link, context: Self.context)
+        #expect(result.errors.map(\.code) == [.linkIsDynamicLink], "\(link)")
+    }
+
+    @Test(arguments: [
+        "https%3A%2F%2Fpictlink.com%2Flinksmore%2Fa",
+        "https%3A%2F%2Fpictlink.com%2Fx%2F..%2Fother",
+        "https%3A%2F%2Fpictlink.com%2F%256Cinks%2Fa",
+        "https%3A%2F%2Fgo.pictlink.com%3A8443%2Fa",
+        "https%3A%2F%2Fm%C3%BCnchen.example%2Fa",
+    ])
+    func aLinkThatStaysOutOfTheLinkDomainsIsFine(link: String) {
+        let result = LongLink.parse("https://go.pictlink.com/?link=" + link, context: Self.context)
+        #expect(result.errors.isEmpty, "\(link): \(result.errors)")
+    }
+
+    /// A fallback that leads back into a link domain loops like such a `link`: the same error, naming the fallback
+    /// (they were never checked).
+    @Test(arguments: ["ofl", "afl", "ifl", "ipfl"])
+    func aFallbackIntoALinkDomainIsRefused(parameter: String) {
+        for target in [
+            "https%3A%2F%2Fpictlink.com%2Flinks%2Floop", "https%3A%2F%2Fgo.pictlink.com%2Floop", "https%3A%2F%2Fpictlink.com%2Fa%2F..%2Flinks",
+        ] {
+            let url = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa&\(parameter)=\(target)"
+            let result = LongLink.parse(url, context: Self.context)
+            #expect(result.errors.map(\.code) == [.linkIsDynamicLink], "\(parameter)=\(target)")
+            #expect(result.errors.first?.parameter == parameter)
+            // A click is refused as well: the errors a redirect checks are the same.
+            let clickErrors = LinkValidator.validate(result.parameters, prefix: result.prefix, context: Self.context, warnings: false).errors
+            #expect(clickErrors.map(\.code) == [.linkIsDynamicLink])
+        }
+        let elsewhere = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa&\(parameter)=https%3A%2F%2Fpictlink.com%2Fhelp"
+        #expect(LongLink.parse(elsewhere, context: Self.context).errors.isEmpty)
+    }
+
+    /// Rules, variants and a project's desktop fallback are held to the same: a destination in a link domain loops.
+    @Test func ruleDestinationsIntoALinkDomainAreProblems() throws {
+        let domains = [try DomainURIPrefix("https://go.pictlink.com"), try DomainURIPrefix("https://pictlink.com/links")]
+        let rules = LinkRules(
+            rules: [LinkRule(when: RuleCondition(platforms: ["desktop"]), then: DestinationOverride(ofl: "https://pictlink.com/x/../links/a"))],
+            variants: [LinkVariant(name: "b", weight: 1, destination: DestinationOverride(link: "https://GO.pictlink.com/b"))])
+        let problems = rules.problems(isAllowed: { _ in true }, linkDomains: domains).map(\.message)
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.allSatisfy { $0.contains("points into the Relink link domain") }, "\(problems)")
+        #expect(rules.problems(isAllowed: { _ in true }).isEmpty)
+    }
 }

@@ -135,7 +135,7 @@ extension RelinkConfiguration {
             let path = fields.path("rules")
             do {
                 rules = try JSONDecoder().decode(LinkRules.self, from: JSONEncoder().encode(value))
-                for problem in rules.problems(isAllowed: { allowlist.allows($0, projectDomains: domains) }) {
+                for problem in rules.problems(isAllowed: { allowlist.allows($0, projectDomains: domains) }, linkDomains: domains) {
                     reader.report(path, problem.message)
                 }
             } catch {
@@ -295,6 +295,9 @@ extension RelinkConfiguration {
         }
         let desktop = reader.string(fields, "desktopFallbackLink") { url in
             if let problem = checkHTTP(url) { return problem }
+            if let uri = AbsoluteURI(url), let domain = domains.first(where: { uri.isUnder($0) }) {
+                return "points into the project's link domain \(domain), so desktop clicks would loop"
+            }
             return allowlist.allows(url, projectDomains: domains) ? nil : "is not allowed by the project's allowlist"
         }
         return ProjectDefaults(

@@ -2,8 +2,10 @@ import Foundation
 
 extension LinkRules {
     /// Every problem, each naming where (`rules[2].when.countries`).
-    /// - Parameter isAllowed: whether a destination URL passes the project's allowlist.
-    public func problems(isAllowed: (String) -> Bool) -> [RuleProblem] {
+    /// - Parameters:
+    ///   - isAllowed: whether a destination URL passes the project's allowlist.
+    ///   - linkDomains: the link domains no destination may lead back into (a click there would loop).
+    public func problems(isAllowed: (String) -> Bool, linkDomains: [DomainURIPrefix] = []) -> [RuleProblem] {
         var problems: [RuleProblem] = []
         if rules.count > Self.maximumRules { problems.append("at most \(Self.maximumRules) rules, got \(rules.count)") }
         if variants.count > Self.maximumVariants { problems.append("at most \(Self.maximumVariants) variants, got \(variants.count)") }
@@ -35,7 +37,7 @@ extension LinkRules {
                 if range.min == nil, range.max == nil { problems.append("\(at).when.osVersion needs min or max") }
             }
             if let time = rule.when.time, case .failure(let problem) = time.compiled() { problems.append("\(at).when.\(problem.message)") }
-            problems += Self.destinationProblems(rule.then, at: "\(at).then", isAllowed: isAllowed)
+            problems += Self.destinationProblems(rule.then, at: "\(at).then", isAllowed: isAllowed, linkDomains: linkDomains)
             if rule.then.urls.isEmpty { problems.append("\(at).then must set link, afl, ifl, ipfl or ofl") }
         }
         var names: Set<String> = []
@@ -44,15 +46,20 @@ extension LinkRules {
             if !Self.isVariantName(variant.name) { problems.append("\(at).name must be 1–32 characters A-Z a-z 0-9 - _") }
             if !names.insert(variant.name).inserted { problems.append("\(at).name '\(variant.name)' is used twice") }
             if !(0...10_000).contains(variant.weight) { problems.append("\(at).weight must be 0 to 10000") }
-            problems += Self.destinationProblems(variant.destination, at: "\(at).destination", isAllowed: isAllowed)
+            problems += Self.destinationProblems(variant.destination, at: "\(at).destination", isAllowed: isAllowed, linkDomains: linkDomains)
         }
         if !variants.isEmpty, variants.allSatisfy({ $0.weight == 0 }) { problems.append("variants: at least one weight must be above 0") }
         return problems
     }
 
-    static func destinationProblems(_ destination: DestinationOverride, at: String, isAllowed: (String) -> Bool) -> [RuleProblem] {
+    static func destinationProblems(
+        _ destination: DestinationOverride, at: String, isAllowed: (String) -> Bool, linkDomains: [DomainURIPrefix]
+    ) -> [RuleProblem] {
         destination.urls.compactMap { parameter, url in
             guard let uri = AbsoluteURI(url), uri.isHTTP else { return "\(at).\(parameter) must be an http(s) URL" }
+            if let domain = linkDomains.first(where: { uri.isUnder($0) }) {
+                return "\(at).\(parameter) '\(url.prefix(200))' points into the Relink link domain \(domain), so the click would loop"
+            }
             return isAllowed(url) ? nil : "\(at).\(parameter) '\(url.prefix(200))' is not allowed by the project's allowlist"
         }
     }

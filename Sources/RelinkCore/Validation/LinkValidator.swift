@@ -36,6 +36,7 @@ public enum LinkValidator {
     ) -> Result {
         var result = Result()
         validateLink(parameters, prefix: prefix, context: context, into: &result)
+        validateFallbackDestinations(parameters, prefix: prefix, context: context, into: &result)
         guard warnings else {
             result.warnings = []
             return result
@@ -83,8 +84,7 @@ public enum LinkValidator {
                     .badURISchemeLink, parameter: "link",
                     message: "'link' must be an http or https URL; '\(link.prefix(200))' uses the \(uri.scheme): scheme."))
         case .http(let uri):
-            let domains = (prefix.map { [$0] } ?? []) + context.linkDomains
-            if let domain = domains.first(where: { uri.isUnder($0) }) {
+            if let domain = linkDomain(containing: uri, prefix: prefix, context: context) {
                 result.errors.append(
                     LinkError(
                         .linkIsDynamicLink, parameter: "link",
@@ -100,6 +100,35 @@ public enum LinkValidator {
                     ))
             }
         }
+    }
+
+    /// A fallback that leads back into a link domain would loop like such a `link` (or send the click through another
+    /// project's link): an error, as for `link`.
+    private static func validateFallbackDestinations(
+        _ parameters: LinkParameters, prefix: DomainURIPrefix?, context: LinkValidationContext, into result: inout Result
+    ) {
+        for parameter in [LinkParameter.ofl, .afl, .ifl, .ipfl] {
+            guard let value = parameters[parameter], case .http(let uri) = classify(value),
+                let domain = linkDomain(containing: uri, prefix: prefix, context: context)
+            else { continue }
+            result.errors.append(
+                LinkError(
+                    .linkIsDynamicLink, parameter: parameter.name,
+                    message:
+                        "'\(parameter.name)' points into the Relink link domain \(domain), so the click would redirect back to Relink; use a web URL or a store page."
+                ))
+        }
+    }
+
+    /// The link domain (this link's own prefix or any project's) a click on `uri` would come back to, if any.
+    /// - Parameters:
+    ///   - uri: a destination.
+    ///   - prefix: the link's own domain URI prefix.
+    ///   - context: every project's link domains.
+    /// - Returns: the domain, or nil when `uri` leads elsewhere.
+    public static func linkDomain(containing uri: AbsoluteURI, prefix: DomainURIPrefix?, context: LinkValidationContext) -> DomainURIPrefix? {
+        if let prefix, uri.isUnder(prefix) { return prefix }
+        return context.linkDomains.first { uri.isUnder($0) }
     }
 
     private static func validateAndroid(_ parameters: LinkParameters, project: Project?, into result: inout Result) {
