@@ -360,6 +360,96 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// A link changed since it was minted no longer answers the request that minted it: that request mints a new
+    /// link (it got the changed one, going elsewhere), and so does it once the link is disabled. A custom code asked
+    /// again with another expiry is another link's request (it got the first).
+    @Test func theSameRequestAfterAnEditMintsANewLink() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            func mint(_ body: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.body(body))
+            }
+            func patch(_ link: String, _ body: String) async throws {
+                let response = try await client.execute(
+                    uri: "/v1/links/\(PercentEncoding.encodeQueryValue(link))?key=\(key)", method: .patch, body: Self.body(body))
+                #expect(response.status == .ok)
+            }
+            let one = #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fone", "suffix": {"option": "SHORT"}}"#
+            let first = try Self.decode(CreateShortLinkResponse.self, try await mint(one)).shortLink
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint(one)).shortLink == first)
+            try await patch(first, #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Ftwo"}"#)
+            let second = try Self.decode(CreateShortLinkResponse.self, try await mint(one)).shortLink
+            #expect(second != first)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint(one)).shortLink == second)
+
+            let named = #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fthree", "name": "Spring"}"#
+            let spring = try Self.decode(CreateShortLinkResponse.self, try await mint(named)).shortLink
+            try await patch(spring, #"{"name": "Autumn"}"#)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint(named)).shortLink != spring)
+
+            let four = #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Ffour"}"#
+            let disabled = try Self.decode(CreateShortLinkResponse.self, try await mint(four)).shortLink
+            try await patch(disabled, #"{"disabled": true}"#)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint(four)).shortLink != disabled)
+            // A change of what the request does not cover keeps the link its request's.
+            let five = #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Ffive"}"#
+            let previewed = try Self.decode(CreateShortLinkResponse.self, try await mint(five)).shortLink
+            try await patch(previewed, #"{"fetchPreview": false}"#)
+            #expect(try Self.decode(CreateShortLinkResponse.self, try await mint(five)).shortLink == previewed)
+
+            let custom = { (expiry: String) in
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fsix", "expireTime": "\#(expiry)", "suffix": {"option": "CUSTOM", "customSuffix": "six"}}"#
+            }
+            #expect(try await mint(custom("2030-01-01T00:00:00Z")).status == .ok)
+            #expect(try await mint(custom("2030-01-01T00:00:00Z")).status == .ok)
+            try Self.expectError(try await mint(custom("2031-01-01T00:00:00Z")), .conflict, "ALREADY_EXISTS", "already used")
+        }
+    }
+
+    /// The length limit holds whatever form the link comes in: FDL's `dynamicLinkInfo` (mint and edit) was taken at any
+    /// length, and each such link then weighed its length many times over in the link cache.
+    @Test func aLinkOverTheLengthLimitIsRefusedInEveryForm() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        let title = String(repeating: "x", count: 7_200)
+        let info =
+            #"{"dynamicLinkInfo": {"domainUriPrefix": "https://go.pictlink.com", "link": "https://pictlink.com/a", "socialMetaTagInfo": {"socialTitle": "\#(title)"}}}"#
+        try await app.test(.router) { client in
+            try Self.expectError(
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.body(info)), .badRequest, "INVALID_ARGUMENT",
+                "the limit is 7168")
+            let minted = try Self.decode(
+                CreateShortLinkResponse.self, try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody()))
+            try Self.expectError(
+                try await client.execute(
+                    uri: "/v1/links/\(PercentEncoding.encodeQueryValue(minted.shortLink))?key=\(key)", method: .patch, body: Self.body(info)),
+                .badRequest, "INVALID_ARGUMENT", "the limit is 7168")
+            // Just under the limit is still a link.
+            let shorter = info.replacingOccurrences(of: title, with: String(repeating: "x", count: 7_000))
+            #expect(try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.body(shorter)).status == .ok)
+        }
+    }
+
+    /// A link whose other destinations lead back into a link domain would loop, counted at each turn: refused.
+    @Test func destinationsIntoALinkDomainAreRefused() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let app = try T.application(store: store)
+        try await app.test(.router) { client in
+            let bodies = [
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa&ofl=https%3A%2F%2Fpictlink.com%2Flinks%2Floop"}"#,
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fx%2F..%2Flinks%2Floop"}"#,
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa", "expireTime": "2020-01-01T00:00:00Z", "expiredLink": "https://go.pictlink.com/loop"}"#,
+                #"{"longDynamicLink": "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa", "rules": {"rules": [{"when": {"platforms": ["desktop"]}, "then": {"ofl": "https://pictlink.com/links/loop"}}]}}"#,
+            ]
+            for body in bodies {
+                let response = try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.body(body))
+                #expect(response.status == .badRequest, "\(body)")
+                #expect(response.text.contains("link domain"), "\(response.text)")
+            }
+        }
+    }
+
     @Test func managingLinksTakesEffectOnTheNextClick() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)

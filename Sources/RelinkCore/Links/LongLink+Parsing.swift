@@ -74,6 +74,19 @@ extension LongLink {
             errors: errors + validation.errors.filter { $0.parameter.map { !undecodable.contains($0) } ?? true })
     }
 
+    /// The length error of a link given as parameters (the API's `dynamicLinkInfo`, an import's columns) rather than
+    /// as text: its length with every value as given, unencoded, which no encoding of it undercuts, so a link FDL took
+    /// is never refused, and a stored link's parameters stay within a few times the limit.
+    /// - Parameters:
+    ///   - parameters: the link's parameters.
+    ///   - prefix: its domain URI prefix.
+    /// - Returns: `LINK_LENGTH_TOO_LONG`, or nil when the link is within the limit.
+    public static func lengthError(of parameters: LinkParameters, prefix: DomainURIPrefix) -> LinkError? {
+        var length = prefix.description.unicodeScalars.count + 1
+        for (parameter, value) in parameters.entries { length += 2 + parameter.name.unicodeScalars.count + value.unicodeScalars.count }
+        return lengthError(length)
+    }
+
     private static func lengthError(_ length: Int) -> LinkError? {
         guard length > maximumLength else { return nil }
         return LinkError(

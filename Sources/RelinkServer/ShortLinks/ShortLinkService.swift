@@ -64,8 +64,8 @@ public final class ShortLinkService: Sendable {
 
     private func mintRecord(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
         let target = try self.target(longDynamicLink: request.longDynamicLink, dynamicLinkInfo: request.dynamicLinkInfo, caller: caller)
-        let rules = try Self.checked(request.rules, project: target.project)
-        let limits = try Self.limits(
+        let rules = try checked(request.rules, project: target.project)
+        let limits = try limits(
             expireTime: request.expireTime, maxClicks: request.maxClicks, expiredLink: request.expiredLink, project: target.project)
         let option = try Self.suffixOption(request.suffix)
         let name = try Self.checkedName(request.name)
@@ -85,7 +85,8 @@ public final class ShortLinkService: Sendable {
                 // The same request again gets the same link; a different link may not take the code.
                 if let existing = try await store.link(domain: domain, code: suffix), existing.longLink == canonical,
                     existing.projectId == target.project.id, existing.rules == rules, existing.maxClicks == limits.maxClicks,
-                    existing.expiredLink == limits.expiredLink, existing.name == name
+                    existing.expiredLink == limits.expiredLink, existing.expiresAt?.timeIntervalSince1970 == limits.expiresAt?.timeIntervalSince1970,
+                    existing.name == name
                 {
                     return (existing, target.warnings)
                 }
@@ -213,6 +214,7 @@ public final class ShortLinkService: Sendable {
             }
             let project = try owner(of: prefix, caller: caller)
             let parameters = info.parameters
+            if let error = LongLink.lengthError(of: parameters, prefix: prefix) { throw APIError.invalidArgument(error.message) }
             let validation = LinkValidator.validate(parameters, prefix: prefix, context: context)
             if let error = validation.errors.first { throw APIError.invalidArgument(error.message) }
             var warnings = validation.warnings
@@ -276,15 +278,15 @@ public final class ShortLinkService: Sendable {
         if let fetchPreview = request.fetchPreview { link.fetchPreview = fetchPreview }
         if let name = request.name { link.name = try Self.checkedName(name) }
         if let project = resolver.configuration.project(id: link.projectId) {
-            if let rules = request.rules { link.rules = try Self.checked(rules, project: project) }
+            if let rules = request.rules { link.rules = try checked(rules, project: project) }
             if let maxClicks = request.maxClicks {
                 link.maxClicks =
-                    maxClicks == 0 ? nil : try Self.limits(expireTime: nil, maxClicks: maxClicks, expiredLink: nil, project: project).maxClicks
+                    maxClicks == 0 ? nil : try limits(expireTime: nil, maxClicks: maxClicks, expiredLink: nil, project: project).maxClicks
             }
             if let expiredLink = request.expiredLink {
                 link.expiredLink =
                     expiredLink.isEmpty
-                    ? nil : try Self.limits(expireTime: nil, maxClicks: nil, expiredLink: expiredLink, project: project).expiredLink
+                    ? nil : try limits(expireTime: nil, maxClicks: nil, expiredLink: expiredLink, project: project).expiredLink
             }
         }
         if let expireTime = request.expireTime {
@@ -297,6 +299,13 @@ public final class ShortLinkService: Sendable {
                 link.expiresAt = date
             }
         }
+        // The minting request's key covers the destination, rules, limits and name: once one of them changes, or the
+        // link is disabled, the same request again must mint a new link, not return this one.
+        if link.longLink != original.longLink || link.rules != original.rules || link.maxClicks != original.maxClicks
+            || link.expiredLink != original.expiredLink || link.expiresAt != original.expiresAt || link.name != original.name || link.disabled
+        {
+            link.idempotencyKey = nil
+        }
         let saved = try await store.updateLink(link)
         resolver.remember(saved)
         await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
@@ -306,7 +315,7 @@ public final class ShortLinkService: Sendable {
     }
 
     /// Expiry, click limit and the link clicks go to once over, checked (a 400 naming what is wrong).
-    static func limits(
+    func limits(
         expireTime: String?, maxClicks: Int?, expiredLink: String?, project: Project
     ) throws -> (
         expiresAt: Date?, maxClicks: Int?, expiredLink: String?
@@ -324,6 +333,10 @@ public final class ShortLinkService: Sendable {
         if let expiredLink {
             guard let uri = AbsoluteURI(expiredLink), uri.isHTTP else {
                 throw APIError.invalidArgument("expiredLink must be an http(s) URL.")
+            }
+            if let domain = LinkValidator.linkDomain(containing: uri, prefix: nil, context: resolver.validationContext(for: project)) {
+                throw APIError.invalidArgument(
+                    "expiredLink '\(expiredLink.prefix(200))' points into the Relink link domain \(domain), so the click would loop.")
             }
             guard project.allowlist.allows(uri, projectDomains: project.domains) else {
                 throw APIError.invalidArgument("expiredLink '\(expiredLink.prefix(200))' is not allowed by the project's allowlist.")
@@ -346,9 +359,11 @@ public final class ShortLinkService: Sendable {
     }()
 
     /// Rules as stored: checked against the project's allowlist (a 400 naming every problem); nil when empty.
-    static func checked(_ rules: LinkRules?, project: Project) throws -> LinkRules? {
+    func checked(_ rules: LinkRules?, project: Project) throws -> LinkRules? {
         guard let rules, !rules.isEmpty else { return nil }
-        let problems = rules.problems { project.allowlist.allows($0, projectDomains: project.domains) }
+        let problems = rules.problems(
+            isAllowed: { project.allowlist.allows($0, projectDomains: project.domains) },
+            linkDomains: resolver.validationContext(for: project).linkDomains)
         guard problems.isEmpty else {
             throw APIError.invalidArgument("The rules are not valid: " + problems.prefix(20).map(\.message).joined(separator: "; ") + ".")
         }

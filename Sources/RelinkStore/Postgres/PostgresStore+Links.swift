@@ -204,7 +204,7 @@ extension PostgresStore {
                     expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
                     archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview),
                     rules = \(try StoreCoding.encode(rules: updated.rules)), max_clicks = \(updated.maxClicks.map(Int64.init)),
-                    expired_link = \(updated.expiredLink)
+                    expired_link = \(updated.expiredLink), idempotency_key = \(updated.idempotencyKey)
                 WHERE id = \(updated.id)
                 RETURNING domain, code
             )

@@ -11,8 +11,8 @@ public protocol LinkRepository: Sendable {
     /// A project's links, newest first, with ids below `beforeId` when given; with `matching`, only those whose code,
     /// long link or name contains it (ignoring ASCII case).
     func links(projectId: String, matching: String?, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
-    /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived`, `name` and `fetchPreview`, stamping
-    /// `updatedAt`.
+    /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived`, `name`, `fetchPreview`, rules, limits
+    /// and `idempotencyKey` (nil once the link no longer answers the request that minted it), stamping `updatedAt`.
     func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord
     /// Inserts `drafts` in one transaction, each unless its domain already has its code (an import run again, or a
     /// link minted meanwhile). Returns the codes of the drafts it skipped, as `domain\tcode`.

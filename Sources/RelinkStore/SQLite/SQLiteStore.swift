@@ -320,13 +320,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?,
-                        fetch_preview = ?, rules = ?, max_clicks = ?, expired_link = ?
+                        fetch_preview = ?, rules = ?, max_clicks = ?, expired_link = ?, idempotency_key = ?
                     WHERE id = ?
                     """,
                 arguments: [
                     updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
                     updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, rules, updated.maxClicks,
-                    updated.expiredLink, updated.id,
+                    updated.expiredLink, updated.idempotencyKey, updated.id,
                 ])
             return db.changesCount
         }

@@ -68,6 +68,23 @@ public struct FirebaseImporter: Sendable {
     /// so that an import never takes a file cut short for a whole one.
     public typealias NextRow = () throws -> [String]?
 
+    /// Thrown by `NextRow` for a row the file's reader could not split into fields (malformed CSV quoting): that row
+    /// is invalid for `reason`, and reading goes on with the next one.
+    public struct MalformedRow: Error, Sendable, Equatable {
+        public var reason: String
+
+        public init(reason: String) { self.reason = reason }
+    }
+
+    /// The next row's fields, or why it could not be read; nil at the end.
+    static func read(_ next: NextRow) throws -> Result<[String], MalformedRow>? {
+        do {
+            return try next().map { .success($0) }
+        } catch let malformed as MalformedRow {
+            return .failure(malformed)
+        }
+    }
+
     let configuration: RelinkConfiguration
     let directory: DomainDirectory
     let store: any RelinkStore
@@ -124,6 +141,7 @@ public struct FirebaseImporter: Sendable {
         var parameters = row.parameters
         parameters.d = nil
         guard parameters.link != nil else { return .failure(.init("the row has no link")) }
+        if let error = LongLink.lengthError(of: parameters, prefix: prefix) { return .failure(.init(error.message)) }
         let context = LinkValidationContext(linkDomains: configuration.projects.flatMap(\.domains), project: project)
         let validation = LinkValidator.validate(parameters, prefix: prefix, context: context)
         if let error = validation.errors.first { return .failure(.init(error.message)) }
@@ -255,9 +273,15 @@ public struct FirebaseImporter: Sendable {
             }
         }
         if !layout.hasHeader { try await count(1, first) }
-        while let fields = try next() {
+        while let read = try Self.read(next) {
             number += 1
-            try await count(number, fields)
+            switch read {
+            case .success(let fields): try await count(number, fields)
+            case .failure(let malformed):
+                summary.rows += 1
+                summary.invalid += 1
+                summary.report(Problem(row: number, shortLink: nil, reason: malformed.reason))
+            }
             if number % options.batchSize == 0 { progress(1, summary.rows) }
         }
         progress(1, summary.rows)
@@ -278,9 +302,10 @@ public struct FirebaseImporter: Sendable {
             summary.imported += batch.count - skipped.count
             batch = []
         }
-        while let fields = try next() {
+        while let read = try Self.read(next) {
             number += 1
-            if number == 1, layout.hasHeader { continue }
+            // A malformed row was counted invalid in pass 1.
+            guard case .success(let fields) = read, number > 1 || !layout.hasHeader else { continue }
             let (outcome, checked) = try await check(number, fields)
             guard let draft = checked?.draft, try seen.insert(domain: draft.domain, code: draft.code) else { continue }
             switch outcome {
