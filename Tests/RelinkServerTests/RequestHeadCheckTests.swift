@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOHTTP1
 import RelinkStore
+import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
@@ -75,35 +76,108 @@ struct RequestHeadCheckTests {
     }
 
     @Test func verdicts() {
-        func verdict(_ uri: String, _ hosts: [String]) -> RequestHeadCheck.Verdict {
-            RequestHeadCheck.verdict(uri: uri, headers: HTTPHeaders(hosts.map { ("Host", $0) } + [("Accept", "*/*")]))
+        func verdict(_ uri: String, _ hosts: [String], version: HTTPVersion = .http1_1, _ extra: [(String, String)] = []) -> RequestHeadCheck.Verdict
+        {
+            RequestHeadCheck.verdict(
+                HTTPRequestHead(
+                    version: version, method: .GET, uri: uri, headers: HTTPHeaders(hosts.map { ("Host", $0) } + [("Accept", "*/*")] + extra)))
+        }
+        func isRefused(_ verdict: RequestHeadCheck.Verdict) -> Bool {
+            if case .refuse = verdict { return true }
+            return false
         }
         #expect(verdict("/x", ["a.example"]) == .pass)
-        #expect(verdict("/x", []) == .pass)
+        #expect(verdict("/x", ["a.example:8080"]) == .pass)
         #expect(verdict("*", ["a.example"]) == .pass)
-        #expect(verdict("https://b.example:8443/x?y", ["a.example"]) == .authority("b.example:8443"))
-        #expect(verdict("http://[2001:db8::1]", []) == .authority("[2001:db8::1]"))
-        guard case .refuse = verdict("ftp://b.example/x", ["a.example"]) else {
-            Issue.record("another scheme")
-            return
-        }
-        guard case .refuse = verdict("/x", ["a.example", "A.example"]) else {
-            Issue.record("two Host lines")
-            return
-        }
-        guard case .refuse = verdict("http:///x", ["a.example"]) else {
-            Issue.record("an empty authority")
-            return
-        }
-        guard case .refuse = verdict("http://a b/x", ["a.example"]) else {
-            Issue.record("a space")
-            return
-        }
+        #expect(verdict("/x", ["a.example"], [("Connection", "close")]) == .pass)
+        #expect(verdict("/x", ["a.example"], [("Transfer-Encoding", "gzip, chunked")]) == .pass)
+        #expect(
+            verdict("https://b.example:8443/x?y", ["a.example"]) == .amend(.init(authority: "b.example:8443", target: "/x?y")))
+        #expect(verdict("http://[2001:db8::1]", ["a.example"]) == .amend(.init(authority: "[2001:db8::1]", target: "/")))
+        #expect(verdict("http://b.example?q", ["a.example"]) == .amend(.init(authority: "b.example", target: "/?q")))
+        // The connection ends after this request: `Connection: close` alone says so to what reads it after this.
+        #expect(verdict("/x", ["a.example"], [("Connection", "Close")]) == .amend(.init(close: true)))
+        #expect(verdict("/x", ["a.example"], [("Connection", "keep-alive, close")]) == .amend(.init(close: true)))
+        #expect(verdict("/x", ["a.example"], version: .http1_0) == .amend(.init(close: true)))
+        #expect(verdict("/x", [], version: .http1_0) == .amend(.init(close: true)))
+        #expect(verdict("/x", ["a.example"], version: .http1_0, [("Connection", "Keep-Alive")]) == .pass)
+        let refused: [(String, RequestHeadCheck.Verdict)] = [
+            ("another scheme", verdict("ftp://b.example/x", ["a.example"])),
+            ("two Host lines", verdict("/x", ["a.example", "A.example"])),
+            ("no Host line in HTTP/1.1", verdict("/x", [])),
+            ("no Host line with an absolute-form target", verdict("http://b.example/x", [])),
+            ("an empty Host", verdict("/x", [""])),
+            ("userinfo in Host", verdict("/x", ["u@a.example"])),
+            ("a space in Host", verdict("/x", ["a b"])),
+            ("a port that is not a number", verdict("/x", ["a.example:abc"])),
+            ("a port past 65535", verdict("/x", ["a.example:99999"])),
+            ("non-ASCII in Host", verdict("/x", ["go.pictlin\u{212A}.com"])),
+            ("an empty authority", verdict("http:///x", ["a.example"])),
+            ("a space in the authority", verdict("http://a b/x", ["a.example"])),
+            ("a port past 65535 in the authority", verdict("http://a.example:99999/x", ["a.example"])),
+            ("a last transfer coding other than chunked", verdict("/x", ["a.example"], [("Transfer-Encoding", "identity")])),
+            ("chunked then gzip", verdict("/x", ["a.example"], [("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "gzip")])),
+            ("a transfer coding in HTTP/1.0", verdict("/x", ["a.example"], version: .http1_0, [("Transfer-Encoding", "chunked")])),
+        ]
+        for (what, verdict) in refused { #expect(isRefused(verdict), "\(what)") }
         // HOST in another case is the same field.
-        let mixed = RequestHeadCheck.verdict(uri: "/x", headers: HTTPHeaders([("host", "a.example"), ("HOST", "b.example")]))
-        guard case .refuse = mixed else {
-            Issue.record("Host in any case")
-            return
+        let mixed = HTTPHeaders([("host", "a.example"), ("HOST", "b.example")])
+        #expect(isRefused(RequestHeadCheck.verdict(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/x", headers: mixed))))
+    }
+
+    /// What RFC 9112 refuses is refused before anything answers or counts it: a framing Relink cannot know (it was
+    /// answered as a click, then refused), and a Host that is not a host (it was answered for the host it resembled).
+    @Test func unknownFramingsAndInvalidHostsAreRefusedUnanswered() async throws {
+        let heads = [
+            "GET /p/42 HTTP/1.1\r\nHost: go.pictlink.com\r\nTransfer-Encoding: identity\r\nConnection: close\r\n\r\n",
+            "GET /p/42 HTTP/1.0\r\nHost: go.pictlink.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "GET /p/42 HTTP/1.1\r\nHost: go.pictlin\u{212A}.com\r\nConnection: close\r\n\r\n",
+            "GET /p/42 HTTP/1.1\r\nHost: go.pictlink.com:abc\r\nConnection: close\r\n\r\n",
+            "GET /p/42 HTTP/1.1\r\nConnection: close\r\n\r\n",
+        ]
+        for head in heads {
+            let answer = try await Self.exchange(head)
+            #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(head.prefix(60)): \(answer.prefix(80))")
+            #expect(!answer.contains("302"), "\(head.prefix(60)): \(answer.prefix(200))")
+        }
+    }
+
+    /// A request after which the connection ends is answered, then the connection closed: HTTP/1.0 without
+    /// keep-alive, and `close` in any case or list (they were kept open until the idle timeout).
+    @Test func theConnectionEndsWhenTheRequestSaysSo() async throws {
+        let heads = [
+            "GET /healthz HTTP/1.0\r\n\r\n",
+            "GET /p/42 HTTP/1.0\r\nHost: go.pictlink.com\r\n\r\n",
+            "GET /healthz HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: Close\r\n\r\n",
+            "GET /p/42 HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: keep-alive, close\r\n\r\n",
+        ]
+        let app = try buildApplication(
+            configuration: ServerConfiguration(port: 0, relink: T.configuration, logLevel: .error, store: try SQLiteStore()))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            for head in heads {
+                let (answer, closed) = try await offThePool { try Self.exchangeLeavingOpen(head, port: port) }
+                #expect(answer.hasPrefix("HTTP/1.1 200 ") || answer.hasPrefix("HTTP/1.1 302 "), "\(head.prefix(60)): \(answer.prefix(80))")
+                #expect(closed, "\(head.prefix(60)): still open")
+            }
+        }
+    }
+
+    /// Sends `head` without closing the sending side, and reads until the server closes or 10 s pass.
+    static func exchangeLeavingOpen(_ head: String, port: Int) throws -> (answer: String, closed: Bool) {
+        let descriptor = try LoopbackSocket.connected(port: port)
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let data = Array(head.utf8)
+        guard send(descriptor, data, data.count, 0) == data.count else { throw POSIXError(.EIO) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count == 0 { return (String(decoding: answer, as: UTF8.self), true) }
+            if count < 0 { return (String(decoding: answer, as: UTF8.self), false) }
+            answer += buffer[0..<count]
         }
     }
 }

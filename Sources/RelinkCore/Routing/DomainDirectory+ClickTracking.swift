@@ -5,7 +5,7 @@ extension DomainDirectory {
     /// - Returns: nil when the host is not a tracking domain.
     public func clickTracking(host: String) -> (project: Project, tracking: ClickTrackingHost)? {
         guard !clickTrackingByHost.isEmpty else { return nil }
-        let host = host.lowercased()
+        let host = Self.asciiLowercased(host)
         if let found = clickTrackingByHost[host] { return found }
         if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { return clickTrackingByHost[String(host[..<colon])] }
         return nil

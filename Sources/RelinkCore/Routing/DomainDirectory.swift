@@ -35,7 +35,8 @@ public struct DomainDirectory: Sendable {
     ///   - path: the request path.
     /// - Returns: the project, the prefix and the path below it; nil when no project serves them.
     public func match(host: String, path: Substring) -> Match? {
-        let host = host.lowercased()
+        // ASCII only: Unicode case mapping would take `go.pictlinK.com` (U+212A KELVIN SIGN) for `go.pictlink.com`.
+        let host = Self.asciiLowercased(host)
         if let match = match(hostKey: host, path: path) { return match }
         if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
             return match(hostKey: String(host[..<colon]), path: path)
@@ -78,9 +79,17 @@ public struct DomainDirectory: Sendable {
     /// - Parameter host: a `Host` header value.
     /// - Returns: true when a project has a domain on it.
     public func servesHost(_ host: String) -> Bool {
-        let host = host.lowercased()
+        let host = Self.asciiLowercased(host)
         if prefixesByHost[host] != nil { return true }
         if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { return prefixesByHost[String(host[..<colon])] != nil }
         return false
+    }
+
+    /// `text` with ASCII letters lowercased and every other byte as it is.
+    /// - Parameter text: a host, as a request or a configuration names it.
+    /// - Returns: the text to look the host up by.
+    public static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
+        return String(decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }

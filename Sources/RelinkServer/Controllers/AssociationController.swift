@@ -40,7 +40,7 @@ struct AssociationController: Sendable {
     }
 
     private func serve(_ files: [String: ServedFile], _ request: Request, _ context: RelinkRequestContext) -> Response {
-        let host = context.origin.host.lowercased()
+        let host = DomainDirectory.asciiLowercased(context.origin.host)
         let withoutPort = host.lastIndex(of: ":").map { String(host[..<$0]) }
         guard let file = files[host] ?? withoutPort.flatMap({ files[$0] }) else {
             return pages.message("Unknown link domain", ["Relink serves no project on \(host)."], status: .notFound)

@@ -5,11 +5,17 @@ import NIOHTTP1
 /// this needs: the conversion keeps the first `Host` line as the authority and any other as a header (so either
 /// could pass for the host), and keeps only the path of an absolute-form target (`GET http://go.example.com/x`).
 ///
-/// - More than one `Host` line (§3.2): refused with 400, and the connection closed once the responses to the
-///   requests before it are out (in their order; Hummingbird answers pipelined requests one after another).
-/// - An absolute-form target (§3.2.2): its authority replaces the `Host` lines, so the request is answered for the
-///   host it names. A target whose authority is not a plain `host[:port]` (userinfo, an empty host) is refused, and
-///   so is any target neither origin-form, asterisk-form nor `http(s)://` (another scheme, CONNECT's authority-form).
+/// - More than one `Host` line, none in an HTTP/1.1 request, or one that is not a plain `host[:port]` (§3.2): refused
+///   with 400, and the connection closed once the responses to the requests before it are out (in their order;
+///   Hummingbird answers pipelined requests one after another).
+/// - An absolute-form target (§3.2.2): its authority replaces the `Host` line, so the request is answered for the
+///   host it names, and its path and query are passed on as the target (`/` when it has no path). A target whose
+///   authority is not a plain `host[:port]` (userinfo, an empty host) is refused, and so is any target neither
+///   origin-form, asterisk-form nor `http(s)://` (another scheme, CONNECT's authority-form).
+/// - A `Transfer-Encoding` whose last coding is not `chunked` (§6.3), or any in an HTTP/1.0 request (§6.1): the body's
+///   framing is unknown, so the request is refused before anything answers it.
+/// - A request after which the connection ends (§9.3: HTTP/1.0 without `keep-alive`, or a `close` option in any
+///   case or list): passed on with `Connection: close` alone, the one spelling Hummingbird and the lean path read.
 ///
 /// A trusted proxy's forwarded host still overrides either (see `RequestOrigin`).
 final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
@@ -22,10 +28,20 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     enum Verdict: Equatable {
         /// Passed on as it is: the common case, which costs no allocation.
         case pass
-        /// Passed on with this authority as its one `Host` line.
-        case authority(String)
+        /// Passed on changed.
+        case amend(Amendment)
         /// Answered 400 with this reason.
         case refuse(String)
+    }
+
+    /// How a head is changed before it is passed on.
+    struct Amendment: Equatable {
+        /// The one `Host` line (an absolute-form target's authority).
+        var authority: String?
+        /// The origin-form target (an absolute-form target's path and query).
+        var target: String?
+        /// `Connection: close` replaces the request's own connection options.
+        var close = false
     }
 
     /// Requests passed on whose responses have not ended.
@@ -34,20 +50,100 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// `unanswered` is 0.
     private var refusal: String?
 
-    static func verdict(uri: String, headers: HTTPHeaders) -> Verdict {
+    static func verdict(_ head: HTTPRequestHead) -> Verdict {
         var hostLines = 0
-        for (name, _) in headers where isHost(name) { hostLines += 1 }
+        var host: String?
+        var transferCodings = 0
+        var lastTransferCoding: Substring?
+        var closes = false
+        var keepsAlive = false
+        var connectionLines = 0
+        for (name, value) in head.headers {
+            switch name.utf8.count {
+            case 4 where startsIgnoringASCIICase(name.utf8, with: "host"):
+                hostLines += 1
+                host = value
+            case 10 where startsIgnoringASCIICase(name.utf8, with: "connection"):
+                connectionLines += 1
+                forEachToken(value) { token in
+                    if equalsIgnoringASCIICase(token, "close") { closes = true }
+                    if equalsIgnoringASCIICase(token, "keep-alive") { keepsAlive = true }
+                }
+            case 17 where startsIgnoringASCIICase(name.utf8, with: "transfer-encoding"):
+                forEachToken(value) { token in
+                    transferCodings += 1
+                    lastTransferCoding = token
+                }
+            default:
+                break
+            }
+        }
         guard hostLines <= 1 else { return .refuse("A request has one Host header line (RFC 9112, section 3.2).") }
-        guard let first = uri.utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*") else { return .pass }
-        // Any other form (`ftp://b.example/x`, `urn:x`, CONNECT's `b.example:443`) names a host too, and Hummingbird would
-        // answer its path for the Host line's.
-        guard let authority = absoluteFormAuthority(uri) else {
-            return .refuse("Relink answers origin-form and http(s) absolute-form request targets (RFC 9112, section 3.2).")
+        let isHTTP11 = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
+        if transferCodings > 0 {
+            guard isHTTP11 else {
+                return .refuse("An HTTP/1.0 request's Transfer-Encoding leaves its length unknown (RFC 9112, section 6.1).")
+            }
+            guard let last = lastTransferCoding, equalsIgnoringASCIICase(last, "chunked") else {
+                return .refuse("A request's last transfer coding is chunked (RFC 9112, section 6.3).")
+            }
         }
-        guard RequestOrigin.isValidHost(authority) else {
-            return .refuse("The request target's authority is not a host (RFC 9112, section 3.2.2).")
+        if let host {
+            guard RequestOrigin.isValidHost(Substring(host)) else {
+                return .refuse("The Host header is not a host[:port] (RFC 9112, section 3.2).")
+            }
+        } else if isHTTP11 {
+            return .refuse("An HTTP/1.1 request has a Host header line (RFC 9112, section 3.2).")
         }
-        return .authority(String(authority))
+        return amended(head, closes: closes || (!isHTTP11 && !keepsAlive), connectionLines: connectionLines)
+    }
+
+    /// The verdict once the head's own lines are sound: its target read (an absolute form's authority and path), and
+    /// its connection options reduced to the one spelling the handlers after this one read.
+    private static func amended(_ head: HTTPRequestHead, closes: Bool, connectionLines: Int) -> Verdict {
+        var amendment = Amendment()
+        // `Connection: close` alone is already the spelling read after this.
+        if closes, !(connectionLines == 1 && head.headers.first(name: "connection") == "close") { amendment.close = true }
+        let uri = head.uri
+        if let first = uri.utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*") {
+            // Any other form (`ftp://b.example/x`, `urn:x`, CONNECT's `b.example:443`) names a host too, and Hummingbird
+            // would answer its path for the Host line's.
+            guard let authority = absoluteFormAuthority(uri) else {
+                return .refuse("Relink answers origin-form and http(s) absolute-form request targets (RFC 9112, section 3.2).")
+            }
+            guard RequestOrigin.isValidHost(authority) else {
+                return .refuse("The request target's authority is not a host (RFC 9112, section 3.2.2).")
+            }
+            amendment.authority = String(authority)
+            let rest = uri[authority.endIndex...]
+            amendment.target = rest.utf8.first == UInt8(ascii: "/") ? String(rest) : "/" + rest
+        }
+        return amendment == Amendment() ? .pass : .amend(amendment)
+    }
+
+    /// Calls `visit` with each non-empty comma-separated element of a list header's value, without its whitespace.
+    private static func forEachToken(_ value: String, _ visit: (Substring) -> Void) {
+        let utf8 = value.utf8
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = utf8.startIndex
+        var index = utf8.startIndex
+        while true {
+            let atEnd = index == utf8.endIndex
+            if atEnd || utf8[index] == UInt8(ascii: ",") {
+                var lower = start
+                var upper = index
+                while lower < upper, isWhitespace(utf8[lower]) { lower = utf8.index(after: lower) }
+                while upper > lower, isWhitespace(utf8[utf8.index(before: upper)]) { upper = utf8.index(before: upper) }
+                if lower < upper { visit(value[lower..<upper]) }
+                if atEnd { return }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+    }
+
+    private static func equalsIgnoringASCIICase(_ text: Substring, _ lowercase: StaticString) -> Bool {
+        text.utf8.count == lowercase.utf8CodeUnitCount && startsIgnoringASCIICase(text.utf8, with: lowercase)
     }
 
     /// The authority of an `http://` or `https://` target (scheme in any case); nil for any other form.
@@ -73,12 +169,14 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        switch Self.verdict(uri: head.uri, headers: head.headers) {
+        switch Self.verdict(head) {
         case .pass:
             unanswered += 1
             context.fireChannelRead(data)
-        case .authority(let authority):
-            head.headers.replaceOrAdd(name: "Host", value: authority)
+        case .amend(let amendment):
+            if let authority = amendment.authority { head.headers.replaceOrAdd(name: "Host", value: authority) }
+            if let target = amendment.target { head.uri = target }
+            if amendment.close { head.headers.replaceOrAdd(name: "Connection", value: "close") }
             unanswered += 1
             context.fireChannelRead(wrapInboundOut(.head(head)))
         case .refuse(let reason):
@@ -107,12 +205,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    private static func isHost(_ name: String) -> Bool {
-        name.utf8.count == 4 && startsIgnoringASCIICase(name.utf8, with: "host")
-    }
-
     /// Whether `utf8` starts with `lowercase`, ASCII letters compared in any case.
-    private static func startsIgnoringASCIICase(_ utf8: String.UTF8View, with lowercase: StaticString) -> Bool {
+    private static func startsIgnoringASCIICase(_ utf8: some Collection<UInt8>, with lowercase: StaticString) -> Bool {
         guard utf8.count >= lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
             zip(utf8, expected).allSatisfy { byte, expected in

@@ -153,14 +153,16 @@ struct RequestOrigin: Sendable {
         return address
     }
 
-    /// 1–5 digits, or with `obfuscatedPortAllowed`, `_` and at least one of `A-Za-z0-9._-` (RFC 7239's obfport).
+    /// 0–65535 in 1–5 digits, or with `obfuscatedPortAllowed`, `_` and at least one of `A-Za-z0-9._-` (RFC 7239's
+    /// obfport).
     private static func isPort(_ text: Substring, obfuscatedPortAllowed: Bool) -> Bool {
         let utf8 = text.utf8
         if obfuscatedPortAllowed, utf8.first == UInt8(ascii: "_") {
             return utf8.count > 1
                 && utf8.dropFirst().allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
         }
-        return (1...5).contains(utf8.count) && utf8.allSatisfy(isDigit)
+        guard (1...5).contains(utf8.count), utf8.allSatisfy(isDigit) else { return false }
+        return utf8.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 65535
     }
 
     // MARK: - Host and scheme
