@@ -145,4 +145,36 @@ struct LinkCacheTests {
         let reads = loader.reads.withLockedValue { $0 }
         #expect(reads > 1_000 + 2_500 && reads < 1_000 + 5_000)
     }
+
+    /// Links made heavy on purpose (a long card, long rules) cannot make the cache heavy: the compact links' bytes
+    /// stay within the budget, the oldest leaving early, and a large link is never kept resolved. (Each such link
+    /// weighed about 200 KB when only links were counted.)
+    @Test func heavyLinksStayWithinTheByteBudget() async throws {
+        let title = String(repeating: "t", count: 9_000)
+        let codes = (0..<400).map { "h\($0)" }
+        let loader = CountingLoader(
+            codes.map { code in
+                var record = Self.record(code, link: "https://pictlink.com/\(code)")
+                record.parameters[.st] = title
+                record.longLink = LongLink(prefix: Self.prefix, parameters: record.parameters).url
+                return record
+            })
+        let cache = LinkCache(capacity: 320, hotCapacity: 32)
+        for _ in 0..<2 {
+            for code in codes { #expect(try await click(cache, loader, code)?.record.parameters[.st] == title) }
+        }
+        #expect(cache.byteCount <= cache.byteBudget)
+        #expect(cache.count < 320 / 4)
+        #expect(cache.hotCount == 0)
+        // A link kept compact still answers from memory.
+        let reads = loader.reads.withLockedValue { $0 }
+        let last = try #require(codes.last)
+        #expect(try await click(cache, loader, last)?.record.code == last)
+        #expect(loader.reads.withLockedValue { $0 } == reads)
+        // Ordinary links still fill the cache by count.
+        cache.removeAll()
+        #expect(cache.byteCount == 0)
+        for code in (0..<1_000).map({ "o\($0)" }) { _ = try await click(cache, CountingLoader([Self.record(code)]), code) }
+        #expect(cache.count == 320)
+    }
 }

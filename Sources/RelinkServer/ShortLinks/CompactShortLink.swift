@@ -54,6 +54,20 @@ final class CompactShortLink: ManagedBuffer<CompactShortLink.Fields, UInt8> {
             self.expiredLink = expiredLink
         }
 
+        /// The bytes of its texts, rules and card, and the box itself.
+        var approximateByteCount: Int {
+            var bytes = 64
+            for text in [longLink, idempotencyKey, name, expiredLink] { bytes += text?.utf8.count ?? 0 }
+            if let preview {
+                for text in [preview.title, preview.description, preview.imageURL, preview.pageURL, preview.failure] {
+                    bytes += 16 + (text?.utf8.count ?? 0)
+                }
+            }
+            // Rules hold names, versions and URLs in nested arrays: their JSON is a fair measure, and few links have any.
+            if let rules { bytes += 2 * ((try? JSONEncoder().encode(rules).count) ?? 0) }
+            return bytes
+        }
+
         var isEmpty: Bool {
             longLink == nil && idempotencyKey == nil && name == nil && preview == nil && rules == nil && expiredLink == nil && oddLimits == nil
         }
@@ -95,6 +109,13 @@ final class CompactShortLink: ManagedBuffer<CompactShortLink.Fields, UInt8> {
     }
 
     var id: Int64 { header.id }
+
+    /// About how many bytes this link holds: its buffer, and what its box of rare fields refers to. What the link
+    /// cache's byte budget counts; computed once, when the link is kept.
+    var approximateByteCount: Int {
+        let fields = header
+        return 32 + MemoryLayout<Fields>.size + Int(fields.parametersLength) + (fields.rare?.approximateByteCount ?? 0)
+    }
 
     /// The record this was made from; `prefix` is the one it was made with.
     func record(prefix: DomainURIPrefix) -> ShortLinkRecord {

@@ -13,7 +13,9 @@ import RelinkStore
 /// resolved as clicks need them (`ResolvedShortLink`, its plans made; a hit there costs one lookup). A click on a
 /// compact link resolves it from memory, without the store, and makes it hot. Past either capacity, a new entry
 /// takes the place of its shard's oldest (first in, first out), so a million links clicked at random cost a steady,
-/// bounded memory and no pause to clear the cache.
+/// bounded memory and no pause to clear the cache. Links are counted in bytes too: past `byteBudget` (1 KB a link
+/// on average, several times a usual link's), the oldest leave early, and a link over `largeLink` bytes (long rules,
+/// a long card) is never kept resolved, so links made heavy on purpose cannot make the cache heavy.
 public final class LinkCache: Sendable {
     struct Key: Hashable {
         let domain: String
@@ -27,6 +29,15 @@ public final class LinkCache: Sendable {
         var link: CompactShortLink?
         var loaded: ContinuousClock.Instant
         var resolved: ResolvedShortLink?
+        /// What the byte budget counts for it: the compact link and the slot's own keys and bookkeeping.
+        let cost: Int
+
+        init(link: CompactShortLink?, loaded: ContinuousClock.Instant, resolved: ResolvedShortLink? = nil) {
+            self.link = link
+            self.loaded = loaded
+            self.resolved = resolved
+            cost = 128 + (link?.approximateByteCount ?? 0)
+        }
     }
 
     /// A shard's slots, the order they came in (a ring, for eviction), the order they became hot (a ring, for
@@ -39,8 +50,12 @@ public final class LinkCache: Sendable {
         var hot: [Key?]
         var nextHot = 0
         var generation: UInt64 = 0
+        /// The slots' costs, summed.
+        var bytes = 0
+        let byteBudget: Int
 
-        init(capacity: Int, hotCapacity: Int) {
+        init(capacity: Int, hotCapacity: Int, byteBudget: Int) {
+            self.byteBudget = byteBudget
             slots.reserveCapacity(capacity)
             order = Array(repeating: nil, count: capacity)
             hot = Array(repeating: nil, count: hotCapacity)
@@ -50,16 +65,42 @@ public final class LinkCache: Sendable {
         mutating func put(_ key: Key, _ slot: Slot) -> [Slot] {
             var released: [Slot] = []
             let previous = slots.updateValue(slot, forKey: key)
+            bytes += slot.cost
             if let previous {
+                bytes -= previous.cost
                 released.append(previous)
             } else {
                 // A new key: it takes the ring's next place, and the key there (if still held) leaves.
-                if let old = order[next], old != key, let evicted = slots.removeValue(forKey: old) { released.append(evicted) }
+                if let old = order[next], old != key, let evicted = slots.removeValue(forKey: old) {
+                    bytes -= evicted.cost
+                    released.append(evicted)
+                }
                 order[next] = key
                 next = (next + 1) % order.count
             }
+            // Over the byte budget, the oldest leave as well (never the entry just put), their places left empty.
+            var cursor = next
+            var visited = 0
+            while bytes > byteBudget, visited < order.count {
+                if let old = order[cursor], old != key {
+                    if let evicted = slots.removeValue(forKey: old) {
+                        bytes -= evicted.cost
+                        released.append(evicted)
+                    }
+                    order[cursor] = nil
+                }
+                cursor = (cursor + 1) % order.count
+                visited += 1
+            }
             if slot.resolved != nil, previous?.resolved == nil { released += makeHot(key) }
             return released
+        }
+
+        /// Takes `key` out; what left, to be released after the lock.
+        mutating func remove(_ key: Key) -> Slot? {
+            guard let removed = slots.removeValue(forKey: key) else { return nil }
+            bytes -= removed.cost
+            return removed
         }
 
         /// Notes `key` as hot; the key that was hot longest cools (keeps its compact link, drops the resolved one).
@@ -91,6 +132,12 @@ public final class LinkCache: Sendable {
     /// At most this many links are kept resolved (a resolved link with its plans takes several times a compact
     /// one's memory); the rest compact. Links a project edits or creates through this instance are hot at once.
     public static let defaultHotCapacity = 4_096
+    /// The bytes the cache may hold per link of its capacity, on average.
+    static let bytesPerLink = 1_024
+    /// A link holding more than this is kept compact only, and resolved again at each click.
+    static let largeLink = 8 * 1_024
+    /// The bytes all compact links may hold together.
+    let byteBudget: Int
 
     public init(
         capacity: Int = LinkCache.defaultCapacity, hotCapacity: Int = LinkCache.defaultHotCapacity, maximumAge: Duration = .seconds(300),
@@ -102,7 +149,11 @@ public final class LinkCache: Sendable {
         self.missingAge = missingAge
         let perShard = max(1, self.capacity / Self.shardCount)
         let hotPerShard = max(1, self.hotCapacity / Self.shardCount)
-        shards = (0..<Self.shardCount).map { _ in NIOLockedValueBox(Shard(capacity: perShard, hotCapacity: hotPerShard)) }
+        byteBudget = self.capacity * Self.bytesPerLink
+        let budgetPerShard = byteBudget / Self.shardCount
+        shards = (0..<Self.shardCount).map { _ in
+            NIOLockedValueBox(Shard(capacity: perShard, hotCapacity: hotPerShard, byteBudget: budgetPerShard))
+        }
     }
 
     private func shard(_ key: Key) -> NIOLockedValueBox<Shard> {
@@ -126,8 +177,9 @@ public final class LinkCache: Sendable {
         guard let cached, now - cached.loaded < (cached.link == nil ? missingAge : maximumAge) else { return .missing(generation: generation) }
         if let resolved = cached.resolved { return .answered(resolved) }
         guard let compact = cached.link else { return .answered(nil) }
-        // A compact link: resolved again from memory, and hot from now on (unless it changed meanwhile).
+        // A compact link: resolved again from memory, and hot from now on (unless it changed meanwhile, or is large).
         let resolved = ResolvedShortLink(record: compact.record(prefix: prefix), project: project, prefix: prefix)
+        guard cached.cost <= Self.largeLink else { return .answered(resolved) }
         let released = shard.withLockedValue { shard -> [Slot] in
             guard shard.generation == generation, var slot = shard.slots[key], slot.link === compact, slot.resolved == nil else { return [] }
             slot.resolved = resolved
@@ -184,9 +236,8 @@ public final class LinkCache: Sendable {
     /// Replaces the entry for a link this instance created or changed.
     func store(_ record: ShortLinkRecord, project: Project, prefix: DomainURIPrefix) {
         let key = Key(domain: record.domain, code: record.code)
-        let slot = Slot(
-            link: CompactShortLink.make(record: record, project: project, prefix: prefix), loaded: clock.now,
-            resolved: ResolvedShortLink(record: record, project: project, prefix: prefix))
+        var slot = Slot(link: CompactShortLink.make(record: record, project: project, prefix: prefix), loaded: clock.now)
+        if slot.cost <= Self.largeLink { slot.resolved = ResolvedShortLink(record: record, project: project, prefix: prefix) }
         put(key, slot, in: shard(key))
     }
 
@@ -195,7 +246,7 @@ public final class LinkCache: Sendable {
         let key = Key(domain: domain, code: code)
         let released = shard(key).withLockedValue { shard in
             shard.generation &+= 1
-            return shard.slots.removeValue(forKey: key)
+            return shard.remove(key)
         }
         _ = released
     }
@@ -209,6 +260,7 @@ public final class LinkCache: Sendable {
                 shard.hot = Array(repeating: nil, count: shard.hot.count)
                 shard.next = 0
                 shard.nextHot = 0
+                shard.bytes = 0
                 shard.generation &+= 1
                 return slots
             }
@@ -226,6 +278,8 @@ public final class LinkCache: Sendable {
 
     var count: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.slots.count } } }
     var hotCount: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.slots.values.count { $0.resolved != nil } } } }
+    /// The bytes the compact links are counted for.
+    var byteCount: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.bytes } } }
 
     private func put(_ key: Key, _ slot: Slot, in shard: NIOLockedValueBox<Shard>, ifGeneration generation: UInt64? = nil) {
         // What gives way is released after the lock, not under it.
