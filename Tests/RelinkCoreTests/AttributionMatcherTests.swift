@@ -30,6 +30,17 @@ struct AttributionMatcherTests {
         decide(install, candidates)
     }
 
+    /// A time zone or model holding a control character or a bidirectional override is no signal: kept, it reached
+    /// `relink deferred test`'s terminal as written (a beacon's `tz` could clear it and print a fake claim).
+    @Test func freeTextSignalsWithControlsOrOverridesAreDropped() {
+        for text in ["Europe/Madrid", "Pixel 8", "America/Argentina/Buenos_Aires", "Etc/GMT+3", "日本"] {
+            #expect(DeviceFingerprint.boundedText(text) == text)
+        }
+        for text in ["\u{1B}[2J", "Europe/Madrid\n", "a\u{7F}", "a\u{85}b", "\u{202E}dirdaM", "a\u{2066}b", "tab\there"] {
+            #expect(DeviceFingerprint.boundedText(text) == nil, "\(text.unicodeScalars.map { $0.value })")
+        }
+    }
+
     @Test func theOnlyFittingClickFromTheAddressIsDefault() {
         guard case .matched("c1", .default, _) = Self.decide([Self.click("c1"), Self.click("other", address: "B", network: "NB")]) else {
             Issue.record("expected DEFAULT")

@@ -47,13 +47,24 @@ public struct DeviceFingerprint: Hashable, Sendable, Codable {
     /// The longest device model or time zone kept, in UTF-8 bytes (IANA names and real models are far shorter).
     public static let maximumTextLength = 64
 
-    /// A free-text signal as it is kept: nil when empty or longer than `maximumTextLength`, so a client cannot make
-    /// clicks, claims or answers large with it.
+    /// A free-text signal as it is kept: nil when empty, longer than `maximumTextLength`, or holding a control
+    /// character or a bidirectional override (no time zone or model has one; printed by `relink deferred test` or
+    /// shown in an answer, they could rewrite a terminal line or a page's text), so a client cannot make clicks,
+    /// claims or answers large or deceptive with it.
     /// - Parameter text: a time zone or device model as sent.
     /// - Returns: the text, or nil.
     public static func boundedText(_ text: String?) -> String? {
         guard let text, !text.isEmpty, text.utf8.count <= maximumTextLength else { return nil }
+        guard !text.unicodeScalars.contains(where: isDeceptive) else { return nil }
         return text
+    }
+
+    /// C0 and C1 controls, DEL, and the bidirectional embeddings, overrides and isolates.
+    private static func isDeceptive(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// `iPhone15,2` → `iPhone`, `iPad13,4` → `iPad`; Android models as they are (nil past `maximumTextLength`).
