@@ -109,4 +109,35 @@ struct CrowdedAddressTests {
         #expect(listed.count == DeferredClicksController.maximumLimit)
         #expect(listed.first?.id == "link-0")
     }
+
+    /// "No match" answers are kept for their install ids only within the network's budget: each is a row for the
+    /// claims' retention, and one network at the claim rate limit kept about a gigabyte a day of them. Past it the
+    /// answer is still given; other networks keep theirs.
+    @Test func unmatchedAnswersAreKeptWithinABudgetPerNetwork() async throws {
+        let store = try SQLiteStore()
+        let configuration = Self.configuration()
+        let service = DeferredLinkService(
+            resolver: LinkResolver(configuration: configuration, store: store, cache: LinkCache(capacity: 16)),
+            recorder: DeferredClickRecorder(store: store, configuration: configuration, logger: Logger(label: "test")),
+            events: EventRecorder(store: store, interval: .seconds(3600), logger: Logger(label: "test")),
+            hasher: AddressHasher(secrets: Self.secrets), limiter: ClientLimiter(elapsed: { .zero }))
+        func claim(_ installId: String, from address: String) async throws -> InstallAttributionResponse {
+            let request = try JSONDecoder().decode(
+                InstallAttributionRequest.self, from: Data(#"{\#(D.iPhoneClaim), "installId": "\#(installId)"}"#.utf8))
+            return try await service.claim(request, clientAddress: address, keyProject: nil)
+        }
+        func kept(_ installId: String) async throws -> Bool {
+            try await store.installClaim(projectId: "pictlink", installId: "IOS/jp.furyu.pictlink.ios/\(installId)") != nil
+        }
+        for index in 0..<210 {
+            let answer = try await claim("flood-\(index)", from: "198.51.100.9")
+            #expect(answer.deepLink == nil)
+        }
+        #expect(try await kept("flood-0"))
+        #expect(try await kept("flood-199"))
+        #expect(!(try await kept("flood-200")))
+        #expect(!(try await kept("flood-209")))
+        _ = try await claim("elsewhere", from: "203.0.113.200")
+        #expect(try await kept("elsewhere"))
+    }
 }

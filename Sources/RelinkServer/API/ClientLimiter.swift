@@ -14,6 +14,9 @@ final class ClientLimiter: Sendable {
         /// Keeping any click for deferred deep linking: each costs a row for the project's token window, so one
         /// network cannot fill the disk (`keptClicks`, `--kept-clicks-per-network`).
         case clickCapture = "click_capture"
+        /// Keeping a claim's "no match" answer for its install id: a row for the claims' retention (30 days by default),
+        /// so a network's answers are kept only up to a budget; past it they are given, not kept.
+        case unmatchedClaim = "unmatched_claim"
 
         /// An app claims once per install, so this allows busy carrier NATs, not scanning; beacons come once per
         /// preview page. Re-opens are counted, so a script may not report many. A mistyped key or a rotation gone
@@ -24,6 +27,7 @@ final class ClientLimiter: Sendable {
             case .reopen: RateLimit(requestsPerSecond: 2, burst: 60)
             case .failedKey: RateLimit(requestsPerSecond: 0.1, burst: 20)
             case .clickCapture: ClientLimiter.defaultKeptClicks
+            case .unmatchedClaim: RateLimit(requestsPerSecond: 0.2, burst: 200)
             }
         }
 
@@ -36,6 +40,7 @@ final class ClientLimiter: Sendable {
             case .failedKey: "failed API key attempts from this address"
             case .longLinkCapture: "deferred-link clicks on long links from this address"
             case .clickCapture: "deferred-link clicks kept from this address"
+            case .unmatchedClaim: "unmatched claims kept from this address"
             }
         }
     }

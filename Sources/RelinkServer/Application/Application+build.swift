@@ -135,7 +135,7 @@ struct ApplicationParts {
         let deferred = DeferredLinkService(
             resolver: resolver, recorder: deferredRecorder, events: recorder,
             hasher: AddressHasher(secrets: secrets), metrics: metrics, logger: logger,
-            webhooks: webhooks, clickTracking: clickTracking)
+            webhooks: webhooks, clickTracking: clickTracking, limiter: clientLimiter)
         metrics.onScrape { metrics in
             metrics.setQueueDepth(.clickEvents, recorder.depth)
             metrics.setQueueDepth(.pendingClicks, deferredRecorder.depth.buffered)

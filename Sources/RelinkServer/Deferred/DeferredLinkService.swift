@@ -24,11 +24,15 @@ final class DeferredLinkService: Sendable {
     private let shadowScorings = NIOLockedValueBox(0)
     static let maximumShadowScorings = 32
 
+    /// Bounds the "no match" answers kept per client network (nil: all are kept).
+    let limiter: ClientLimiter?
+
     init(
         resolver: LinkResolver, recorder: DeferredClickRecorder, events: EventRecorder, hasher: AddressHasher,
         metrics: RelinkMetrics? = nil, logger: Logger = Logger(label: "relink.deferred"), webhooks: WebhookService? = nil,
-        clickTracking: ClickTrackingProxy? = nil
+        clickTracking: ClickTrackingProxy? = nil, limiter: ClientLimiter? = nil
     ) {
+        self.limiter = limiter
         self.webhooks = webhooks
         self.clickTracking = clickTracking
         self.store = resolver.store
@@ -107,6 +111,8 @@ final class DeferredLinkService: Sendable {
         /// The claiming device's address, hashed with the current secret.
         var hashes: AddressHasher.Hashes?
         var now: Date
+        /// The claiming device's address, for its network's budgets only.
+        var clientAddress: String?
 
         var ipVersion: IPAddress.Version? { hashes?.version }
     }
@@ -125,7 +131,7 @@ final class DeferredLinkService: Sendable {
         }
         // Clicks made a moment ago may still be in memory: a claim made without them would be kept for the install id.
         guard await recorder.flush() else { throw StoreError.unavailable("the clicks in memory could not be written") }
-        let claim = Claim(app: app, installKey: installKey, hashes: hasher.hashes(of: clientAddress), now: Date())
+        let claim = Claim(app: app, installKey: installKey, hashes: hasher.hashes(of: clientAddress), now: Date(), clientAddress: clientAddress)
         if let answer = try await claimNamedClick(request, claim, clientAddress: clientAddress) { return answer }
         return try await claimByFingerprint(request, claim, clientAddress: clientAddress)
     }
@@ -391,10 +397,14 @@ final class DeferredLinkService: Sendable {
         }
     }
 
-    /// No match, kept for the install id so a retry gets the same answer.
+    /// No match, kept for the install id so a retry gets the same answer, while the network's budget of kept
+    /// "no match" answers lasts (each is a row for the claims' retention; a claim that matches uses up a kept click
+    /// instead). Past it the answer is given, not kept: a retry is matched again, and an install that got its answer
+    /// does not ask again.
     private func answerNone(_ message: String, _ claim: Claim, debug: AttributionDebug? = nil) async throws -> InstallAttributionResponse {
         var answer = DeferredLinkAnswer.none(message: message, requestIpVersion: claim.ipVersion)
         answer.debug = debug
+        if let limiter, case .failure = limiter.acquire(.unmatchedClaim, clientAddress: claim.clientAddress) { return answer }
         if case .answeredBefore(let previous) = try await store.claim(
             clickId: nil, confidence: nil, projectId: claim.app.project.id, installId: claim.installKey, response: try Self.encodeForRetries(answer),
             at: claim.now)
