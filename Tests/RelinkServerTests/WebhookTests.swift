@@ -258,7 +258,7 @@ struct WebhookTests {
                 WebhookDelivery(
                     id: "d\(index)", webhookId: webhook.id, event: "link.created", payload: #"{"n":\#(index)}"#, createdAt: now, nextAttemptAt: now)
             }
-            try await first.enqueueDeliveries(deliveries)
+            try await first.enqueueDeliveries(deliveries, maximumPending: WebhookService.maximumPendingPerWebhook)
             // Two senders at once, on their own connection pools, leasing from one outbox.
             let services = [first, second].map { store in
                 WebhookService(

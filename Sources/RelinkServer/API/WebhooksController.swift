@@ -8,6 +8,11 @@ import RelinkStore
 struct WebhooksController: Sendable {
     let service: WebhookService
     let policy: OutboundAddressPolicy
+    /// Test events per webhook: each is a row in the outbox and a POST to the receiver.
+    var testLimiter = RateLimiter<Int64>(capacity: 10_000)
+
+    /// Test events a webhook may be sent: ten at once, then one every six seconds.
+    static let testLimit = RateLimit(requestsPerSecond: 1.0 / 6, burst: 10)
 
     func addRoutes(to group: RouterGroup<RelinkRequestContext>) {
         let path = APIPath.webhooks
@@ -47,7 +52,9 @@ struct WebhooksController: Sendable {
         guard let components = URLComponents(string: body.url), components.user == nil, components.password == nil else {
             throw APIError.invalidArgument("url must not carry a user name or password; put a token in its path or query instead.")
         }
-        if let address = IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))), let reason = policy.refusal(address) {
+        // Every spelling of an address the sender would refuse (not only the canonical one), read from the host the
+        // sender reads; names are checked after DNS, when sent.
+        if let reason = WebhookHostCheck(policy: policy).refusal(components.host ?? host) {
             throw APIError.invalidArgument("url is refused: \(reason); webhooks go to public addresses (or networks the operator allows).")
         }
         let known = WebhookEvent.allCases.filter { $0 != .test }.map(\.rawValue)
@@ -89,6 +96,10 @@ struct WebhooksController: Sendable {
 
     func test(_ context: RelinkRequestContext) async throws -> TestResponse {
         let webhook = try await webhook(context)
+        if case .failure(let error) = testLimiter.acquire(keyId: webhook.id, limit: Self.testLimit, limiting: "test events of webhook \(webhook.id)")
+        {
+            throw error
+        }
         struct TestData: Encodable, Sendable { var message: String }
         let id = DeferredLinkService.newClickID()
         let now = Date()
@@ -96,9 +107,18 @@ struct WebhooksController: Sendable {
             let payload = WebhookService.payload(
                 id: id, event: .test, projectId: webhook.projectId, at: now, data: TestData(message: "A test event from relink webhooks test."))
         else { throw APIError.internal }
-        try await service.store.enqueueDeliveries([
-            WebhookDelivery(id: id, webhookId: webhook.id, event: WebhookEvent.test.rawValue, payload: payload, createdAt: now, nextAttemptAt: now)
-        ])
+        let dropped = try await service.store.enqueueDeliveries(
+            [WebhookDelivery(id: id, webhookId: webhook.id, event: WebhookEvent.test.rawValue, payload: payload, createdAt: now, nextAttemptAt: now)],
+            maximumPending: service.maximumPending)
+        if dropped > 0 {
+            // Said to the caller rather than dropped unseen: the delivery id would name nothing.
+            service.countDroppedOverPending(dropped)
+            throw APIError(
+                status: .tooManyRequests,
+                message:
+                    "Webhook \(webhook.id) has \(service.maximumPending) deliveries waiting (its receiver is down or slow); a test event can be queued once some are delivered or given up.",
+                headers: [.retryAfter: "60"])
+        }
         return TestResponse(deliveryId: id)
     }
 

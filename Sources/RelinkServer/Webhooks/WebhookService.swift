@@ -11,7 +11,9 @@ import ServiceLifecycle
 /// install events at once, in the request that caused them; clicks in batches every second, as click counts are),
 /// then delivered by whichever instance leases it: POSTed with `Relink-Signature: t=<unix time>,v1=<hex
 /// HMAC-SHA256 of "<t>.<body>">` and `Relink-Delivery: <id>`, retried with backoff for a day, given up after.
-/// Targets are checked as any server-side fetch (no private addresses unless the operator allows them).
+/// Targets are checked as any server-side fetch (no private addresses unless the operator allows them). The outbox
+/// is bounded: at most `maximumPending` deliveries wait per webhook (past it new events are dropped and
+/// counted), and finished deliveries are deleted `finishedRetention` after their last attempt.
 final class WebhookService: Service, Sendable {
     /// Webhooks per project, at most.
     static let maximumPerProject = 20
@@ -22,10 +24,22 @@ final class WebhookService: Service, Sendable {
     /// Click events a webhook takes per interval; past it they are dropped and counted (a flood of clicks on one
     /// project's links must not bury its other events, nor other projects').
     static let clicksPerWebhookPerInterval = 1000
+    /// Deliveries waiting per webhook, at most, by default: a receiver that is down (or slow) must not grow the
+    /// outbox without bound. Past it a new event of that webhook is dropped and counted; the backlog drains as it is
+    /// delivered or given up.
+    static let maximumPendingPerWebhook = 100_000
+    /// How long a delivered or given-up delivery stays in the outbox after its last attempt, for `deliveries` to show.
+    static let finishedRetention: TimeInterval = 7 * 86_400
+    /// Finished deliveries deleted per write: each batch is a short write of its own, so clicks and sends are not held up.
+    static let purgeBatch = 5_000
+    /// How often the finished deliveries past their retention are deleted.
+    static let purgeInterval: Duration = .seconds(600)
     /// How long a leased delivery is this instance's before another may take it (a crashed sender's).
     let lease: Duration
     /// The first retry's delay; each next one doubles, up to an hour.
     let retryBase: TimeInterval
+    /// Deliveries waiting per webhook, at most (`maximumPendingPerWebhook` unless a test says otherwise).
+    let maximumPending: Int
     /// Retries stop this long after the event.
     static let retryWindow: TimeInterval = 86_400
 
@@ -39,22 +53,32 @@ final class WebhookService: Service, Sendable {
     private let inFlight = NIOLockedValueBox(0)
     /// Whether any project has a webhook: a click on a server without any takes no lock.
     private let anySubscription = ManagedAtomic(false)
+    /// Events dropped because their webhook had `maximumPending` deliveries waiting, since last logged.
+    private let overPending: ManagedAtomic<Int>
+    /// Whether a purge of finished deliveries is running (a slow one is not started again beside itself).
+    private let purging = ManagedAtomic(false)
 
     init(
         store: any RelinkStore, fetcher: SafeFetcher, interval: Duration = .seconds(1), lease: Duration = .seconds(60),
-        retryBase: Duration = .seconds(30), logger: Logger
+        retryBase: Duration = .seconds(30), maximumPending: Int = WebhookService.maximumPendingPerWebhook, logger: Logger
     ) {
         self.lease = lease
+        self.maximumPending = maximumPending
         let (seconds, attoseconds) = retryBase.components
         self.retryBase = Double(seconds) + Double(attoseconds) / 1e18
         self.store = store
         self.fetcher = fetcher
         self.interval = interval
         self.logger = logger
+        let overPending = ManagedAtomic(0)
+        self.overPending = overPending
         clicks = BufferedWriter(
             buffer: { WebhookClickBuffer(capacity: Self.clickBufferCapacity, perWebhook: Self.clicksPerWebhookPerInterval) }, queue: nil,
             metrics: nil, outages: nil, logger: logger, failureMessage: { count, _ in "\(count) click webhook events not written to the outbox" },
-            write: { batches in try await store.enqueueDeliveries(batches[0]) })
+            write: { batches in
+                let dropped = try await store.enqueueDeliveries(batches[0], maximumPending: maximumPending)
+                overPending.wrappingIncrement(by: dropped, ordering: .relaxed)
+            })
     }
 
     // MARK: Events
@@ -64,7 +88,8 @@ final class WebhookService: Service, Sendable {
         let deliveries = deliveries(event, projectId: projectId, data: data)
         guard !deliveries.isEmpty else { return }
         do {
-            try await store.enqueueDeliveries(deliveries)
+            let dropped = try await store.enqueueDeliveries(deliveries, maximumPending: maximumPending)
+            overPending.wrappingIncrement(by: dropped, ordering: .relaxed)
         } catch {
             logger.error("webhook event \(event.rawValue) of project \(projectId) not written to the outbox: \(error)")
         }
@@ -178,6 +203,43 @@ final class WebhookService: Service, Sendable {
             )
         }
         await clicks.flush()
+        logDroppedOverPending()
+    }
+
+    /// Says once a round how many events were dropped for their webhook's backlog (one line, however many).
+    private func logDroppedOverPending() {
+        let dropped = overPending.exchange(0, ordering: .relaxed)
+        guard dropped > 0 else { return }
+        logger.warning(
+            "\(dropped) webhook events dropped: their webhook already had \(maximumPending) deliveries waiting (its receiver is down or slow)"
+        )
+    }
+
+    /// Counts an event dropped for its webhook's backlog elsewhere (a test event refused), for the next round's line.
+    func countDroppedOverPending(_ count: Int) {
+        overPending.wrappingIncrement(by: count, ordering: .relaxed)
+    }
+
+    // MARK: Retention
+
+    /// Deletes the finished deliveries past `finishedRetention`, a batch at a time, until none is left or the
+    /// service stops.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    func purgeFinishedDeliveries(now: Date = Date()) async -> Int {
+        let before = now - Self.finishedRetention
+        var removed = 0
+        do {
+            while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                let count = try await store.purgeFinishedDeliveries(before: before, limit: Self.purgeBatch)
+                removed += count
+                if count < Self.purgeBatch { break }
+            }
+        } catch {
+            logger.warning("finished webhook deliveries could not be deleted: \(error)")
+        }
+        if removed > 0 { logger.info("\(removed) finished webhook deliveries past their \(Int(Self.finishedRetention / 86_400)) days deleted") }
+        return removed
     }
 
     /// Leases as many due deliveries as there are free slots and starts sending them in `group`.
@@ -211,6 +273,7 @@ final class WebhookService: Service, Sendable {
         await reloadSubscriptions()
         await withDiscardingTaskGroup { group in
             var rounds = 0
+            var nextPurge = ContinuousClock.now
             while true {
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
                 // Shutting down: no new sends (they could outlast it); what is due goes from the next start or another
@@ -221,6 +284,14 @@ final class WebhookService: Service, Sendable {
                 if rounds % 30 == 0 { await reloadSubscriptions() }
                 await writeClicks()
                 await startDue(in: &group)
+                // Beside the sends, not before them: a large backlog of old rows takes many writes.
+                if ContinuousClock.now >= nextPurge, purging.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+                    nextPurge = .now + Self.purgeInterval
+                    group.addTask {
+                        await self.purgeFinishedDeliveries()
+                        self.purging.store(false, ordering: .relaxed)
+                    }
+                }
             }
         }
         // The last clicks go to the outbox; what is due goes out from the next start (or another instance).

@@ -246,21 +246,39 @@ extension PostgresStore {
         try await rows("DELETE FROM webhooks WHERE id = \(id) AND project_id = \(projectId) RETURNING id").count == 1
     }
 
-    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
-        guard !deliveries.isEmpty else { return }
+    @discardableResult
+    public func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int {
+        guard !deliveries.isEmpty else { return 0 }
+        var dropped = 0
         for start in stride(from: 0, to: deliveries.count, by: Self.rowsPerStatement) {
             let chunk = deliveries[start..<min(start + Self.rowsPerStatement, deliveries.count)]
-            try await rows(
+            let rows = try await rows(
                 """
-                INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
-                SELECT d.id, d.webhook_id, d.event, d.payload, d.created_at, 0, d.next_attempt_at, 'PENDING'
-                FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
-                            \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
-                    AS d (id, webhook_id, event, payload, created_at, next_attempt_at)
-                WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)
-                ON CONFLICT (id) DO NOTHING
+                WITH d AS (
+                    SELECT * FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
+                                         \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
+                        WITH ORDINALITY AS d (id, webhook_id, event, payload, created_at, next_attempt_at, n)
+                ), room AS (
+                    -- Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
+                    SELECT w.id AS webhook_id, \(maximumPending) - (
+                        SELECT COUNT(*) FROM (
+                            SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.status = 'PENDING' LIMIT \(maximumPending)
+                        ) c
+                    ) AS room
+                    FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d)
+                ), ranked AS (
+                    SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
+                    FROM d JOIN room ON room.webhook_id = d.webhook_id
+                ), inserted AS (
+                    INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
+                    SELECT id, webhook_id, event, payload, created_at, 0, next_attempt_at, 'PENDING' FROM ranked WHERE k <= room
+                    ON CONFLICT (id) DO NOTHING
+                )
+                SELECT COUNT(*) AS dropped FROM ranked WHERE k > room
                 """, wait: Self.batchWait)
+            dropped += Int(try rows.first?.value("dropped", as: Int64.self) ?? 0)
         }
+        return dropped
     }
 
     public func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)] {
@@ -309,5 +327,19 @@ extension PostgresStore {
             ORDER BY created_at DESC, id LIMIT \(limit)
             """
         ).map { try WebhookDelivery(row: $0) }
+    }
+
+    public func purgeFinishedDeliveries(before: Date, limit: Int) async throws -> Int {
+        let rows = try await rows(
+            """
+            WITH gone AS (
+                DELETE FROM webhook_deliveries WHERE id IN (
+                    SELECT id FROM webhook_deliveries
+                    WHERE status IN ('DELIVERED', 'FAILED') AND next_attempt_at < \(before.timeIntervalSince1970) LIMIT \(limit)
+                ) RETURNING 1
+            )
+            SELECT COUNT(*) AS removed FROM gone
+            """, wait: Self.batchWait)
+        return Int(try rows.first?.value("removed", as: Int64.self) ?? 0)
     }
 }

@@ -280,6 +280,13 @@ extension PostgresStore {
                 "CREATE TRIGGER links_truncate_counters AFTER TRUNCATE ON links FOR EACH STATEMENT EXECUTE FUNCTION relink_clear_all_counters()",
             ]
         ),
+        (
+            "17-pending-deliveries-by-webhook",
+            [
+                // A webhook's pending deliveries are counted before more are written (their cap), from the index alone.
+                "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'PENDING'"
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

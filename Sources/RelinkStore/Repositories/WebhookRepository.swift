@@ -7,8 +7,12 @@ public protocol WebhookRepository: Sendable {
     func webhooks(projectId: String?) async throws -> [WebhookRecord]
     /// Removes a webhook of `projectId` and its deliveries; false when there is none.
     func deleteWebhook(id: Int64, projectId: String) async throws -> Bool
-    /// Writes deliveries to the outbox (a delivery id already there is left alone).
-    func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws
+    /// Writes deliveries to the outbox (a delivery id already there is left alone), but none of a webhook that has
+    /// `maximumPending` pending deliveries (those written here counted): a receiver that is down must not grow the
+    /// outbox without bound. Instances writing at once may each fill the last room, so the cap holds within a batch.
+    /// - Returns: how many were left out for their webhook's cap.
+    @discardableResult
+    func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int
     /// Leases up to `limit` pending deliveries due at `now` whose lease has run out, for `lease`: each is handed to
     /// one caller at a time, across instances.
     func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)]
@@ -18,4 +22,8 @@ public protocol WebhookRepository: Sendable {
     ) async throws
     /// A webhook's latest deliveries, newest first.
     func deliveries(webhookId: Int64, limit: Int) async throws -> [WebhookDelivery]
+    /// Deletes up to `limit` delivered or given-up deliveries whose last attempt was due before `before` (the
+    /// outbox's retention); pending ones are never touched.
+    /// - Returns: how many were deleted; `limit` means there may be more.
+    func purgeFinishedDeliveries(before: Date, limit: Int) async throws -> Int
 }

@@ -208,6 +208,10 @@ extension SQLiteStore {
                     END;
                     """)
         }
+        migrator.registerMigration("17-pending-deliveries-by-webhook") { db in
+            // A webhook's pending deliveries are counted before more are written (their cap), from the index alone.
+            try db.execute(sql: "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'PENDING'")
+        }
     }
 
     private static let clickPositions = IndexedRow.Positions(uniqueKeysWithValues: ClickedLink.clickColumns.enumerated().map { ($1, $0) })
@@ -490,20 +494,38 @@ extension SQLiteStore {
         }
     }
 
-    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
-        guard !deliveries.isEmpty else { return }
-        try await write { db in
+    @discardableResult
+    public func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int {
+        guard !deliveries.isEmpty else { return 0 }
+        return try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
                     SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
                     """)
+            // Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
+            let pending = try db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' LIMIT ?)
+                    """)
+            var room: [Int64: Int] = [:]
+            var dropped = 0
             for delivery in deliveries {
+                if room[delivery.webhookId] == nil {
+                    let count = try Int.fetchOne(pending, arguments: [delivery.webhookId, maximumPending]) ?? 0
+                    room[delivery.webhookId] = max(0, maximumPending - count)
+                }
+                guard let left = room[delivery.webhookId], left > 0 else {
+                    dropped += 1
+                    continue
+                }
                 try statement.execute(arguments: [
                     delivery.id, delivery.webhookId, delivery.event, delivery.payload, delivery.createdAt.timeIntervalSince1970,
                     delivery.nextAttemptAt.timeIntervalSince1970, delivery.webhookId,
                 ])
+                if db.changesCount > 0 { room[delivery.webhookId] = left - 1 }
             }
+            return dropped
         }
     }
 
@@ -554,6 +576,22 @@ extension SQLiteStore {
                 sql: "SELECT \(WebhookDelivery.columns) FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id LIMIT ?",
                 arguments: [webhookId, limit]
             ).map { try WebhookDelivery(row: $0) }
+        }
+    }
+
+    public func purgeFinishedDeliveries(before: Date, limit: Int) async throws -> Int {
+        try await write { db in
+            // By the index of due deliveries (status, next_attempt_at), one status at a time.
+            try db.execute(
+                sql: """
+                    DELETE FROM webhook_deliveries WHERE rowid IN (
+                        SELECT rowid FROM webhook_deliveries WHERE status = 'DELIVERED' AND next_attempt_at < ?1
+                        UNION ALL
+                        SELECT rowid FROM webhook_deliveries WHERE status = 'FAILED' AND next_attempt_at < ?1
+                        LIMIT ?2
+                    )
+                    """, arguments: [before.timeIntervalSince1970, limit])
+            return db.changesCount
         }
     }
 }

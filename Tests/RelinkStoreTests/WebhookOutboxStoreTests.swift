@@ -1,0 +1,75 @@
+import Foundation
+import RelinkCore
+import Testing
+
+@testable import RelinkStore
+
+/// The outbox's bounds on both stores: pending deliveries are capped per webhook, and finished ones are deleted
+/// after their retention, a batch at a time.
+@Suite("Webhook outbox bounds")
+struct WebhookOutboxStoreTests {
+    static let start: TimeInterval = 1_700_000_000
+
+    static func delivery(_ id: String, webhook: Int64, at time: TimeInterval = start) -> WebhookDelivery {
+        let date = Date(timeIntervalSince1970: time)
+        return WebhookDelivery(id: id, webhookId: webhook, event: "click", payload: #"{"id":"\#(id)"}"#, createdAt: date, nextAttemptAt: date)
+    }
+
+    static func pending(_ webhook: Int64, in store: any RelinkStore) async throws -> Set<String> {
+        Set(try await store.deliveries(webhookId: webhook, limit: 1_000).filter { $0.status == .pending }.map(\.id))
+    }
+
+    @Test(arguments: StoreKind.available) func pendingDeliveriesAreCappedPerWebhook(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let full = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s")
+            let other = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/b", events: ["click"], secret: "s")
+            #expect(try await store.enqueueDeliveries((0..<3).map { Self.delivery("a\($0)", webhook: full.id) }, maximumPending: 4) == 0)
+            // One batch: the cap counts what is already waiting and what this batch writes; the other webhook has
+            // its own room.
+            let batch = (3..<7).map { Self.delivery("a\($0)", webhook: full.id) } + (0..<2).map { Self.delivery("b\($0)", webhook: other.id) }
+            #expect(try await store.enqueueDeliveries(batch, maximumPending: 4) == 3)
+            #expect(try await Self.pending(full.id, in: store) == ["a0", "a1", "a2", "a3"])
+            #expect(try await Self.pending(other.id, in: store) == ["b0", "b1"])
+            #expect(try await store.enqueueDeliveries([Self.delivery("a7", webhook: full.id)], maximumPending: 4) == 1)
+
+            // A finished delivery frees its place.
+            let leased = try await store.leaseDeliveries(now: Date(timeIntervalSince1970: Self.start + 1), limit: 10, lease: .seconds(60))
+            let sent = try #require(leased.first { $0.1.id == full.id }?.0)
+            try await store.recordAttempt(
+                deliveryId: sent.id, delivered: true, status: 200, error: nil, retryAt: nil, at: Date(timeIntervalSince1970: Self.start + 2))
+            #expect(try await store.enqueueDeliveries([Self.delivery("a8", webhook: full.id)], maximumPending: 4) == 0)
+            #expect(try await Self.pending(full.id, in: store).count == 4)
+            #expect(try await Self.pending(full.id, in: store).contains("a8"))
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func finishedDeliveriesAreDeletedAfterTheirRetentionInBatches(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let webhook = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s")
+            let old = Self.start
+            let recent = Self.start + 10 * 86_400
+            let deliveries =
+                ["old-delivered-1", "old-delivered-2", "old-delivered-3", "old-failed", "old-pending"].map {
+                    Self.delivery($0, webhook: webhook.id, at: old)
+                } + ["new-delivered"].map { Self.delivery($0, webhook: webhook.id, at: recent) }
+            try await store.enqueueDeliveries(deliveries, maximumPending: 100)
+            for delivery in deliveries where delivery.id != "old-pending" {
+                let failed = delivery.id == "old-failed"
+                try await store.recordAttempt(
+                    deliveryId: delivery.id, delivered: !failed, status: failed ? 500 : 200, error: failed ? "HTTP 500" : nil, retryAt: nil,
+                    at: delivery.createdAt)
+            }
+            // A pending delivery whose retry is still to come stays, however old it is.
+            try await store.recordAttempt(
+                deliveryId: "old-pending", delivered: false, status: 500, error: "HTTP 500", retryAt: Date(timeIntervalSince1970: old + 60),
+                at: Date(timeIntervalSince1970: old))
+
+            let before = Date(timeIntervalSince1970: recent - 86_400)
+            #expect(try await store.purgeFinishedDeliveries(before: before, limit: 3) == 3)
+            #expect(try await store.purgeFinishedDeliveries(before: before, limit: 3) == 1)
+            #expect(try await store.purgeFinishedDeliveries(before: before, limit: 3) == 0)
+            let left = try await store.deliveries(webhookId: webhook.id, limit: 100)
+            #expect(Set(left.map(\.id)) == ["old-pending", "new-delivered"])
+        }
+    }
+}
