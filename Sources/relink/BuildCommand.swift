@@ -35,10 +35,10 @@ struct BuildCommand: ParsableCommand {
         let longLink = LongLink(prefix: prefix, parameters: link.parameters)
         let result = LongLink.parse(longLink.url, context: context)
         for warning in result.warnings {
-            Console.error("warning: \(warning.code.rawValue) (\(warning.parameter)): \(warning.message)")
+            Console.error("warning: \(warning.code.rawValue) (\(warning.parameter)): \(TerminalText.escaped(warning.message))")
         }
         guard result.isValid else {
-            for error in result.errors { Console.error("error: \(error.message)") }
+            for error in result.errors { Console.error("error: \(TerminalText.escaped(error.message))") }
             throw ExitCode(CLIError.failureExitCode)
         }
         Console.print(longLink.url)

@@ -13,10 +13,11 @@ struct ConfigCommand: ParsableCommand {
             abstract: "Validate a configuration: one line per problem, exit 1 when there is any."
         )
 
-        @Argument(help: "The configuration file.")
-        var file: String = ConfigurationFile.defaultPath
+        @Argument(help: "The configuration file (default: $RELINK_CONFIG, else routes.json).")
+        var file: String?
 
         func run() throws {
+            let file = ConfigurationFile.path(file)
             let configuration = try ConfigurationFile.load(file)
             Console.print("\(file): valid, \(configuration.projects.count) project(s)")
             for project in configuration.projects {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import RelinkCore
 
@@ -5,13 +6,20 @@ import RelinkCore
 enum ConfigurationFile {
     static let defaultPath = "routes.json"
 
+    /// The help of every command's `--config`: each resolves it with `path(_:)`.
+    static let optionHelp: ArgumentHelp = "The project configuration (default: $RELINK_CONFIG, else routes.json)."
+
+    /// The largest configuration read: a file past it is not a routes.json (a log, a disk image) and is refused
+    /// before it fills memory.
+    static let maximumBytes = 16 << 20
+
+    /// `--config` as given, else $RELINK_CONFIG, else routes.json: the same for every command.
+    static func path(_ flag: String?) -> String {
+        flag ?? ProcessInfo.processInfo.environment["RELINK_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultPath
+    }
+
     static func load(_ path: String) throws(CLIError) -> RelinkConfiguration {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CLIError(message: "cannot read configuration '\(path)': \(reason(error))")
-        }
+        let data = try read(path)
         do {
             return try RelinkConfiguration(json: data)
         } catch {
@@ -23,7 +31,7 @@ enum ConfigurationFile {
     /// The configuration at `path` (else $RELINK_CONFIG, else routes.json) and its project `id`.
     /// - Throws: a one-line CLI error for an unreadable or invalid file, or an unknown project.
     static func project(_ id: String, path: String?) throws(CLIError) -> (configuration: RelinkConfiguration, project: Project, path: String) {
-        let path = path ?? ProcessInfo.processInfo.environment["RELINK_CONFIG"] ?? defaultPath
+        let path = Self.path(path)
         let configuration = try load(path)
         guard let project = configuration.projects.first(where: { $0.id == id }) else {
             throw CLIError(message: "no project '\(id)' in \(path) (projects: \(configuration.projects.map(\.id).joined(separator: ", ")))")
@@ -31,9 +39,28 @@ enum ConfigurationFile {
         return (configuration, project, path)
     }
 
-    private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        return (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? nsError.localizedDescription
+    /// The file's bytes; a pipe (`--config <(…)`) is read like a file.
+    private static func read(_ path: String) throws(CLIError) -> Data {
+        func failure(_ reason: String) -> CLIError { CLIError(message: "cannot read configuration '\(path)': \(reason)") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw failure("no such file") }
+        if isDirectory.boolValue { throw failure("it is a directory, not a file") }
+        guard FileManager.default.isReadableFile(atPath: path), let handle = FileHandle(forReadingAtPath: path) else {
+            throw failure("permission denied")
+        }
+        defer { try? handle.close() }
+        var data = Data()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                data.append(chunk)
+                guard data.count <= maximumBytes else { throw failure("it is larger than \(maximumBytes >> 20) MB") }
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw failure((error as NSError).localizedDescription)
+        }
+        guard !data.isEmpty else { throw failure("the file is empty") }
+        return data
     }
 }

@@ -24,7 +24,7 @@ struct DeferredTestCommand: AsyncParsableCommand {
     @Option(help: "The project, as in routes.json.")
     var project: String
 
-    @Option(help: "The project's configuration (default: $RELINK_CONFIG, else routes.json).")
+    @Option(help: ConfigurationFile.optionHelp)
     var config: String?
 
     @Option(help: "The link domain to mint on (default: the project's first).")
@@ -90,7 +90,7 @@ struct DeferredTestCommand: AsyncParsableCommand {
         } catch {
             throw error.cliError
         }
-        for warning in minted.warning { Console.error("warning: \(warning.warningCode): \(warning.warningMessage)") }
+        for warning in minted.warning { Console.error("warning: \(warning.warningCode): \(TerminalText.escaped(warning.warningMessage))") }
         Console.print("Open this link on the test device, with the app deleted:")
         Console.print("  \(minted.shortLink)")
         Console.print(

@@ -24,7 +24,7 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: "The project, as in the configuration.")
     var project: String
 
-    @Option(help: "The configuration (default: $RELINK_CONFIG, else routes.json).")
+    @Option(help: ConfigurationFile.optionHelp)
     var config: String?
 
     @Option(help: "The iOS app's .entitlements file (an XML property list).")

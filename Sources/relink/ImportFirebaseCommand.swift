@@ -1,5 +1,4 @@
 import ArgumentParser
-import CSV
 import Foundation
 import RelinkCore
 import RelinkServer
@@ -36,7 +35,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     @Option(help: "Only rows on this domain URI prefix.")
     var domain: String?
 
-    @Option(help: "The configuration (default: $RELINK_CONFIG, else routes.json).")
+    @Option(help: ConfigurationFile.optionHelp)
     var config: String?
 
     @Option(help: "Import rows on a Google domain (*.page.link, app.goo.gl) onto this domain of the project, same codes.")
@@ -79,7 +78,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         options.update = update
         options.continueOnError = continueOnError
         guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
-        let database = try await store.open()
+        let database = try await store.open(creating: true)
         defer { StoreOptions.close(database) }
         let importer = FirebaseImporter(configuration: configuration, store: database)
         let progress = Progress(terminal: isatty(STDERR_FILENO) == 1)
@@ -94,6 +93,9 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
             try map?.close()
         } catch let error as CLIError {
             throw error
+        } catch let malformed as FirebaseImporter.MalformedRow {
+            // Only the first row, whose columns the rest are read by, stops the import.
+            throw CLIError(message: "'\(file)' cannot be imported: its first row is \(malformed.reason)")
         } catch {
             throw CLIError(message: "the import stopped: \(error)")
         }
@@ -102,40 +104,28 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         if summary.invalid > 0 || summary.conflicts > 0 { throw CLIError(message: Self.verdict(summary, options)) }
     }
 
-    /// The file's rows, streamed; a file that stops being readable text is reported with the row it stopped at.
+    /// The file's rows, streamed and read strictly (`CSVRowReader`): a row with malformed quoting is an invalid row,
+    /// with its line; bytes that are not UTF-8 stop the import, with the line they are on.
     static func rows(of file: String) throws -> FirebaseImporter.NextRow {
-        guard let stream = InputStream(fileAtPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
-        let reader: CSVReader
+        let reader: CSVRowReader
         do {
-            reader = try CSVReader(stream: stream, hasHeaderRow: false, trimFields: false)
+            reader = try CSVRowReader(path: file)
         } catch {
-            throw CLIError(message: "'\(file)' is not a CSV file: \(error)")
+            throw CLIError(message: "cannot read '\(file)'")
         }
-        var count = 0
         return {
-            guard let row = reader.next() else {
-                // CSV.swift ends every stream with `cannotReadFile` (a read of zero bytes at its end); a decoding or
-                // stream error is a file cut short.
-                switch reader.error {
-                case CSVError.unicodeDecoding?, CSVError.streamErrorHasOccurred?:
-                    throw CLIError(
-                        message: "'\(file)' cannot be read past row \(count): \(Self.describe(reader.error!)); "
-                            + "fix the file and run the import again (rows already in count as unchanged)")
-                default: return nil
-                }
+            let row: CSVRowReader.Row?
+            do {
+                row = try reader.next()
+            } catch {
+                throw CLIError(
+                    message: "'\(file)' cannot be read on at \(error); fix the file and run the import again (rows already in count as unchanged)")
             }
-            count += 1
-            // A UTF-8 byte order mark before the first header name.
-            if count == 1, let first = row.first, first.hasPrefix("\u{FEFF}") { return [String(first.dropFirst())] + row.dropFirst() }
-            return row
-        }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case CSVError.unicodeDecoding: "it is not UTF-8 text there"
-        case CSVError.streamErrorHasOccurred: "the file could not be read"
-        default: "\(error)"
+            switch row {
+            case nil: return nil
+            case .fields(let fields)?: return fields
+            case .malformed(let line, let reason)?: throw FirebaseImporter.MalformedRow(reason: "not valid CSV (line \(line)): \(reason)")
+            }
         }
     }
 
@@ -146,7 +136,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
                 lines.append("columns: the header was not understood; read in the documented order")
             }
             for (column, name) in layout.unknownColumns where !layout.byPosition {
-                lines.append("column \(column) ('\(name.prefix(40))') is not one of the export's and is ignored")
+                lines.append("column \(column) ('\(TerminalText.escaped(name.prefix(40)))') is not one of the export's and is ignored")
             }
         }
         let imported = options.dryRun || !summary.written ? "to import" : "imported"
@@ -160,7 +150,9 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
             lines.append("\(summary.rehomed) link(s) of a Google domain \(there ? "moved" : "to move") to \(rehome), each with its code")
         }
         for problem in summary.problems {
-            lines.append("  row \(problem.row)\(problem.shortLink.map { " (\($0.prefix(120)))" } ?? ""): \(problem.reason)")
+            // One line a problem: the short link and the reason quote the file's values.
+            let shortLink = problem.shortLink.map { " (\(TerminalText.escaped($0.prefix(120))))" } ?? ""
+            lines.append("  row \(problem.row)\(shortLink): \(TerminalText.escaped(problem.reason))")
         }
         let shown = summary.problems.count
         if shown < summary.invalid + summary.conflicts { lines.append("  … and \(summary.invalid + summary.conflicts - shown) more") }

@@ -24,14 +24,14 @@ struct KeysCommand: AsyncParsableCommand {
         @Flag(help: "A console token: signs in to the web console (/console) for the project, refused by the API.")
         var console = false
 
-        @Option(help: "The configuration that defines the project.")
-        var config: String = ConfigurationFile.defaultPath
+        @Option(help: ConfigurationFile.optionHelp)
+        var config: String?
 
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
             _ = try ConfigurationFile.project(project, path: config)
-            let database = try await store.open()
+            let database = try await store.open(creating: true)
             defer { StoreOptions.close(database) }
             let (key, record) = try await APIKeys.create(projectId: project, name: name, scope: console ? .console : .api, in: database)
             Console.print(key)
@@ -50,7 +50,7 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try await store.open()
+            let database = try await store.open(creating: false)
             defer { StoreOptions.close(database) }
             let keys = try await database.apiKeys(projectId: project)
             guard !keys.isEmpty else {
@@ -79,7 +79,7 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try await store.open()
+            let database = try await store.open(creating: false)
             defer { StoreOptions.close(database) }
             guard let key = try await database.revokeAPIKey(id: id) else {
                 throw CLIError(message: "no key with id \(id) in \(store.path)")

@@ -16,7 +16,7 @@ struct LinkReport: Encodable {
         errors = result.errors
     }
 
-    /// A table of parameters, then warnings and errors.
+    /// A table of parameters, then warnings and errors, one line each: values come from the link, and may hold anything.
     var text: String {
         var lines: [String] = []
         var rows = [["domain", domainUriPrefix ?? "-"]]
@@ -25,12 +25,12 @@ struct LinkReport: Encodable {
         if !warnings.isEmpty {
             lines.append("")
             lines.append("warnings:")
-            lines += warnings.map { "  \($0.code.rawValue) (\($0.parameter)): \($0.message)" }
+            lines += warnings.map { "  \($0.code.rawValue) (\($0.parameter)): \(TerminalText.escaped($0.message))" }
         }
         if !errors.isEmpty {
             lines.append("")
             lines.append("errors:")
-            lines += errors.map { "  \($0.code.rawValue)\($0.parameter.map { " (\($0))" } ?? ""): \($0.message)" }
+            lines += errors.map { "  \($0.code.rawValue)\($0.parameter.map { " (\($0))" } ?? ""): \(TerminalText.escaped($0.message))" }
         }
         lines.append("")
         lines.append(valid ? "valid" : "invalid: this link cannot redirect")

@@ -87,7 +87,7 @@ struct MintCommand: AsyncParsableCommand {
             throw error.cliError
         }
         for warning in response.warning {
-            Console.error("warning: \(warning.warningCode): \(warning.warningMessage)")
+            Console.error("warning: \(warning.warningCode): \(TerminalText.escaped(warning.warningMessage))")
         }
         Console.print(json ? try Console.json(response) : response.shortLink)
     }

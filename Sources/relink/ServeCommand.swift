@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The project configuration (default: $RELINK_CONFIG, else routes.json).")
+    @Option(help: ConfigurationFile.optionHelp)
     var config: String?
 
     @Option(help: "The address to listen on (default: $RELINK_HOST, else 127.0.0.1).")
@@ -33,7 +33,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on, 0 for any free one (default: $RELINK_PORT, else 8080).")
     var port: Int?
 
-    @Flag(help: "Read the client's address, host and scheme from the header a proxy sets: only behind one (or $RELINK_TRUST_FORWARDED_HEADERS=1).")
+    @Flag(
+        help:
+            "Read the client's address, host and scheme from the header a proxy sets: only behind one (or $RELINK_TRUST_FORWARDED_HEADERS=1, true, yes or on; 0, false, no or off is the default)."
+    )
     var trustForwardedHeaders = false
 
     @Option(
@@ -173,8 +176,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         Self.holdMallocMmapThreshold(environment)
-        let configPath = config ?? environment["RELINK_CONFIG"] ?? ConfigurationFile.defaultPath
-        let relink = try ConfigurationFile.load(configPath)
+        let relink = try ConfigurationFile.load(ConfigurationFile.path(config))
         let portText = port.map(String.init) ?? environment["RELINK_PORT"] ?? "8080"
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw CLIError.usage("port must be a number from 0 to 65535, got '\(portText)'")
@@ -218,16 +220,24 @@ struct ServeCommand: AsyncParsableCommand {
         let listenHost = host ?? environment["RELINK_HOST"] ?? "127.0.0.1"
         let developmentProject = try Self.developmentProject(
             devHost ?? environment["RELINK_DEV_HOST"], listenHost: listenHost, behindProxy: forwardedHeaders != .none, relink: relink)
-        let database = try await store.open(logLevel: level)
+        let console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
+        let listeners = ServeListeners(host: listenHost, port: port, console: console, metrics: metrics)
+        try listeners.checkDistinctPorts()
+        let secretFile = secretFile ?? environment["RELINK_SECRET_FILE"]
+        let previousSecretFile = previousSecretFile ?? environment["RELINK_PREVIOUS_SECRET_FILE"]
+        try Self.checkNotDirectory(secretFile, option: self.secretFile != nil ? "--secret-file" : "RELINK_SECRET_FILE")
+        try Self.checkNotDirectory(
+            previousSecretFile, option: self.previousSecretFile != nil ? "--previous-secret-file" : "RELINK_PREVIOUS_SECRET_FILE")
+        try listeners.checkAvailable()
+        let database = try await store.open(logLevel: level, creating: true)
         defer { StoreOptions.close(database) }
         let secrets: AddressHashSecrets
         do {
             let notes: [String]
             (secrets, notes) = try await AddressHashSecrets.load(
                 .init(
-                    secret: environment["RELINK_SECRET"], secretFile: secretFile ?? environment["RELINK_SECRET_FILE"],
-                    previousSecret: environment["RELINK_PREVIOUS_SECRET"],
-                    previousSecretFile: previousSecretFile ?? environment["RELINK_PREVIOUS_SECRET_FILE"]),
+                    secret: environment["RELINK_SECRET"], secretFile: secretFile, previousSecret: environment["RELINK_PREVIOUS_SECRET"],
+                    previousSecretFile: previousSecretFile),
                 store: database)
             var logger = Logger(label: "relink")
             logger.logLevel = level
@@ -247,7 +257,7 @@ struct ServeCommand: AsyncParsableCommand {
         server.developmentProject = developmentProject
         server.leanClicks = !noLeanClicks
         server.keptClicksPerNetwork = RateLimit(requestsPerSecond: Double(keptClicksPerNetwork), burst: keptClicksPerNetwork * 100)
-        server.console = try Self.consoleEndpoint(port: consolePort, host: consoleHost, disabled: noConsole)
+        server.console = console
         if let text = linkCache.map(String.init) ?? environment["RELINK_LINK_CACHE"], !text.isEmpty {
             guard let entries = Int(text), (16...100_000_000).contains(entries) else {
                 throw CLIError.usage("--link-cache must be 16 to 100000000 entries, got '\(text)'")
@@ -285,7 +295,7 @@ struct ServeCommand: AsyncParsableCommand {
             // The deadline cut what still ran (a request waiting for its body, a store that does not answer): the
             // stop ends as planned, and its line says what it could not write.
         } catch {
-            throw CLIError(message: "could not serve on \(server.host):\(server.port): \(error)")
+            throw listeners.failure(error)
         }
         let began = deadline.instant.map { $0 - deadline.timeout } ?? .now
         logger.notice("\(backlog.stopMessage(after: .now - began, deadline: deadline.timeout))")
@@ -329,6 +339,26 @@ struct ServeCommand: AsyncParsableCommand {
         return asked
     }
 
+    /// A boolean variable: 1/0, true/false, yes/no or on/off in any case, spaces around it ignored; nil when unset or
+    /// empty.
+    /// - Throws: a usage error for any other value, which would otherwise be taken silently for one or the other.
+    static func boolean(_ name: String, _ environment: [String: String]) throws(CLIError) -> Bool? {
+        guard let text = environment[name] else { return nil }
+        switch text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
+        case "": return nil
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw CLIError.usage("\(name) must be 1, true, yes or on, or 0, false, no or off; got '\(text)'")
+        }
+    }
+
+    /// A secret file that is a directory is refused by name (the secret reader's message would be about its mode).
+    static func checkNotDirectory(_ path: String?, option: String) throws(CLIError) {
+        var isDirectory: ObjCBool = false
+        guard let path, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
+        throw CLIError.usage("\(option) \(path) is a directory; give the file that holds the secret (created when absent)")
+    }
+
     /// Where the console goes: the main port, its own port, or nowhere.
     static func consoleEndpoint(port: Int?, host: String, disabled: Bool) throws -> ConsoleEndpoint {
         if disabled {
@@ -356,7 +386,7 @@ struct ServeCommand: AsyncParsableCommand {
     static func forwardedHeaderPolicy(
         trust flag: Bool, trustedProxies: String?, forwardedHeader: String?, environment: [String: String]
     ) throws -> ForwardedHeaderPolicy {
-        let trust = flag || ["1", "true", "yes"].contains(environment["RELINK_TRUST_FORWARDED_HEADERS"]?.lowercased() ?? "")
+        let trust = try flag || Self.boolean("RELINK_TRUST_FORWARDED_HEADERS", environment) == true
         // Each setting with where it came from, for the error messages.
         typealias Setting = (name: String, text: String)
         let proxies: Setting? =

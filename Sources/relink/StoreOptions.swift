@@ -43,9 +43,15 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func open(logLevel: Logger.Level = .warning) async throws(CLIError) -> any RelinkStore {
+    /// Opens the store, migrated to this version.
+    /// - Parameters:
+    ///   - creating: whether a SQLite file that does not exist is created (serve, keys create, an import); a command
+    ///     that only reads or manages what is there says there is no database instead, so a mistyped `--db` does
+    ///     not leave an empty database behind.
+    func open(logLevel: Logger.Level = .warning, creating: Bool) async throws(CLIError) -> any RelinkStore {
         switch try choice() {
         case .sqlite(let path):
+            if !creating, !FileManager.default.fileExists(atPath: path) { throw CLIError(message: "no database at \(path)") }
             do {
                 return try SQLiteStore(path: path)
             } catch {

@@ -30,7 +30,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "The project, as in the configuration.")
     var project: String
 
-    @Option(help: "The configuration (default: $RELINK_CONFIG, else routes.json).")
+    @Option(help: ConfigurationFile.optionHelp)
     var config: String?
 
     @OptionGroup var store: StoreOptions
@@ -38,7 +38,10 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "A running deployment to ask over HTTP (scheme, host and port), instead of the planner.")
     var url: String?
 
-    @Option(help: "With --url: a key of the project, so the deployment does not count the checks (default: $RELINK_API_KEY).")
+    @Option(
+        help:
+            "With --url: a key of the project, so the deployment does not count the checks (default: $RELINK_API_KEY; spaces and line breaks around it are ignored)."
+    )
     var key: String?
 
     @Flag(help: "With --url and no key: click as anybody would; every link's clicks and stats grow.")
@@ -53,7 +56,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let database: any RelinkStore
         do {
             (configuration, _, _) = try ConfigurationFile.project(project, path: config)
-            database = try await store.open()
+            database = try await store.open(creating: false)
         } catch {
             // An HTTP client dropped unshut is a fatal error in a debug build (`swift run relink`).
             try? await probe?.shutdown()
@@ -84,14 +87,14 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// The deployment to ask, for --url; nil for the planner.
     func makeProbe() throws(CLIError) -> DeploymentProbe? {
-        let key = key ?? ProcessInfo.processInfo.environment["RELINK_API_KEY"]
         guard let url else {
-            if self.key != nil || countClicks { throw CLIError.usage("--key and --count-clicks go with --url") }
+            if key != nil || countClicks { throw CLIError.usage("--key and --count-clicks go with --url") }
             return nil
         }
+        let key = try ClientOptions.apiKey(key, environment: ProcessInfo.processInfo.environment)
         guard (1...256).contains(concurrency) else { throw CLIError.usage("--concurrency must be 1 to 256, got \(concurrency)") }
-        if let key, !key.isEmpty, countClicks { throw CLIError.usage("--count-clicks and a key exclude each other") }
-        let apiKey = key.flatMap { $0.isEmpty ? nil : $0 }
+        if key != nil, countClicks { throw CLIError.usage("--count-clicks and a key exclude each other") }
+        let apiKey = key
         guard apiKey != nil || countClicks else {
             throw CLIError.usage(
                 "--url needs a key of the project (--key or $RELINK_API_KEY) so the deployment does not count the checks; "

@@ -13,8 +13,8 @@ struct WellKnownCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The project configuration.")
-    var config: String = ConfigurationFile.defaultPath
+    @Option(help: ConfigurationFile.optionHelp)
+    var config: String?
 
     @Option(help: "The folder to write into (or check).")
     var out: String = "well-known"
@@ -62,7 +62,18 @@ struct WellKnownCommand: ParsableCommand {
         }
     }
 
+    /// Foundation's error in words: its own text names no file and, on Linux, often only an error number.
+    static func reason(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain, let text = strerror(Int32(underlying.code)) {
+            return String(cString: text)
+        }
+        let path = (error as NSError).userInfo[NSFilePathErrorKey] as? String
+        return error.localizedDescription + (path.map { " (\($0))" } ?? "")
+    }
+
     func run() throws {
+        let config = ConfigurationFile.path(config)
         let configuration = try ConfigurationFile.load(config)
         let folder = URL(fileURLWithPath: out)
         let expected = Self.expectedFiles(configuration)
@@ -75,6 +86,10 @@ struct WellKnownCommand: ParsableCommand {
             Console.print("\(out): up to date with \(config) (\(expected.count) files)")
             return
         }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw CLIError(message: "cannot write \(out): it is a file, not a folder")
+        }
         do {
             // Replace the folder's contents so that hosts removed from the configuration disappear too.
             for path in Self.existingFiles(in: folder).keys where expected[path] == nil {
@@ -86,7 +101,7 @@ struct WellKnownCommand: ParsableCommand {
                 try data.write(to: url)
             }
         } catch {
-            throw CLIError(message: "cannot write \(out): \(error.localizedDescription)")
+            throw CLIError(message: "cannot write \(out): \(Self.reason(error))")
         }
         Console.print("wrote \(expected.count) files for \(expected.count / 3) host(s) to \(out)")
     }

@@ -40,7 +40,7 @@ struct StoreOptionsTests {
             ("postgres://u:pw@127.0.0.1:1/db?sslmode=disable", "cannot connect to postgres://u:***@127.0.0.1:1/db"),
         ] {
             await #expect {
-                _ = try await Self.options(["--database", url]).open()
+                _ = try await Self.options(["--database", url]).open(creating: true)
             } throws: { error in
                 guard let error = error as? CLIError else { return false }
                 return error.message.hasPrefix(reason) && !error.message.contains("\n") && !error.message.contains(":pw@")
