@@ -10,6 +10,8 @@ struct WebhooksController: Sendable {
     let policy: OutboundAddressPolicy
     /// Test events per webhook: each is a row in the outbox and a POST to the receiver.
     var testLimiter = RateLimiter<Int64>(capacity: 10_000)
+    /// Counts the test events refused (`relink_rate_limited_total{endpoint="webhook_test"}`).
+    var metrics: RelinkMetrics?
 
     /// Test events a webhook may be sent: ten at once, then one every six seconds.
     static let testLimit = RateLimit(requestsPerSecond: 1.0 / 6, burst: 10)
@@ -98,6 +100,7 @@ struct WebhooksController: Sendable {
         let webhook = try await webhook(context)
         if case .failure(let error) = testLimiter.acquire(keyId: webhook.id, limit: Self.testLimit, limiting: "test events of webhook \(webhook.id)")
         {
+            metrics?.rateLimited("webhook_test")
             throw error
         }
         struct TestData: Encodable, Sendable { var message: String }

@@ -160,7 +160,10 @@ struct ApplicationParts {
         DeferredClicksController(service: service, deferredRecorder: deferredRecorder).addRoutes(to: api)
         AttributionController(service: deferred, limiter: clientLimiter, metrics: metrics).addRoutes(to: api, outages: outages)
         OpenAPIController().addRoutes(to: api)
-        WebhooksController(service: webhooks, policy: configuration.fetchPolicy).addRoutes(to: api)
+        WebhooksController(
+            service: webhooks, policy: configuration.fetchPolicy,
+            testLimiter: RateLimiter(capacity: 10_000, elapsed: configuration.rateLimitElapsed), metrics: metrics
+        ).addRoutes(to: api)
         // The console: the API's services and mint limiter, with the signed-in key as the caller.
         let console = ConsoleController(
             service: service, recorder: recorder, authenticator: authenticator,
