@@ -341,6 +341,9 @@ struct ShortLinkAPITests {
             try Self.expectError(try await client.execute(uri: "/v1/nothing", method: .get), .notFound, "NOT_FOUND", "No such API method")
             try Self.expectError(
                 try await client.execute(uri: "/v1/links?key=\(key)&pageSize=0", method: .get), .badRequest, "INVALID_ARGUMENT", "pageSize")
+            // Digits only, as documented: `Int` alone read `+7` as 7.
+            try Self.expectError(
+                try await client.execute(uri: "/v1/links?key=\(key)&pageSize=%2B7", method: .get), .badRequest, "INVALID_ARGUMENT", "pageSize")
             try Self.expectError(
                 try await client.execute(uri: "/v1/links/nonsense?key=\(key)", method: .get), .badRequest, "INVALID_ARGUMENT", "is not a short link")
         }

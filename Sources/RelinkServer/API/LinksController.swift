@@ -66,7 +66,10 @@ struct LinksController: Sendable {
 
     static func integer(_ text: String?, name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text else { return value }
-        guard let number = Int(text), range.contains(number) else {
+        // ASCII digits only: `Int` also reads `+7`, which the API documents nowhere.
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int(text),
+            range.contains(number)
+        else {
             throw APIError.invalidArgument(
                 "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'.")
         }
