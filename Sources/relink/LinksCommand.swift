@@ -228,8 +228,9 @@ struct LinksCommand: AsyncParsableCommand {
     }
 
     /// `text` as one table cell: each control character, line or paragraph separator and bidirectional embedding,
-    /// override or isolate as a space. A name may hold U+2028 or U+202E (the API refuses only control characters),
-    /// and a right-to-left override would reverse the rest of the line in a terminal, the state and destination too.
+    /// override or isolate as a space. A name stored before the API refused them, or by another server, may hold
+    /// U+2028 or U+202E, and a right-to-left override would reverse the rest of the line in a terminal, the state and
+    /// destination too.
     static func cell(_ text: String) -> String {
         String(
             String.UnicodeScalarView(

@@ -22,6 +22,20 @@ struct LinkCodecTests {
         )
     }
 
+    /// Whitespace around a pasted link goes, by byte: a CR LF pair (one `Character`, which is neither CR nor LF) at
+    /// its end was kept, and the link read as ending in it.
+    @Test func whitespaceAroundALinkIsTrimmedByByte() {
+        let url = LongLink(prefix: prefix, parameters: sample).url
+        for padded in [url + "\r\n", " \t" + url + " \r\n", "\r\n" + url + "\n", url + "\r\n\r\n"] {
+            let result = LongLink.parse(padded)
+            #expect(result.isValid, "\(padded.debugDescription)")
+            #expect(result.parameters == sample)
+        }
+        #expect("\r\n\u{E9}\r\n".trimmingASCIIWhitespace() == "\u{E9}")
+        #expect("日本\r\n".trimmingASCIIWhitespace() == "日本")
+        #expect(" \r\n ".trimmingASCIIWhitespace().isEmpty)
+    }
+
     @Test func parsesTheSampleBack() {
         let result = LongLink.parse(LongLink(prefix: prefix, parameters: sample).url)
         #expect(result.isValid)

@@ -97,12 +97,17 @@ extension LongLink {
     }
 }
 
-extension StringProtocol {
+extension StringProtocol where SubSequence == Substring {
+    /// Without the spaces, tabs, CRs and LFs at either end, by byte: as `Character`s, a CR LF pair is one character
+    /// that is none of them, and a value ending in one kept it.
     func trimmingASCIIWhitespace() -> SubSequence {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let whole = self[...]
+        let bytes = whole.utf8
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
             return self[endIndex...]
         }
-        return self[start...end]
+        // Past the last byte kept is the end or a whitespace byte: a scalar boundary, as the first byte kept is.
+        return whole[first..<bytes.index(after: last)]
     }
 }
