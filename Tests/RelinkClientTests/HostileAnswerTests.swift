@@ -37,13 +37,13 @@ struct HostileAnswerTests {
     }
 
     @Test func theShapeCheckBoundsDepthAndRefusesAKeyTwice() {
-        #expect(AnswerShape.problem(Data(Self.nested(AnswerShape.maxDepth).utf8)) == nil)
-        #expect(AnswerShape.problem(Data(Self.nested(AnswerShape.maxDepth + 1).utf8)) != nil)
-        #expect(AnswerShape.problem(Data(#"{"a": "\#(Self.nested(500))", "b": "\"[["}"#.utf8)) == nil, "brackets in strings do not count")
-        #expect(AnswerShape.problem(Data(#"{"deepLink": "a", "deepLink": "b"}"#.utf8)) != nil)
-        #expect(AnswerShape.problem(Data(#"{"deepLink": "a", "\u0064eepLink": "b"}"#.utf8)) != nil, "an escape writes the same key")
-        #expect(AnswerShape.problem(Data(#"{"😀": 1, "\ud83d\ude00": 2}"#.utf8)) != nil, "a surrogate pair is its scalar")
-        #expect(AnswerShape.problem(Data(#"{"a": "a", "b": {"a": "x"}}"#.utf8)) == nil, "one key in two objects, or as a value")
+        #expect(JSONShape.problem(Data(Self.nested(JSONShape.maxDepth).utf8)) == nil)
+        #expect(JSONShape.problem(Data(Self.nested(JSONShape.maxDepth + 1).utf8)) != nil)
+        #expect(JSONShape.problem(Data(#"{"a": "\#(Self.nested(500))", "b": "\"[["}"#.utf8)) == nil, "brackets in strings do not count")
+        #expect(JSONShape.problem(Data(#"{"deepLink": "a", "deepLink": "b"}"#.utf8)) != nil)
+        #expect(JSONShape.problem(Data(#"{"deepLink": "a", "\u0064eepLink": "b"}"#.utf8)) != nil, "an escape writes the same key")
+        #expect(JSONShape.problem(Data(#"{"😀": 1, "\ud83d\ude00": 2}"#.utf8)) != nil, "a surrogate pair is its scalar")
+        #expect(JSONShape.problem(Data(#"{"a": "a", "b": {"a": "x"}}"#.utf8)) == nil, "one key in two objects, or as a value")
     }
 
     @Test(

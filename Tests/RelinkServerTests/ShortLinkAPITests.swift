@@ -299,6 +299,12 @@ struct ShortLinkAPITests {
             (Self.body("{not json"), .badRequest, "Invalid JSON payload received"),
             (Self.body("[1, 2]"), .badRequest, "Invalid JSON payload received"),
             (Self.body(#"{"longDynamicLink": 42}"#), .badRequest, "Invalid JSON payload received"),
+            // A key twice meant its first value here and, to most proxies that check bodies, its last.
+            (
+                Self.body(#"{"longDynamicLink": "https://evil.example/", "longDynamicLink": "\#(Self.sampleLongLink)"}"#), .badRequest,
+                "the request body has the key \"longDynamicLink\" twice"
+            ),
+            (Self.body(String(repeating: "[", count: 100) + String(repeating: "]", count: 100)), .badRequest, "nests deeper than 64"),
             (nil, .badRequest, "needs a JSON body"),
             (Self.body("{}"), .badRequest, "needs a longDynamicLink or a dynamicLinkInfo"),
             (Self.body(#"{"longDynamicLink": "x", "dynamicLinkInfo": {}}"#), .badRequest, "not both"),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RelinkCore
 
 /// The API's JSON responses: the encoder they use (slashes unescaped so URLs read as URLs, keys sorted).
 enum JSONResponse {
@@ -27,8 +28,14 @@ public struct APIRequestDecoder: RequestDecoder {
             throw APIError.invalidArgument("The request body ended before it was complete.")
         }
         guard body.readableBytes > 0 else { throw APIError.invalidArgument("The request needs a JSON body.") }
+        let data = Data(body.readableBytesView)
+        // A key given twice would mean one thing here (Foundation keeps the first) and another to a proxy that
+        // checked the body (most keep the last).
+        if let problem = JSONShape.problem(data, subject: "the request body") {
+            throw APIError.invalidArgument("Invalid JSON payload received: \(problem).")
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             throw APIError.invalidArgument("Invalid JSON payload received. Invalid value at '\(path)': \(context.debugDescription)")

@@ -1,15 +1,20 @@
 import Foundation
 
-/// Checks an answer's bytes before a decoder reads them, as the Android and JavaScript clients do, so the three
-/// refuse the same answers (clients/conformance/README.md): nesting past `maxDepth` (Android's parser recurses per
-/// bracket, and a stack overflow there kills the app), and an object with one key twice (Foundation's decoder keeps
-/// the first, JavaScript's and Android's parsers the last: an answer could give each app another deep link).
-enum AnswerShape {
-    /// Relink's answers nest two or three levels.
-    static let maxDepth = 64
+/// Checks JSON's bytes before a decoder reads them: the Swift client's answers, as the Android and JavaScript clients
+/// do, so the three refuse the same answers (clients/conformance/README.md), and the API's request bodies. Nesting
+/// past `maxDepth` (Android's parser recurses per bracket, and a stack overflow there kills the app), and an object
+/// with one key twice: Foundation's decoder keeps the first, JavaScript's and Android's parsers (and most proxies
+/// and firewalls in front of a server) the last, so the same bytes would mean two things.
+public enum JSONShape {
+    /// Relink's answers nest two or three levels, its request bodies a few more.
+    public static let maxDepth = 64
 
-    /// Why `data` is not an answer to decode, or nil. Bytes that are not JSON pass; the decoder refuses them.
-    static func problem(_ data: Data) -> String? {
+    /// Why `data` is not JSON to decode, or nil. Bytes that are not JSON pass; the decoder refuses them.
+    /// - Parameters:
+    ///   - data: the JSON text.
+    ///   - subject: what the text is, as the reason names it (`the answer`, `the request body`).
+    /// - Returns: the reason, starting with `subject`, or nil.
+    public static func problem(_ data: Data, subject: String = "the answer") -> String? {
         let bytes = [UInt8](data)
         // One entry per open bracket: the keys of an object (as UTF-8), nil for an array.
         var open: [Set<[UInt8]>?] = []
@@ -21,7 +26,7 @@ enum AnswerShape {
                 if let keys = open.last, let keys, nextNonSpace(bytes, from: end) == UInt8(ascii: ":") {
                     let key = decodedKey(bytes[(index + 1)..<max(index + 1, end - 1)])
                     if keys.contains(key) {
-                        return "the answer has the key \"\(printable(key))\" twice in one object"
+                        return "\(subject) has the key \"\(printable(key))\" twice in one object"
                     }
                     open[open.count - 1]?.insert(key)
                 }
@@ -30,7 +35,7 @@ enum AnswerShape {
             }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard open.count < maxDepth else { return "the answer nests deeper than \(maxDepth) levels" }
+                guard open.count < maxDepth else { return "\(subject) nests deeper than \(maxDepth) levels" }
                 open.append(byte == UInt8(ascii: "{") ? Set() : nil)
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 if !open.isEmpty { open.removeLast() }
