@@ -108,4 +108,36 @@ struct CSVRowReaderTests {
         let verified = await M.run(["verify"] + common)
         #expect(verified.output.contains { $0.hasPrefix("1 link(s)") }, "\(verified.output)")
     }
+
+    /// The re-attack's files (R3, R4): a comma left unquoted shifted every later column, and impossible or trailing
+    /// timestamps were rolled over or cut, all imported with exit 0. Now each such row is listed and nothing is written.
+    @Test func shiftedRowsAndBadTimestampsAreInvalidAndNothingIsWritten() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-csv-import-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let common = ["--project", "pictlink", "--config", EndToEndTests.routes, "--db", database]
+        func line(_ code: String, _ middle: String, timestamp: String) -> String {
+            "https://go.pictlink.com/\(code),https://pictlink.com/a,,,,,,,,,,,,," + middle + ",,,,,,,,,,,,false,nm," + timestamp
+        }
+        let csv = folder.appending(path: "rows.csv").path
+        try Data(
+            [
+                M.header, line("qc1", "Hello, world", timestamp: "2021-03-04T05:06:07Z"),
+                "https://go.pictlink.com/qc2,https://pictlink.com/a,,,,,,,,,,,,,,,,,,,,,,,,,false,nm",
+                line("tg0", "", timestamp: "2021-02-30T05:06:07Z"), line("tg1", "", timestamp: "2021-03-04T99:99:99Z"),
+                line("tg2", "", timestamp: "2021-03-04 anything at all"), line("ok1", "", timestamp: "2021-03-04T05:06:07+23:59"),
+            ].joined(separator: "\n").utf8
+        ).write(to: URL(fileURLWithPath: csv))
+
+        let refused = await M.run(["import", "firebase", csv] + common)
+        #expect(refused.error?.message.hasPrefix("nothing was imported") == true, "\(String(describing: refused.error))")
+        #expect(refused.output.first == "6 rows: 1 to import (0 archived), 0 unchanged, 0 updated, 0 conflicts, 5 invalid", "\(refused.output)")
+        #expect(refused.output.contains { $0.hasPrefix("  row 2 (https://go.pictlink.com/qc1): the row has 30 fields where the header has 29") })
+        #expect(refused.output.contains { $0 == "  row 3 (https://go.pictlink.com/qc2): the row has 28 fields where the header has 29" })
+        for row in 4...6 {
+            #expect(refused.output.contains { $0.hasPrefix("  row \(row) ") && $0.contains("the creation timestamp must be") }, "\(row)")
+        }
+        #expect(await M.run(["verify"] + common).output.last == "0 link(s), 0 check(s): 0 difference(s)")
+    }
 }

@@ -59,6 +59,59 @@ struct FirebaseExportTests {
         #expect(FirebaseExport.timestamp(Substring(text)) == Date(timeIntervalSince1970: seconds))
     }
 
+    /// Read strictly: a time Foundation's reader rolled over into another day, or a date followed by anything, is
+    /// refused rather than imported as some other time.
+    @Test(arguments: [
+        "2021-02-30T05:06:07Z", "2021-03-04T05:06:60Z", "2021-03-04T99:99:99Z", "2021-03-04 anything at all", "2021-03-04 05:06:07Z",
+        "2021-03-04T05:06:07", "2021-02-29", "2021-3-4", "2021-03-04x", "1e9", "+1614834367", "1614834367.5", "0x60410CFF",
+        "16148343670000", "2000-12-31T23:59:59Z", "2100-01-01", "9999999999",
+    ])
+    func impossibleOrTrailingTimestampsAreRefused(_ text: String) {
+        #expect(FirebaseExport.timestamp(Substring(text)) == nil)
+    }
+
+    @Test func offsetsRFC3339AllowsAreRead() {
+        #expect(FirebaseExport.timestamp("2021-03-04T05:06:07+23:59") == Date(timeIntervalSince1970: 1_614_748_027))
+        #expect(FirebaseExport.timestamp("2020-02-29") == Date(timeIntervalSince1970: 1_582_934_400))
+    }
+
+    @Test func aRowWithABadTimestampIsInvalidWithTheValue() {
+        let layout = FirebaseExport.layout(firstRow: Self.header)
+        let fields = Self.fields(["short_link": "https://g.co/a", "creation_timestamp": "2021-02-30T05:06:07Z"])
+        #expect(throws: FirebaseExport.RowProblem.self) { try FirebaseExport.row(fields, layout: layout) }
+        do {
+            _ = try FirebaseExport.row(fields, layout: layout)
+        } catch {
+            #expect(error.message.contains("creation timestamp") && error.message.hasSuffix("got '2021-02-30T05:06:07Z'"), "\(error.message)")
+        }
+    }
+
+    /// A comma left unquoted (or a field dropped) would shift every later column: the row is refused with both counts.
+    @Test func aRowWithAnotherFieldCountThanTheFirstIsRefused() {
+        let layout = FirebaseExport.layout(firstRow: Self.header)
+        #expect(layout.fieldCount == 29)
+        var fields = Self.fields(["short_link": "https://g.co/a", "link": "https://example.com", "st": "Hello", "archived": "false"])
+        fields.insert(" world", at: 15)
+        #expect(throws: FirebaseExport.RowProblem("the row has 30 fields where the header has 29 (is a field holding a comma not quoted?)")) {
+            try FirebaseExport.row(fields, layout: layout)
+        }
+        #expect(throws: FirebaseExport.RowProblem("the row has 28 fields where the header has 29")) {
+            try FirebaseExport.row(Array(fields.prefix(28)), layout: layout)
+        }
+
+        // Without a header, the first row fixes the count, and rows are read by position only with the export's 29.
+        let link = ["https://g.co/a", "https://example.com"] + Array(repeating: "", count: 27)
+        let bare = FirebaseExport.layout(firstRow: link)
+        #expect(throws: Never.self) { try FirebaseExport.row(link, layout: bare) }
+        let short = FirebaseExport.layout(firstRow: Array(link.prefix(5)))
+        #expect(throws: FirebaseExport.RowProblem("the row has 5 fields where the export has 29, and the first row does not name its columns")) {
+            try FirebaseExport.row(Array(link.prefix(5)), layout: short)
+        }
+        // A header naming its columns may name fewer.
+        let named = FirebaseExport.layout(firstRow: ["Short Link", "Link"])
+        #expect(throws: Never.self) { try FirebaseExport.row(["https://g.co/a", "https://example.com"], layout: named) }
+    }
+
     @Test func unreadableRowsSayWhy() {
         let layout = FirebaseExport.layout(firstRow: Self.header)
         for (values, reason) in [

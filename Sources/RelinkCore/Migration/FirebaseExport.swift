@@ -51,9 +51,12 @@ public enum FirebaseExport {
         public var unknownColumns: [(column: Int, name: String)]
         /// Whether the header could not be mapped by name and the documented order was assumed.
         public var byPosition: Bool
+        /// The first row's number of fields, which every row must have (RFC 4180, section 2.4): a row with another
+        /// count, most often a comma left unquoted, would be read with its columns shifted.
+        public var fieldCount: Int
 
         public static func == (lhs: Layout, rhs: Layout) -> Bool {
-            lhs.columns == rhs.columns && lhs.hasHeader == rhs.hasHeader && lhs.byPosition == rhs.byPosition
+            lhs.columns == rhs.columns && lhs.hasHeader == rhs.hasHeader && lhs.byPosition == rhs.byPosition && lhs.fieldCount == rhs.fieldCount
                 && lhs.unknownColumns.map(\.column) == rhs.unknownColumns.map(\.column)
                 && lhs.unknownColumns.map(\.name) == rhs.unknownColumns.map(\.name)
         }
@@ -66,7 +69,7 @@ public enum FirebaseExport {
     public static func layout(firstRow first: [String]) -> Layout {
         let positional = Dictionary(uniqueKeysWithValues: Column.documented.enumerated().map { ($0.offset, $0.element) })
         if let field = first.first, field.trimmingASCIIWhitespace().lowercased().hasPrefix("http") {
-            return Layout(columns: positional, hasHeader: false, unknownColumns: [], byPosition: true)
+            return Layout(columns: positional, hasHeader: false, unknownColumns: [], byPosition: true, fieldCount: first.count)
         }
         var byName: [String: Column] = [:]
         for column in Column.documented { for name in column.names { byName[name] = column } }
@@ -85,9 +88,9 @@ public enum FirebaseExport {
             // A header in another language, say: the documented order, and every name is "not understood".
             return Layout(
                 columns: positional, hasHeader: true, unknownColumns: first.enumerated().map { ($0.offset + 1, $0.element) },
-                byPosition: true)
+                byPosition: true, fieldCount: first.count)
         }
-        return Layout(columns: columns, hasHeader: true, unknownColumns: unknown, byPosition: false)
+        return Layout(columns: columns, hasHeader: true, unknownColumns: unknown, byPosition: false, fieldCount: first.count)
     }
 
     /// One exported link.
@@ -122,9 +125,11 @@ public enum FirebaseExport {
     ///   - fields: the row's fields.
     ///   - layout: the file's layout.
     /// - Returns: the link.
-    /// - Throws: `RowProblem` for a row without a short link, with an archived flag or timestamp it cannot read, or
-    ///   with a name longer than minting takes (`LinkName`; its control characters, line breaks too, become spaces).
+    /// - Throws: `RowProblem` for a row with more or fewer fields than the first row (or, read by position, than the
+    ///   documented columns), without a short link, with an archived flag or timestamp it cannot read, or with a name
+    ///   longer than minting takes (`LinkName`; its control characters, line breaks too, become spaces).
     public static func row(_ fields: [String], layout: Layout) throws(RowProblem) -> Row {
+        if let problem = fieldCountProblem(fields.count, layout: layout) { throw RowProblem(problem) }
         var shortLink: String?
         var parameters = LinkParameters()
         var archived = false
@@ -139,7 +144,7 @@ public enum FirebaseExport {
             case .parameter(let parameter): parameters[parameter] = String(value)
             case .archived:
                 guard let flag = boolean(value) else {
-                    throw RowProblem("archived must be true or false, 1 or 0, yes or no; got '\(value.prefix(40))'")
+                    throw RowProblem("archived must be true or false, 1 or 0, yes or no; got '\(quoted(value))'")
                 }
                 archived = flag
             case .name:
@@ -149,13 +154,34 @@ public enum FirebaseExport {
                 name = oneLine
             case .creationTimestamp:
                 guard let date = timestamp(value) else {
-                    throw RowProblem("the creation timestamp must be ISO 8601 or epoch seconds or milliseconds; got '\(value.prefix(40))'")
+                    throw RowProblem(
+                        "the creation timestamp must be an RFC 3339 time (2021-03-04T05:06:07Z, with a fraction or an offset if need be), "
+                            + "a date (2021-03-04) or epoch seconds or milliseconds, from 2001 to 2099; got '\(quoted(value))'")
                 }
                 createdAt = date
             }
         }
         guard let shortLink else { throw RowProblem("the row has no short link") }
         return Row(shortLink: shortLink, parameters: parameters, archived: archived, name: name, createdAt: createdAt)
+    }
+
+    /// Why a row of `count` fields cannot be read by `layout`, nil when it can.
+    static func fieldCountProblem(_ count: Int, layout: Layout) -> String? {
+        let fields = count == 1 ? "1 field" : "\(count) fields"
+        let first = layout.hasHeader ? "the header" : "the first row"
+        if count != layout.fieldCount {
+            let hint = count > layout.fieldCount ? " (is a field holding a comma not quoted?)" : ""
+            return "the row has \(fields) where \(first) has \(layout.fieldCount)\(hint)"
+        }
+        if layout.byPosition, count != Column.documented.count {
+            return "the row has \(fields) where the export has \(Column.documented.count), and \(first) does not name its columns"
+        }
+        return nil
+    }
+
+    /// A value as a message quotes it: its first 40 Unicode scalars, so that the message stays short whatever the value.
+    static func quoted(_ value: Substring) -> String {
+        String(String.UnicodeScalarView(value.unicodeScalars.prefix(40)))
     }
 
     /// `1`/`0`, `true`/`false`, `yes`/`no`, in any case.
@@ -167,20 +193,30 @@ public enum FirebaseExport {
         }
     }
 
-    /// ISO 8601 (`2021-03-04T05:06:07Z`, with fractions or an offset, or a date alone), or epoch seconds or
-    /// milliseconds; from 2001 (before FDL) and not past 2100.
+    /// The first and last creation times taken: from 2001 (before FDL) to the end of 2099.
+    static let timestamps = Date(timeIntervalSince1970: 978_307_200)..<Date(timeIntervalSince1970: 4_102_444_800)
+
+    /// The longest epoch number taken: milliseconds until 2100 have 13 digits.
+    static let maximumEpochDigits = 13
+
+    /// Read strictly, so that a creation time is never moved to another day: an RFC 3339 time (`APITime.parse`:
+    /// `2021-03-04T05:06:07Z`, with a fraction or an offset), a date alone (`2021-03-04`, midnight UTC), or epoch
+    /// seconds or milliseconds as ASCII digits; from 2001 (before FDL) and before 2100. Foundation's lenient readers,
+    /// used before, rolled February 30th and `99:99:99` over into later days and read a date followed by anything
+    /// as that date.
     static func timestamp(_ text: Substring) -> Date? {
         let date: Date?
-        if let number = Double(text), number.isFinite {
-            date = Date(timeIntervalSince1970: number > 100_000_000_000 ? number / 1000 : number)
+        if !text.isEmpty, text.utf8.count <= maximumEpochDigits, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let number = Int(text)
+        {
+            date = Date(timeIntervalSince1970: number > 100_000_000_000 ? Double(number) / 1000 : Double(number))
+        } else if text.utf8.count == 10 {
+            // `YYYY-MM-DD` is exactly ten bytes; with a time added, the strict reader checks its digits and its day.
+            date = APITime.parse(String(text) + "T00:00:00Z")
         } else {
-            let string = String(text)
-            date =
-                (try? Date(string, strategy: .iso8601))
-                ?? (try? Date(string, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-                ?? (try? Date(string, strategy: Date.ISO8601FormatStyle().year().month().day()))
+            date = APITime.parse(String(text))
         }
-        guard let date, date.timeIntervalSince1970 >= 978_307_200, date.timeIntervalSince1970 < 4_102_444_800 else { return nil }
+        guard let date, timestamps.contains(date) else { return nil }
         return date
     }
 }
