@@ -30,15 +30,46 @@ struct ServeListeners {
         }
     }
 
-    /// - Throws: a usage error when two listeners ask for the same port (0, any free port, excepted): one of them
-    ///   could never listen.
+    /// - Throws: a usage error when two listeners ask for the same port on overlapping addresses (0, any free port,
+    ///   excepted): one of them could never listen. The same port on two distinct addresses is a valid layout (the
+    ///   links on a public address, the console on loopback).
     func checkDistinctPorts() throws(CLIError) {
         for (index, listener) in listeners.enumerated() where listener.port != 0 {
-            if let earlier = listeners[..<index].first(where: { $0.port == listener.port }) {
-                throw CLIError.usage("\(listener.option) \(listener.port) is \(earlier.option) too; give each listener a port of its own")
+            if let earlier = listeners[..<index].first(where: { $0.port == listener.port && Self.overlap($0.host, listener.host) }) {
+                throw CLIError.usage(Self.collision(listener, earlier))
             }
         }
     }
+
+    /// The usage error for `listener` asking for `earlier`'s port on an overlapping address.
+    static func collision(_ listener: Listener, _ earlier: Listener) -> String {
+        let advice = "give each listener a port of its own, or an address of its own"
+        if earlier.host == listener.host {
+            return "\(listener.option) \(listener.port) is \(earlier.option) too, on the same address \(listener.host); \(advice)"
+        }
+        let wildcard = [earlier.host, listener.host].compactMap(address).contains(where: isWildcard)
+        let why = wildcard ? ", and 0.0.0.0 or :: takes the port on every address" : ", the same address"
+        return "\(listener.option) \(listener.port) on \(listener.host) is \(earlier.option) on \(earlier.host) too\(why); \(advice)"
+    }
+
+    /// Whether sockets bound to `first` and `second` on one port would collide: the same address once resolved as the
+    /// server resolves it, or either one a wildcard (0.0.0.0 or ::, which on Linux take the port on every address,
+    /// IPv4 and IPv6 alike). A name that does not resolve is compared as written; `checkAvailable` reports it.
+    static func overlap(_ first: String, _ second: String) -> Bool {
+        guard let one = address(first), let other = address(second) else { return first.lowercased() == second.lowercased() }
+        return one == other || isWildcard(one) || isWildcard(other)
+    }
+
+    /// `host` resolved as the server binds it, as text (IPv4-mapped IPv6 addresses as their IPv4 address, which they
+    /// share a port with); nil when it does not resolve.
+    static func address(_ host: String) -> String? {
+        guard let ip = (try? SocketAddress.makeAddressResolvingHost(host, port: 0))?.ipAddress?.lowercased() else { return nil }
+        let mapped = "::ffff:"
+        if ip.hasPrefix(mapped), ip.dropFirst(mapped.count).contains(".") { return String(ip.dropFirst(mapped.count)) }
+        return ip
+    }
+
+    static func isWildcard(_ address: String) -> Bool { address == "0.0.0.0" || address == "::" }
 
     /// - Throws: one line naming the first listener whose address cannot be bound now, and why.
     func checkAvailable() throws(CLIError) {

@@ -65,7 +65,9 @@ struct CommandInputTests {
         for option in ["--console-port", "--metrics-port"] {
             let result = await M.run(["serve", "--config", EndToEndTests.routes, "--port", "18160", option, "18160"])
             #expect(result.error?.exitCode == CLIError.usageExitCode)
-            #expect(result.error?.message == "\(option) 18160 is --port too; give each listener a port of its own")
+            #expect(
+                result.error?.message
+                    == "\(option) 18160 is --port too, on the same address 127.0.0.1; give each listener a port of its own, or an address of its own")
         }
         let both = ServeListeners(
             host: "127.0.0.1", port: 0, console: .port(host: "127.0.0.1", port: 9000), metrics: .port(host: "127.0.0.1", port: 9000, token: nil))
@@ -73,6 +75,40 @@ struct CommandInputTests {
         let anyFree = ServeListeners(
             host: "127.0.0.1", port: 0, console: .port(host: "127.0.0.1", port: 0), metrics: .port(host: "127.0.0.1", port: 0, token: nil))
         try anyFree.checkDistinctPorts()
+    }
+
+    /// One port on two distinct addresses is a valid layout (reattack R6): only overlapping addresses collide, a
+    /// wildcard overlapping every address, IPv4 and IPv6 alike.
+    @Test func equalPortsOnDistinctAddressesAreAllowed() throws {
+        func listeners(_ host: String, _ consoleHost: String, _ metricsHost: String = "127.0.0.9", port: Int = 18161) -> ServeListeners {
+            ServeListeners(
+                host: host, port: port, console: .port(host: consoleHost, port: port), metrics: .port(host: metricsHost, port: port + 1, token: nil))
+        }
+        for (host, consoleHost) in [("127.0.0.1", "127.0.0.2"), ("10.0.0.5", "127.0.0.1"), ("::1", "127.0.0.1")] {
+            #expect(throws: Never.self, "\(host) \(consoleHost)") { try listeners(host, consoleHost).checkDistinctPorts() }
+        }
+        for (host, consoleHost) in [
+            ("0.0.0.0", "127.0.0.1"), ("127.0.0.1", "0.0.0.0"), ("::", "127.0.0.1"), ("0.0.0.0", "::"), ("127.0.0.1", "::ffff:127.0.0.1"),
+            ("127.0.0.1", "127.1"), ("::1", "0:0:0:0:0:0:0:1"),
+        ] {
+            #expect(throws: CLIError.self, "\(host) \(consoleHost)") { try listeners(host, consoleHost).checkDistinctPorts() }
+        }
+        do {
+            try listeners("0.0.0.0", "127.0.0.1").checkDistinctPorts()
+            Issue.record("a wildcard and loopback on one port were taken")
+        } catch {
+            #expect(error.exitCode == CLIError.usageExitCode)
+            #expect(
+                error.message == "--console-port 18161 on 127.0.0.1 is --port on 0.0.0.0 too, and 0.0.0.0 or :: takes the port on every address; "
+                    + "give each listener a port of its own, or an address of its own")
+        }
+
+        // The layout really binds: with the port held on 127.0.0.1, 127.0.0.2 takes it too.
+        let held = try Self.listeningSocket()
+        defer { close(held.descriptor) }
+        try listeners("127.0.0.1", "127.0.0.2", port: held.port).checkDistinctPorts()
+        #expect(ServeListeners.bindProblem(host: "127.0.0.2", port: held.port) == nil)
+        #expect(ServeListeners.bindProblem(host: "0.0.0.0", port: held.port) != nil)
     }
 
     @Test func keysLoseTheSpaceAroundThem() throws {
