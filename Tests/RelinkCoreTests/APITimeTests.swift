@@ -165,11 +165,84 @@ struct APITimeTests {
         #expect(APITime.parse(text) == nil)
     }
 
-    @Test func whatFormatWritesReadsBack() async {
-        await propertyCheck(count: 500, input: Self.validParts) { parts in
-            guard parts.year >= 1600, parts.year <= 9998, let date = APITime.parse(parts.text) else { return }
-            let whole = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
-            #expect(APITime.parse(APITime.format(whole)) == whole, "\(parts) → \(APITime.format(whole))")
+    /// Every time `parse` reads, `format` writes as text that `parse` reads as the same instant, over the whole range
+    /// (before October 1582 too, where Foundation's writer switched to Julian dates, and in 9999's last second).
+    @Test func whatFormatWritesReadsBackAsTheSameInstant() async {
+        await propertyCheck(count: 3000, input: Self.validParts) { parts in
+            guard let date = APITime.parse(parts.text) else { return }
+            let text = APITime.format(date)
+            #expect(APITime.parse(text) == date, "\(parts) → \(text)")
+        }
+    }
+
+    /// A whole second is written as the date and time it names in UTC, without a fraction.
+    @Test func wholeSecondsAreWrittenAsTheirUTCParts() async {
+        await propertyCheck(count: 2000, input: Self.validParts) { parts in
+            var parts = parts
+            parts.offset = nil
+            parts.fraction = ""
+            parts.lowerCase = false
+            guard let date = APITime.parse(parts.text) else { return }
+            #expect(APITime.format(date) == parts.text)
+        }
+    }
+
+    /// Any time in range, not only one read from text, is written to read back within its second and at most a
+    /// nanosecond away; and what is written once is written again the same.
+    @Test func anyTimeIsWrittenToReadBackInItsSecond() async {
+        let times = Generator<Double, Shrink.None<Double>> { rng in
+            Double.random(in: -62_135_596_800..<253_402_300_800, using: &rng)
+        }
+        await propertyCheck(count: 2000, input: times) { seconds in
+            let date = Date(timeIntervalSince1970: seconds)
+            let text = APITime.format(date)
+            guard let read = APITime.parse(text) else {
+                Issue.record("\(seconds) → \(text) refused")
+                return
+            }
+            #expect(abs(read.timeIntervalSince(date)) <= 0.000_000_001 + date.timeIntervalSinceReferenceDate.ulp, "\(seconds) → \(text)")
+            #expect(APITime.format(read) == text, "\(seconds) → \(text)")
+        }
+    }
+
+    @Test(arguments: [
+        // Julian dates were written before October 1582, ten days early in 1500 and two days late in year 1.
+        ("1500-03-01T00:00:00Z", "1500-03-01T00:00:00Z"),
+        ("1582-10-04T23:59:59Z", "1582-10-04T23:59:59Z"),
+        ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"),
+        ("0004-02-29T12:00:00+12:00", "0004-02-29T00:00:00Z"),
+        // A fraction too fine for a Date this far out was rounded up into year 10000.
+        ("9999-12-31T23:59:59.99999Z", "9999-12-31T23:59:59.999969Z"),
+        ("9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59.999969Z"),
+        ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
+        ("2026-11-30T00:00:00.5Z", "2026-11-30T00:00:00.500Z"),
+        ("2026-11-30T00:00:00.123456Z", "2026-11-30T00:00:00.123456Z"),
+        ("2026-11-30T05:30:00.25+05:30", "2026-11-30T00:00:00.250Z"),
+        ("1969-12-31T23:59:59.75Z", "1969-12-31T23:59:59.750Z"),
+    ])
+    func writesTimes(text: String, written: String) throws {
+        let date = try #require(APITime.parse(text))
+        #expect(APITime.format(date) == written)
+        #expect(APITime.parse(written) == date)
+    }
+
+    /// `civilDate` undoes `daysSinceEpoch` on every day of the range.
+    @Test func civilDateUndoesDaysSinceEpoch() {
+        let first = APITime.daysSinceEpoch(year: 1, month: 1, day: 1)
+        let last = APITime.daysSinceEpoch(year: 9999, month: 12, day: 31)
+        var expected = (year: 1, month: 1, day: 1)
+        for days in first...last {
+            let date = APITime.civilDate(daysSinceEpoch: days)
+            if date != expected {
+                Issue.record("day \(days): \(date), expected \(expected)")
+                return
+            }
+            expected.day += 1
+            if expected.day > APITime.daysIn(month: expected.month, year: expected.year) {
+                expected.day = 1
+                expected.month += 1
+                if expected.month > 12 { (expected.year, expected.month) = (expected.year + 1, 1) }
+            }
         }
     }
 }

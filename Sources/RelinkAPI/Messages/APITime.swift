@@ -10,14 +10,68 @@ public enum APITime {
     /// the reader walk.
     public static let maximumLength = 64
 
+    /// Writes what `parse` reads back as the same instant: the proleptic Gregorian date (RFC 3339's; Foundation's
+    /// ISO 8601 style writes the Julian one before October 1582), in UTC, with the fraction of a second the time holds
+    /// in the fewest of 3, 6 or 9 digits that read back exactly (none for a whole second). A fraction is never rounded
+    /// up into the next second, so the last second of 9999 stays in 9999. A time outside the years 0001–9999, which
+    /// `parse` never returns, is written as the nearest one inside them.
     /// - Parameter date: a time.
-    /// - Returns: it in UTC, `2026-12-01T00:00:00Z`.
+    /// - Returns: it in UTC, `2026-12-01T00:00:00Z` or `2026-12-01T00:00:00.250Z`.
     public static func format(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        let (whole, nanoseconds) = split(date)
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let secondOfDay = whole - days * 86_400
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+        text += pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if nanoseconds > 0 {
+            var digits = pad(nanoseconds, 9)
+            while digits.hasSuffix("000") { digits.removeLast(3) }
+            text += "." + digits
+        }
+        return text + "Z"
+    }
+
+    /// The whole seconds since 1970 and the nanoseconds past them that `parse` turns into `date` (or the nearest
+    /// time in range, for one outside it).
+    private static func split(_ date: Date) -> (seconds: Int, nanoseconds: Int) {
+        let sinceReference = date.timeIntervalSinceReferenceDate
+        guard sinceReference.isFinite, sinceReference >= Double(firstSecond - referenceSecond) else { return (firstSecond, 0) }
+        guard sinceReference < Double(lastSecond - referenceSecond + 1) else { return (lastSecond, 999_999_999) }
+        // Split from the reference date, where a Date keeps its value: adding 1970's offset as a Double could round
+        // a fraction up into the next second. The fraction of a Double is exact.
+        let wholeSinceReference = sinceReference.rounded(.down)
+        let fraction = sinceReference - wholeSinceReference
+        let seconds = Int(wholeSinceReference) + referenceSecond
+        let nearest = min(Int((fraction * 1_000_000_000).rounded()), 999_999_999)
+        // The shortest fraction that reads back as the same instant; a Date holds less than a nanosecond's precision
+        // but for a few months around 2001, so one of the nearest nanoseconds does.
+        var candidates = [Int((fraction * 1_000).rounded()) * 1_000_000, Int((fraction * 1_000_000).rounded()) * 1_000]
+        candidates += [nearest, nearest - 1, nearest + 1]
+        for candidate in candidates where (0...999_999_999).contains(candidate) {
+            if instant(seconds: seconds, nanoseconds: candidate) == date { return (seconds, candidate) }
+        }
+        return (seconds, min(Int((fraction * 1_000_000_000).rounded(.down)), 999_999_999))
+    }
+
+    /// The time `nanoseconds` past the whole second `seconds` (since 1970), kept within that second: at the top of
+    /// the range a Date cannot tell 23:59:59.99999 from the next second, and rounding up would leave 9999.
+    private static func instant(seconds: Int, nanoseconds: Int) -> Date {
+        let whole = Double(seconds - referenceSecond)
+        let value = whole + Double(nanoseconds) / 1_000_000_000
+        return Date(timeIntervalSinceReferenceDate: value < whole + 1 ? value : (whole + 1).nextDown)
+    }
+
+    /// `value` in decimal with at least `width` digits, zeros first.
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Reads RFC 3339's `date-time`: `YYYY-MM-DDTHH:MM:SS`, an optional fraction (`.` and digits; those past the
     /// ninth are read but left out), then `Z` or an offset from `-23:59` to `+23:59`. `T` and `Z` may be lower case (RFC 3339, section 5.6).
+    /// The time stays within the second it names: where a `Date` is too coarse to hold the fraction (a few
+    /// microseconds short of the next second, in far years), it is the latest time it holds in that second.
     ///
     /// Refused: years outside 0001–9999, and times that fall outside them once moved to UTC (so that what
     /// `format` writes reads back); a day the month does not have (February 29th outside leap years); hours past 23,
@@ -91,12 +145,14 @@ public enum APITime {
         let local = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         let utc = local - offsetSeconds
         guard (firstSecond...lastSecond).contains(utc) else { return nil }
-        return Date(timeIntervalSince1970: Double(utc) + Double(nanoseconds) / 1_000_000_000)
+        return instant(seconds: utc, nanoseconds: nanoseconds)
     }
 
     /// The first and last whole seconds, since 1970 in UTC, of the years 0001–9999.
     private static let firstSecond = daysSinceEpoch(year: 1, month: 1, day: 1) * 86_400
     private static let lastSecond = daysSinceEpoch(year: 9999, month: 12, day: 31) * 86_400 + 86_399
+    /// Foundation's reference date, 2001-01-01T00:00:00Z, in seconds since 1970.
+    private static let referenceSecond = 978_307_200
 
     static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
@@ -117,5 +173,19 @@ public enum APITime {
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01 in the proleptic Gregorian calendar: `daysSinceEpoch`'s inverse, by Howard
+    /// Hinnant's `civil_from_days`.
+    static func civilDate(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
