@@ -95,6 +95,9 @@ struct RequestHeadCheckTests {
             verdict("https://b.example:8443/x?y", ["a.example"]) == .amend(.init(authority: "b.example:8443", target: "/x?y")))
         #expect(verdict("http://[2001:db8::1]", ["a.example"]) == .amend(.init(authority: "[2001:db8::1]", target: "/")))
         #expect(verdict("http://b.example?q", ["a.example"]) == .amend(.init(authority: "b.example", target: "/?q")))
+        // Whitespace around the Host value is not part of it (RFC 9110, section 5.5): passed on without it.
+        #expect(verdict("/x", ["a.example \t"]) == .amend(.init(authority: "a.example")))
+        #expect(verdict("/x", ["a.example "], [("Connection", "Close")]) == .amend(.init(authority: "a.example", close: true)))
         // The connection ends after this request: `Connection: close` alone says so to what reads it after this.
         #expect(verdict("/x", ["a.example"], [("Connection", "Close")]) == .amend(.init(close: true)))
         #expect(verdict("/x", ["a.example"], [("Connection", "keep-alive, close")]) == .amend(.init(close: true)))
@@ -118,6 +121,11 @@ struct RequestHeadCheckTests {
             ("a last transfer coding other than chunked", verdict("/x", ["a.example"], [("Transfer-Encoding", "identity")])),
             ("chunked then gzip", verdict("/x", ["a.example"], [("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "gzip")])),
             ("a transfer coding in HTTP/1.0", verdict("/x", ["a.example"], version: .http1_0, [("Transfer-Encoding", "chunked")])),
+            // No coding at all, or one NIO's parser does not read as chunked, leaves the framing unknown as well.
+            ("an empty transfer coding list", verdict("/x", ["a.example"], [("Transfer-Encoding", ",")])),
+            ("an empty Transfer-Encoding", verdict("/x", ["a.example"], [("Transfer-Encoding", "")])),
+            ("chunked then an empty line", verdict("/x", ["a.example"], [("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "")])),
+            ("chunked with a tab", verdict("/x", ["a.example"], [("Transfer-Encoding", "chunked\t")])),
         ]
         for (what, verdict) in refused { #expect(isRefused(verdict), "\(what)") }
         // HOST in another case is the same field.

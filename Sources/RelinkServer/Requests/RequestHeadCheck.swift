@@ -53,7 +53,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     static func verdict(_ head: HTTPRequestHead) -> Verdict {
         var hostLines = 0
         var host: String?
-        var transferCodings = 0
+        var transferEncodingLines = 0
+        var transferEncodingHasTab = false
         var lastTransferCoding: Substring?
         var closes = false
         var keepsAlive = false
@@ -70,32 +71,57 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                     if equalsIgnoringASCIICase(token, "keep-alive") { keepsAlive = true }
                 }
             case 17 where startsIgnoringASCIICase(name.utf8, with: "transfer-encoding"):
-                forEachToken(value) { token in
-                    transferCodings += 1
-                    lastTransferCoding = token
-                }
+                // Every line counts, an empty one too; NIO's parser reads a tab in the list as part of a coding.
+                transferEncodingLines += 1
+                if value.utf8.contains(UInt8(ascii: "\t")) { transferEncodingHasTab = true }
+                lastTransferCoding = nil
+                forEachToken(value) { lastTransferCoding = $0 }
             default:
                 break
             }
         }
         guard hostLines <= 1 else { return .refuse("A request has one Host header line (RFC 9112, section 3.2).") }
         let isHTTP11 = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
-        if transferCodings > 0 {
+        if transferEncodingLines > 0 {
             guard isHTTP11 else {
                 return .refuse("An HTTP/1.0 request's Transfer-Encoding leaves its length unknown (RFC 9112, section 6.1).")
             }
-            guard let last = lastTransferCoding, equalsIgnoringASCIICase(last, "chunked") else {
+            guard let last = lastTransferCoding, equalsIgnoringASCIICase(last, "chunked"), !transferEncodingHasTab else {
                 return .refuse("A request's last transfer coding is chunked (RFC 9112, section 6.3).")
             }
         }
+        // Whitespace around a field value is not part of it (RFC 9110, section 5.5).
+        var trimmedHost: String?
         if let host {
-            guard RequestOrigin.isValidHost(Substring(host)) else {
+            let trimmed = trimmingWhitespace(host)
+            guard RequestOrigin.isValidHost(trimmed) else {
                 return .refuse("The Host header is not a host[:port] (RFC 9112, section 3.2).")
             }
+            if trimmed.utf8.count != host.utf8.count { trimmedHost = String(trimmed) }
         } else if isHTTP11 {
             return .refuse("An HTTP/1.1 request has a Host header line (RFC 9112, section 3.2).")
         }
-        return amended(head, closes: closes || (!isHTTP11 && !keepsAlive), connectionLines: connectionLines)
+        var verdict = amended(head, closes: closes || (!isHTTP11 && !keepsAlive), connectionLines: connectionLines)
+        if let trimmedHost {
+            switch verdict {
+            case .pass: verdict = .amend(Amendment(authority: trimmedHost))
+            case .amend(var amendment) where amendment.authority == nil:
+                amendment.authority = trimmedHost
+                verdict = .amend(amendment)
+            default: break
+            }
+        }
+        return verdict
+    }
+
+    /// `value` without spaces and tabs at either end, by byte.
+    private static func trimmingWhitespace(_ value: String) -> Substring {
+        let utf8 = value.utf8
+        let isWhitespace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = utf8.firstIndex(where: { !isWhitespace($0) }), let last = utf8.lastIndex(where: { !isWhitespace($0) }) else {
+            return value[value.endIndex...]
+        }
+        return value[first..<utf8.index(after: last)]
     }
 
     /// The verdict once the head's own lines are sound: its target read (an absolute form's authority and path), and
