@@ -261,6 +261,29 @@ struct ConfigurationTests {
         #expect(problems.contains { $0.hasPrefix(expected) || $0.contains(expected) }, "got \(problems)")
     }
 
+    /// Two projects sending desktop clicks (or a rule's) to each other's links would bounce them between the two,
+    /// counted at every turn: refused once every project's domains are known (each was checked against its own).
+    @Test func destinationsIntoAnotherProjectsLinkDomainAreProblems() {
+        let json = #"""
+            {"projects": [
+              {"id": "a", "domains": ["https://go.a.example"], "allowlist": ["^https://go\\.b\\.example(/.*)?$"],
+               "defaults": {"desktopFallbackLink": "https://go.b.example/x"},
+               "rules": {"rules": [{"then": {"ofl": "https://go.b.example/y"}}]}},
+              {"id": "b", "domains": ["https://go.b.example"], "allowlist": ["^https://go\\.a\\.example(/.*)?$"],
+               "defaults": {"desktopFallbackLink": "https://go.a.example/x"}}
+            ]}
+            """#
+        let problems = Self.problems(json)
+        #expect(
+            problems.contains { $0.hasPrefix("projects[0].defaults.desktopFallbackLink: points into the link domain https://go.b.example") },
+            "\(problems)")
+        #expect(
+            problems.contains { $0.hasPrefix("projects[1].defaults.desktopFallbackLink: points into the link domain https://go.a.example") },
+            "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("projects[0].rules: rules[0].then.ofl") && $0.contains("go.b.example") }, "\(problems)")
+        #expect(problems.count == 3, "\(problems)")
+    }
+
     @Test func theErrorPrintsOneLinePerProblem() {
         let error = ConfigurationError(problems: [
             ConfigurationProblem(path: "a", message: "x"), ConfigurationProblem(path: "b[0]", message: "y"),

@@ -177,6 +177,16 @@ extension RelinkConfiguration {
                 }
             }
         }
+        // A project's own destinations were checked against its own domains as it was read; another project's
+        // domains are known only now (two projects sending desktop clicks to each other's links loop between them).
+        for (index, project) in projects.enumerated() {
+            let others = projects.filter { $0.id != project.id }.flatMap(\.domains)
+            if let url = project.defaults.desktopFallbackLink, let uri = AbsoluteURI(url), let domain = others.first(where: { uri.isUnder($0) }) {
+                reader.report(
+                    "projects[\(index)].defaults.desktopFallbackLink", "points into the link domain \(domain), so desktop clicks would loop")
+            }
+            for problem in project.rules.loopProblems(linkDomains: others) { reader.report("projects[\(index)].rules", problem.message) }
+        }
         // A tracking domain is a host of its own: not a link domain, not another project's tracking domain.
         var trackingOwner: [String: String] = [:]
         for (index, project) in projects.enumerated() {

@@ -57,11 +57,28 @@ extension LinkRules {
     ) -> [RuleProblem] {
         destination.urls.compactMap { parameter, url in
             guard let uri = AbsoluteURI(url), uri.isHTTP else { return "\(at).\(parameter) must be an http(s) URL" }
-            if let domain = linkDomains.first(where: { uri.isUnder($0) }) {
-                return "\(at).\(parameter) '\(url.prefix(200))' points into the Relink link domain \(domain), so the click would loop"
-            }
+            if let problem = loopProblem(uri, at: "\(at).\(parameter)", linkDomains: linkDomains) { return problem }
             return isAllowed(url) ? nil : "\(at).\(parameter) '\(url.prefix(200))' is not allowed by the project's allowlist"
         }
+    }
+
+    /// The destinations that lead into `linkDomains` (each would loop), and only those: for a check made once every
+    /// project's domains are known.
+    /// - Parameter linkDomains: the link domains no destination may lead back into.
+    /// - Returns: a problem for each such destination.
+    public func loopProblems(linkDomains: [DomainURIPrefix]) -> [RuleProblem] {
+        let destinations =
+            rules.enumerated().map { ("rules[\($0)].then", $1.then) } + variants.enumerated().map { ("variants[\($0)].destination", $1.destination) }
+        return destinations.flatMap { at, destination in
+            destination.urls.compactMap { parameter, url in
+                AbsoluteURI(url).flatMap { Self.loopProblem($0, at: "\(at).\(parameter)", linkDomains: linkDomains) }
+            }
+        }
+    }
+
+    private static func loopProblem(_ uri: AbsoluteURI, at: String, linkDomains: [DomainURIPrefix]) -> RuleProblem? {
+        guard let domain = linkDomains.first(where: { uri.isUnder($0) }) else { return nil }
+        return "\(at) '\(uri.string.prefix(200))' points into the Relink link domain \(domain), so the click would loop"
     }
 
     static func isCountry(_ text: String) -> Bool { text.count == 2 && text.allSatisfy { $0.isASCII && $0.isUppercase } }
