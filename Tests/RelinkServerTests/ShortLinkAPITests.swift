@@ -413,6 +413,9 @@ struct ShortLinkAPITests {
             #expect(try await mint(custom("2030-01-01T00:00:00Z")).status == .ok)
             #expect(try await mint(custom("2030-01-01T00:00:00Z")).status == .ok)
             try Self.expectError(try await mint(custom("2031-01-01T00:00:00Z")), .conflict, "ALREADY_EXISTS", "already used")
+            // Nor does a custom code's link once it is disabled.
+            try await patch("https://go.pictlink.com/six", #"{"disabled": true}"#)
+            try Self.expectError(try await mint(custom("2030-01-01T00:00:00Z")), .conflict, "ALREADY_EXISTS", "disabled link")
         }
     }
 

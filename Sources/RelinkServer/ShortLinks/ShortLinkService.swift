@@ -82,8 +82,15 @@ public final class ShortLinkService: Sendable {
             do {
                 return (try await inserted(draft), target.warnings)
             } catch StoreError.codeTaken {
-                // The same request again gets the same link; a different link may not take the code.
-                if let existing = try await store.link(domain: domain, code: suffix), existing.longLink == canonical,
+                // The same request again gets the same link, while it still answers it; a different link may not take
+                // the code.
+                let existing = try await store.link(domain: domain, code: suffix)
+                if let existing, existing.disabled {
+                    throw APIError.alreadyExists(
+                        "The custom suffix '\(suffix)' is used by a disabled link on \(domain); enable it (PATCH \"disabled\": false) or choose another."
+                    )
+                }
+                if let existing, existing.longLink == canonical,
                     existing.projectId == target.project.id, existing.rules == rules, existing.maxClicks == limits.maxClicks,
                     existing.expiredLink == limits.expiredLink, existing.expiresAt?.timeIntervalSince1970 == limits.expiresAt?.timeIntervalSince1970,
                     existing.name == name
