@@ -24,6 +24,22 @@ struct RedirectTests {
         }
     }
 
+    /// Another method on a link is a 405 saying which methods links answer (it was an empty 404); under /v1 it stays
+    /// the API's JSON 404.
+    @Test func otherMethodsOnALinkAre405() async throws {
+        for method: HTTPRequest.Method in [.post, .put, .delete, .patch, .options] {
+            for path in ["/p/42", "/?" + T.sampleQuery, "/unknown"] {
+                let response = try await Self.click(path, agent: T.Agent.desktop, method: method)
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == "GET, HEAD")
+                #expect(response.text.contains("GET and HEAD"))
+            }
+            let api = try await Self.click("/v1/nothing", agent: T.Agent.desktop, method: method)
+            #expect(api.status == .notFound, "\(method)")
+            #expect(api.text.contains("No such API method"), "\(method): \(api.text)")
+        }
+    }
+
     @Test func androidGoesToPlay() async throws {
         let response = try await Self.click("/?" + T.sampleQuery + "&utm_source=mail", agent: T.Agent.android)
         #expect(response.status == .found)

@@ -21,13 +21,16 @@ struct BeaconController: Sendable {
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        router.post("**") { request, context in try await handle(request, context) }
+        for path: RouterPath in ["/", "**"] {
+            router.post(path) { request, context in try await handle(request, context) }
+        }
     }
 
     func handle(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         guard let match = directory.match(host: context.origin.host, path: Substring(request.uri.path)), match.relativePath == Self.path
         else {
-            return Response(status: .notFound)
+            // Every other POST outside the API's routes: a link, an unknown path, an unknown API method.
+            return try RedirectController.methodNotAllowed(request)
         }
         guard case .success = limiter.acquire(.beacon, network: context.clientNetwork) else {
             return Response(status: .tooManyRequests)

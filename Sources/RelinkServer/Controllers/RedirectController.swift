@@ -33,7 +33,21 @@ struct RedirectController: Sendable {
         for path: RouterPath in ["/", "**"] {
             router.get(path) { request, context in try await handle(request, context) }
             router.head(path) { request, context in try await handle(request, context).createHeadResponse() }
+            // Any other method on a link is a mistake of the client's, said as such (it was an empty 404).
+            for method: HTTPRequest.Method in [.put, .delete, .patch, .options] {
+                router.on(path, method: method) { request, _ in try Self.methodNotAllowed(request) }
+            }
         }
+    }
+
+    /// 405 with `Allow: GET, HEAD` for a method links do not answer; under `/v1`, the API's JSON 404 for a path no
+    /// API route has.
+    static func methodNotAllowed(_ request: Request) throws -> Response {
+        let path = Substring(request.uri.path)
+        if APIPath.isAPI(path) { throw APIError.notFound("No such API method: \(request.method) \(path).") }
+        return Response(
+            status: .methodNotAllowed, headers: [.allow: "GET, HEAD", .contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "Relink's links answer GET and HEAD only.\n")))
     }
 
     /// A click through the router: everything that may wait (the store's lookup, a marked click's key, a click
