@@ -23,9 +23,14 @@ public struct SystemHostResolver: HostResolver {
         try await NIOThreadPool.singleton.runIfActive { Self.lookUp(host) }
     }
 
-    static func lookUp(_ host: String) -> [String] {
+    /// - Parameters:
+    ///   - host: a name or an address in any spelling `getaddrinfo` reads.
+    ///   - numericOnly: read `host` as an address only (`AI_NUMERICHOST`), without looking a name up: empty for a name.
+    /// - Returns: the addresses as text, each once.
+    static func lookUp(_ host: String, numericOnly: Bool = false) -> [String] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
+        if numericOnly { hints.ai_flags = AI_NUMERICHOST }
         #if canImport(Darwin)
         hints.ai_socktype = SOCK_STREAM
         #else
