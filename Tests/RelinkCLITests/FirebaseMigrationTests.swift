@@ -70,21 +70,8 @@ struct FirebaseMigrationTests {
 
     /// Runs a command in-process: what it printed, and the error it ended with, if any.
     static func run(_ arguments: [String]) async -> (output: [String], error: CLIError?) {
-        let capture = Console.Capture()
-        var failure: CLIError?
-        await Console.$capture.withValue(capture) {
-            do {
-                var command = try Relink.parseAsRoot(arguments)
-                if var asyncCommand = command as? any AsyncParsableCommand {
-                    try await asyncCommand.run()
-                } else {
-                    try command.run()
-                }
-            } catch {
-                failure = error as? CLIError ?? CLIError(message: "\(error)")
-            }
-        }
-        return (capture.output, failure)
+        let (output, _, error) = await InProcessCommand.run(arguments)
+        return (output, error.map { $0 as? CLIError ?? CLIError(message: "\($0)") })
     }
 
     @Test func importThenVerifyAGeneratedExport() async throws {

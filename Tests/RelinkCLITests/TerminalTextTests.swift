@@ -11,21 +11,7 @@ import Testing
 struct TerminalTextTests {
     /// Runs a command in-process: its stdout and stderr lines, and the error it ended with.
     static func run(_ arguments: [String]) async -> (output: [String], errors: [String], error: (any Error)?) {
-        let capture = Console.Capture()
-        var failure: (any Error)?
-        await Console.$capture.withValue(capture) {
-            do {
-                var command = try Relink.parseAsRoot(arguments)
-                if var asyncCommand = command as? any AsyncParsableCommand {
-                    try await asyncCommand.run()
-                } else {
-                    try command.run()
-                }
-            } catch {
-                failure = error
-            }
-        }
-        return (capture.output, capture.errors, failure)
+        await InProcessCommand.run(arguments)
     }
 
     static func hasControls(_ lines: [String]) -> Bool {
