@@ -2,12 +2,16 @@
 /// the Firebase import both hold names to, so an imported name is never one the API would refuse.
 ///
 /// A name is one line of visible text. Refused, by Unicode scalar: control characters (C0, C1), the line and
-/// paragraph separators (U+2028, U+2029), and the invisible format characters that make a name read otherwise
-/// than it is stored: bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), zero-width
-/// characters (U+200B, U+2060, U+FEFF, U+180E), the soft hyphen (U+00AD) and invisible operators (U+2061–U+2064,
-/// U+206A–U+206F). The two joiners are kept where writing needs them: U+200D between emoji (👩‍💻 is one emoji) or
-/// after a virama (Indic conjuncts); U+200C after a virama or between two letters outside ASCII (Persian and other
-/// joining scripts). Elsewhere, between ASCII letters for one, they only hide a difference and are refused.
+/// paragraph separators (U+2028, U+2029), the interlinear annotation characters (U+FFF9–U+FFFB), and every scalar
+/// Unicode marks as default ignorable (drawn as nothing where a font lacks it): bidirectional controls, zero-width
+/// characters, the byte-order mark, the soft hyphen, invisible operators, Hangul fillers (U+115F, U+1160, U+3164,
+/// U+FFA0), tag characters (U+E0000–U+E0FFF, which can hide a whole ASCII text) and the unassigned scalars kept for
+/// more of them. Kept where writing needs them: U+200D between emoji (👩‍💻 is one emoji) or after a virama (Indic
+/// conjuncts); U+200C after a virama or between two letters outside ASCII (Persian and other joining scripts); one
+/// variation selector right after a visible character (❤️, an ideograph's variant, a Mongolian letter's form); and
+/// the tags of a subdivision flag (🏴 U+1F3F4, two to seven tag letters or digits, then the cancel tag U+E007F).
+/// Elsewhere, between ASCII letters for the joiners or in a row for variation selectors, they only hide a difference or
+/// carry hidden data, and are refused.
 public enum LinkName {
     /// The longest name, in Unicode scalars (what JSON Schema's `maxLength` counts).
     public static let maximumLength = 200
@@ -43,10 +47,10 @@ public enum LinkName {
 
     private static func kind(of scalars: [Unicode.Scalar], at index: Int) -> Kind {
         let scalar = scalars[index]
-        switch scalar.properties.generalCategory {
+        let properties = scalar.properties
+        switch properties.generalCategory {
         case .control, .lineSeparator, .paragraphSeparator: return .lineBreakOrControl
-        case .format: break
-        default: return .kept
+        default: break
         }
         switch scalar.value {
         case 0x200D:
@@ -59,13 +63,43 @@ public enum LinkName {
             let after = index + 1 < scalars.count ? scalars[index + 1] : nil
             if let before, isVirama(before) { return .kept }
             return before.map(isJoiningLetter) == true && after.map(isJoiningLetter) == true ? .kept : .invisible
-        case 0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x206F, 0xFEFF:
+        case 0xE0020...0xE007F:
+            return isInFlagTagSequence(scalars, at: index) ? .kept : .invisible
+        case 0xFFF9...0xFFFB:
+            // Interlinear annotation marks: not ignorable, yet drawn as nothing by most text systems.
             return .invisible
         default:
-            // Other format characters draw something (U+0600, the Arabic number sign) or belong to a sequence that
-            // does (the tags of 🏴󠁧󠁢󠁳󠁣󠁴󠁿).
-            return .kept
+            if properties.isVariationSelector {
+                return index > 0 && isVariationBase(scalars, at: index - 1) ? .kept : .invisible
+            }
+            // Other format characters draw something (U+0600, the Arabic number sign).
+            return properties.isDefaultIgnorableCodePoint ? .invisible : .kept
         }
+    }
+
+    /// Whether the scalar at `index` may carry a variation selector: one that is drawn, so not a space, nor
+    /// ignorable (another selector, a joiner), nor refused.
+    private static func isVariationBase(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        let properties = scalars[index].properties
+        guard !properties.isDefaultIgnorableCodePoint, !properties.isWhitespace else { return false }
+        return kind(of: scalars, at: index) == .kept
+    }
+
+    /// Whether the tag character at `index` belongs to an emoji tag sequence that draws a subdivision flag: U+1F3F4,
+    /// then the subdivision's code in tag letters and digits (`gbsct`: two to seven), then the cancel tag U+E007F.
+    /// Any other run of tags draws nothing.
+    private static func isInFlagTagSequence(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        func isCodeTag(_ scalar: Unicode.Scalar) -> Bool {
+            (0xE0030...0xE0039).contains(scalar.value) || (0xE0061...0xE007A).contains(scalar.value)
+        }
+        let longest = 7
+        // Walks at most one tag past the longest code each way, so a long run of tags costs no more per scalar.
+        var start = scalars[index].value == 0xE007F ? index : index + 1
+        while start > 0, index - start < longest, isCodeTag(scalars[start - 1]) { start -= 1 }
+        var end = max(start, index)
+        while end < scalars.count, end - start <= longest, isCodeTag(scalars[end]) { end += 1 }
+        guard start > 0, scalars[start - 1].value == 0x1F3F4, end < scalars.count, scalars[end].value == 0xE007F else { return false }
+        return (2...longest).contains(end - start)
     }
 
     /// An emoji, not the digits, `#` and `*` that Unicode also marks as emoji (for keycaps).
@@ -78,8 +112,10 @@ public enum LinkName {
 
     private static func isVirama(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.canonicalCombiningClass == .virama }
 
+    /// A letter or mark outside ASCII, not one that is ignorable (a variation selector, a Hangul filler): those may be
+    /// left out, and a joiner must not outlive what it joins.
     private static func isJoiningLetter(_ scalar: Unicode.Scalar) -> Bool {
-        guard !scalar.isASCII else { return false }
+        guard !scalar.isASCII, !scalar.properties.isDefaultIgnorableCodePoint else { return false }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .nonspacingMark, .spacingMark: return true
         default: return false
