@@ -181,7 +181,7 @@ public struct RelinkClient: Sendable {
         _ method: String, path: String, query: [URLQueryItem] = [], body: Body?
     ) async throws(RelinkClientError) -> Response {
         let data = try await sendForData(method, path: path, query: query, body: body)
-        if let problem = JSONShape.problem(data) {
+        if let problem = JSONShape.problem(data) ?? JSONNumberRange.problem(data) {
             throw RelinkClientError(status: nil, apiStatus: nil, message: "the server's answer is not the JSON expected: \(problem)")
         }
         do {
@@ -227,7 +227,9 @@ public struct RelinkClient: Sendable {
             throw RelinkClientError(status: nil, apiStatus: nil, message: "the answer from \(server.absoluteString) is not HTTP")
         }
         guard (200..<300).contains(http.statusCode) else {
-            if JSONShape.problem(data) == nil, let body = try? JSONDecoder().decode(APIErrorBody.self, from: data) {
+            if JSONShape.problem(data) == nil, JSONNumberRange.problem(data) == nil,
+                let body = try? JSONDecoder().decode(APIErrorBody.self, from: data)
+            {
                 throw RelinkClientError(status: http.statusCode, apiStatus: body.error.status, message: body.error.message)
             }
             throw RelinkClientError(

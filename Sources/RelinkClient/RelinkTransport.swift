@@ -55,7 +55,7 @@ final class RelinkTransport: Sendable {
             case .success(let answer): (status, retryAfter, data) = answer
             }
             if (200..<300).contains(status) {
-                if let problem = JSONShape.problem(data) {
+                if let problem = JSONShape.problem(data) ?? JSONNumberRange.problem(data) {
                     return .failure(RelinkError(kind: .malformed, status: status, message: "the answer from \(base) is not Relink's: \(problem)"))
                 }
                 guard let decoded = try? JSONDecoder().decode(Answer.self, from: data) else {
@@ -63,8 +63,9 @@ final class RelinkTransport: Sendable {
                 }
                 return .success(decoded)
             }
-            // A body too deep or with a key twice gives nothing: the status says what happened.
-            let apiError = JSONShape.problem(data) == nil ? try? JSONDecoder().decode(APIErrorBody.self, from: data) : nil
+            // A body too deep, with a key twice or a number past a double gives nothing: the status says what happened.
+            let readable = JSONShape.problem(data) == nil && JSONNumberRange.problem(data) == nil
+            let apiError = readable ? try? JSONDecoder().decode(APIErrorBody.self, from: data) : nil
             let retryAfterSeconds = retryAfter.flatMap(Self.seconds)
             if status == 429 || status == 503 {
                 let wait = TimeInterval(retryAfterSeconds ?? 1)

@@ -123,4 +123,95 @@ struct HostileAnswerTests {
         #expect(error.kind.rawValue == kind, "\(answer.prefix(40)): \(error)")
         if let status { #expect(error.status == status) }
     }
+
+    /// A number past a double's range, even in a member no client reads: Android's parser refuses it, so all three
+    /// call the answer malformed (a 2xx) or take only its status (an error).
+    @Test func aNumberPastADoubleIsMalformed() async throws {
+        let claim = #"{"matchMessage": "m", "x": 1e999999, "deepLink": "x", "attributionConfidence": "WEAK"}"#
+        try await Self.withAnswer(.ok, claim) { server, _ in
+            guard case .failed(let error) = await Self.client(server).claimDeferredLink() else {
+                Issue.record("a claim read a number past a double")
+                return
+            }
+            #expect(error.kind == .malformed && error.status == 200)
+        }
+        let digits = #"{"deepLink": "x", "resolvedLink": "r", "routeParameters": {}, "n": [-1"# + String(repeating: "0", count: 400) + "]}"
+        try await Self.withAnswer(.ok, digits) { server, _ in
+            guard case .failed(let error) = await Self.client(server).resolve("https://go.relink.test/x") else {
+                Issue.record("a resolve read a number past a double")
+                return
+            }
+            #expect(error.kind == .malformed)
+        }
+        try await Self.withAnswer(.notFound, #"{"error": {"status": "NOT_FOUND", "message": "gone", "code": 1E400}}"#) { server, _ in
+            guard case .failed(let error) = await Self.client(server).resolve("https://go.relink.test/x") else {
+                Issue.record("resolved a 404")
+                return
+            }
+            #expect(error.kind == .http && error.status == 404 && error.apiStatus == nil)
+        }
+        // Small, long and fine-grained numbers are numbers: the answer is read.
+        let fine =
+            #"{"matchMessage": "m", "x": [1e308, -1.7976931348623157e308, 1e-999999, 123456789012345678901234567890], "#
+            + #""deepLink": "x", "attributionConfidence": "WEAK"}"#
+        try await Self.withAnswer(.ok, fine) { server, _ in
+            guard case .matched = await Self.client(server).claimDeferredLink() else {
+                Issue.record("a claim with numbers in range was not read")
+                return
+            }
+        }
+    }
+
+    /// The API client refuses such an answer too, and takes only the status of such an error.
+    @Test func theAPIClientRefusesANumberPastADouble() async throws {
+        let router = Router()
+        router.get("/v1/links") { _, _ in
+            let body = #"{"links": [], "n": 1e999999}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        router.get("/v1/links/{link}") { _, _ in
+            let body = #"{"error": {"code": 404, "status": "NOT_FOUND", "message": "gone", "n": -1e999999}}"#
+            return Response(status: .notFound, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        try await RelinkAppClientTests.withStub(router) { server in
+            let client = RelinkClient(server: server, apiKey: "k")
+            do throws(RelinkClientError) {
+                _ = try await client.links()
+                Issue.record("read a list holding a number past a double")
+            } catch {
+                #expect(error.message.contains("past a double"), "\(error)")
+            }
+            do throws(RelinkClientError) {
+                _ = try await client.link("x")
+                Issue.record("read a 404")
+            } catch {
+                #expect(error.status == 404 && error.apiStatus == nil, "\(error)")
+            }
+        }
+    }
+
+    /// An interim `100 Continue` and then nothing is no answer: `timeout` at the timeout, not retried, in all three
+    /// (a final answer after it is read as usual).
+    @Test func aContinueAndThenSilenceTimesOut() async throws {
+        let server = try await RawAnswerServer(answer: "HTTP/1.1 100 Continue\r\n\r\n", keepOpen: true)
+        let started = ContinuousClock.now
+        let result = await Self.client(server.base).resolve("https://go.relink.test/x")
+        let elapsed = ContinuousClock.now - started
+        try await server.close()
+        guard case .failed(let error) = result else {
+            Issue.record("resolved a 100 Continue")
+            return
+        }
+        #expect(error.kind == .timeout, "\(error)")
+        #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(5), "\(elapsed)")
+        let body = #"{"deepLink": "x", "resolvedLink": "r"}"#
+        let answered = try await RawAnswerServer(
+            answer: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+        let read = await Self.client(answered.base).resolve("https://go.relink.test/x")
+        try await answered.close()
+        guard case .resolved = read else {
+            Issue.record("a final answer after 100 Continue was not read: \(read)")
+            return
+        }
+    }
 }

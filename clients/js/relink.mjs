@@ -247,6 +247,10 @@ export class Relink {
                         signal: controller ? controller.signal : undefined,
                     });
                 } catch (error) {
+                    // No answer yet: browsers, React Native's fetch and the other clients read past an interim
+                    // 100 Continue and wait for the final answer; Node's fetch drops the connection at it. Waiting
+                    // out the timeout makes it the same result (a final answer after the 100 is lost in Node).
+                    if (isInterimContinue(error)) return new Promise(() => {});
                     return { error: { kind: "offline", message: `could not reach the server: ${messageOf(error)}` } };
                 }
                 const status = response && typeof response.status === "number" ? response.status : NaN;
@@ -291,6 +295,12 @@ export class Relink {
     }
 }
 
+// Node's fetch (undici) refusing an interim 100 Continue: its only "bad response" socket error.
+function isInterimContinue(error) {
+    const cause = error && typeof error === "object" ? error.cause : null;
+    return !!cause && typeof cause === "object" && cause.code === "UND_ERR_SOCKET" && cause.message === "bad response";
+}
+
 /**
  * The seconds a `Retry-After` header asks for (RFC 9110 §10.2.3): delay-seconds, or an IMF-fixdate
  * (`Sun, 06 Nov 1994 08:49:37 GMT`) counted from now, 0 when past; at most 2147483647, as in the other clients.
@@ -332,9 +342,10 @@ function isLeapYear(year) {
 }
 
 /**
- * Why an answer's text is not one to read, or null: nesting deeper than MAX_DEPTH, or an object with one key
- * twice (JSON.parse keeps the last, Swift's decoder the first: all three clients call it malformed instead). Text
- * that is not JSON passes; JSON.parse refuses it.
+ * Why an answer's text is not one to read, or null: nesting deeper than MAX_DEPTH, an object with one key twice
+ * (JSON.parse keeps the last, Swift's decoder the first: all three clients call it malformed instead), or a number
+ * past a double's range (JSON.parse reads 1e999999 as Infinity, Android's parser refuses it). Text that is not JSON
+ * passes; JSON.parse refuses it.
  * @param {string} text
  * @returns {string|null}
  */
@@ -359,6 +370,16 @@ function shapeProblem(text) {
             i = end;
             continue;
         }
+        if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+            let end = i;
+            while (end < length && isNumberChar(text.charCodeAt(end))) end++;
+            const number = text.slice(i, end);
+            if (Math.abs(Number(number)) === Infinity) {
+                return `the answer holds the number ${number.length > 32 ? number.slice(0, 32) + "…" : number}, past a double's range`;
+            }
+            i = end;
+            continue;
+        }
         if (c === 0x7b || c === 0x5b) {
             if (open.length >= MAX_DEPTH) return `the answer nests deeper than ${MAX_DEPTH} levels`;
             open.push(c === 0x7b ? new Set() : null);
@@ -368,6 +389,11 @@ function shapeProblem(text) {
         i++;
     }
     return null;
+}
+
+// A digit, sign, point or exponent: what a JSON number is written with.
+function isNumberChar(c) {
+    return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
 }
 
 function nextNonSpace(text, from) {

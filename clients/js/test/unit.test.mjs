@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { describe, test } from "node:test";
 import * as library from "../relink.mjs";
@@ -134,6 +135,41 @@ describe("hostile answers (the same results as the Swift and Android clients)", 
         for (const unreadable of ["Mon, 30 Feb 2026 14:14:00 GMT", "Mon, 21 Sep 2026 14:14:00 UTC", "Mon, 21 Sep 2026 24:00:00 GMT",
             "Monday, 21-Sep-26 14:14:00 GMT", "Mon Sep 21 14:14:00 2026", "mon, 21 sep 2026 14:14:00 GMT", "1, 2"]) {
             assert.equal(parseRetryAfter(unreadable, now), undefined, unreadable);
+        }
+    });
+
+    test("a number past a double's range is malformed, in any member; an error body with one gives only its status", async () => {
+        const huge = '{"matchMessage": "m", "x": 1e999999, "deepLink": "x", "attributionConfidence": "WEAK"}';
+        const digits = `{"deepLink": "x", "resolvedLink": "r", "n": [-1${"0".repeat(400)}]}`;
+        const fetch = fakeFetch(json(200, huge), json(200, digits));
+        const relink = client({ fetch });
+        const claimed = await relink.claimDeferredLink({});
+        assert.equal(claimed.error.kind, "malformed");
+        assert.match(claimed.error.message, /past a double/);
+        assert.equal((await relink.resolve("https://go.example.com/x")).error.kind, "malformed");
+        const refused = fakeFetch(json(404, '{"error": {"status": "NOT_FOUND", "message": "gone", "code": 1E400}}'));
+        assert.deepEqual((await client({ fetch: refused }).resolve("https://go.example.com/x")).error, { kind: "http", status: 404, message: "HTTP 404" });
+        const fine = '{"matchMessage": "m", "x": [1e308, -1.7976931348623157e308, 1e-999999, 123456789012345678901234567890], "y": "1e999999",'
+            + ' "deepLink": "x", "attributionConfidence": "WEAK"}';
+        assert.equal((await client({ fetch: fakeFetch(json(200, fine)) }).claimDeferredLink({})).result, "matched", "numbers in range, and text");
+    });
+
+    test("an interim 100 Continue and then nothing is a timeout at the timeout, as in the other clients", async () => {
+        const sockets = new Set();
+        const server = net.createServer((socket) => {
+            sockets.add(socket);
+            socket.once("data", () => socket.write("HTTP/1.1 100 Continue\r\n\r\n"));
+            socket.on("error", () => {});
+        });
+        await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+            const relink = client({ server: `http://127.0.0.1:${server.address().port}`, fetch: globalThis.fetch, timeoutMs: 1000 });
+            const { result, ms } = await timed(relink.resolve("https://go.example.com/x"));
+            assert.equal(result.error.kind, "timeout", JSON.stringify(result));
+            assert.ok(ms >= 900 && ms < 3000, `${ms} ms`);
+        } finally {
+            for (const socket of sockets) socket.destroy();
+            await new Promise((resolve) => server.close(resolve));
         }
     });
 

@@ -7,8 +7,10 @@ import java.util.Set;
 
 /**
  * Checks an answer's text before {@code org.json} parses it: org.json recurses once per bracket, so a few thousand
- * of them overflow the stack, and it keeps the last of two equal keys where other parsers keep the first. The Swift
- * and JavaScript clients make the same check (clients/conformance/README.md).
+ * of them overflow the stack, and it keeps the last of two equal keys where other parsers keep the first. A number
+ * past a double's range ({@code 1e999999}) it refuses wherever it stands, where the other parsers read it as infinity
+ * or skip it: named here so the message says why. The Swift and JavaScript clients make the same checks
+ * (clients/conformance/README.md).
  */
 final class JsonShape {
     /** Deeper than this is not a Relink answer (its answers nest two levels). */
@@ -17,8 +19,8 @@ final class JsonShape {
     private JsonShape() {}
 
     /**
-     * Why the text is not an answer to parse, or null: nesting deeper than {@link #MAX_DEPTH}, or an object with one
-     * key twice. Text that is not JSON at all passes; the parser refuses it.
+     * Why the text is not an answer to parse, or null: nesting deeper than {@link #MAX_DEPTH}, an object with one
+     * key twice, or a number past a double's range. Text that is not JSON at all passes; the parser refuses it.
      *
      * @param text the answer's body.
      * @return the problem in words, or null.
@@ -40,6 +42,17 @@ final class JsonShape {
                 i = end;
                 continue;
             }
+            if (c == '-' || (c >= '0' && c <= '9')) {
+                int end = i;
+                while (end < length && isNumberChar(text.charAt(end))) end++;
+                String number = text.substring(i, end);
+                if (isPastDouble(number)) {
+                    return "The answer holds the number " + (number.length() > 32 ? number.substring(0, 32) + "…" : number)
+                            + ", past a double's range.";
+                }
+                i = end;
+                continue;
+            }
             if (c == '{' || c == '[') {
                 if (open.size() >= MAX_DEPTH) return "The answer nests deeper than " + MAX_DEPTH + " levels.";
                 open.add(c == '{' ? new HashSet<String>() : null);
@@ -49,6 +62,19 @@ final class JsonShape {
             i++;
         }
         return null;
+    }
+
+    private static boolean isNumberChar(char c) {
+        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    }
+
+    /** Whether {@code number} reads as an infinite double; text that is no number is the parser's to refuse. */
+    private static boolean isPastDouble(String number) {
+        try {
+            return Double.isInfinite(Double.parseDouble(number));
+        } catch (NumberFormatException notANumber) {
+            return false;
+        }
     }
 
     /** The index just past the string that opens at {@code start}, or the text's length when it never closes. */

@@ -177,6 +177,47 @@ class HostileAnswerTest {
         }
     }
 
+    /**
+     * A number past a double's range, even in a member no client reads: malformed (a 2xx), or only the status (an
+     * error), as in the other clients; numbers in range, however long or small, are read.
+     */
+    @Test
+    void aNumberPastADoubleIsMalformed() {
+        String huge = "{\"matchMessage\": \"m\", \"x\": 1e999999, \"deepLink\": \"x\", \"attributionConfidence\": \"WEAK\"}";
+        RelinkError error = Answers.claim(200, huge).getError();
+        assertEquals(RelinkError.Kind.MALFORMED, error.getKind());
+        assertTrue(error.getMessage().contains("past a double"), error.getMessage());
+        StringBuilder digits = new StringBuilder("{\"deepLink\": \"x\", \"resolvedLink\": \"r\", \"n\": [-1");
+        for (int i = 0; i < 400; i++) digits.append('0');
+        assertEquals(RelinkError.Kind.MALFORMED, Answers.link(200, digits + "]}").getError().getKind());
+        RelinkError refused = Http.refusal(404, null, "{\"error\": {\"status\": \"NOT_FOUND\", \"message\": \"gone\", \"code\": 1E400}}");
+        assertEquals(RelinkError.Kind.HTTP, refused.getKind());
+        assertNull(refused.getApiStatus());
+        String fine = "{\"matchMessage\": \"m\", \"x\": [1e308, -1.7976931348623157e308, 1e-999999, 123456789012345678901234567890],"
+                + " \"deepLink\": \"x\", \"attributionConfidence\": \"WEAK\"}";
+        assertEquals(ClaimResult.Kind.MATCHED, Answers.claim(200, fine).getKind());
+        assertNull(JsonShape.problem("{\"a\": \"1e999999\"}"), "a number in a string is text");
+    }
+
+    /** An interim 100 Continue and then nothing is no answer: a timeout, not retried; a final answer after it is read. */
+    @Test
+    void aContinueAndThenSilenceTimesOut() throws Exception {
+        try (RawServer server = new RawServer("HTTP/1.1 100 Continue\r\n\r\n", "", 0, 5000)) {
+            long started = System.nanoTime();
+            RelinkError error = client(server.base(), 5000).resolveBlocking("https://go.example/x").getError();
+            long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
+            assertEquals(RelinkError.Kind.TIMEOUT, error.getKind(), error.toString());
+            assertTrue(elapsedMillis >= 1400 && elapsedMillis < 4000, elapsedMillis + " ms");
+            assertEquals(1, server.requests());
+        }
+        String body = "{\"deepLink\": \"x\", \"resolvedLink\": \"r\"}";
+        String head = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n";
+        try (RawServer server = new RawServer(head, body, 0)) {
+            LinkResult result = client(server.base(), 5000).resolveBlocking("https://go.example/x");
+            assertEquals(LinkResult.Kind.RESOLVED, result.getKind(), String.valueOf(result));
+        }
+    }
+
     @Test
     void aNegativeRetryBudgetIsRefused() {
         Relink relink = new Relink(new Relink.Config("https://go.example", Platform.ANDROID, "test.relink.shop", new MemoryStore())

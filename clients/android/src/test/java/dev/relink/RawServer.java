@@ -13,19 +13,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A loopback server that answers every request with the same raw bytes, for answers no HTTP server library sends:
  * not HTTP, cut off, a status past 599, headers of any size. With {@code trickleMillis} it sends the bytes after the
- * head one at a time, that long apart.
+ * head one at a time, that long apart; with {@code holdMillis} it keeps the connection open that long after them,
+ * silent (an interim answer and then nothing).
  */
 final class RawServer implements AutoCloseable {
     private final ServerSocket listener;
     private final AtomicInteger requests = new AtomicInteger();
 
-    RawServer(final String head, final String body, final long trickleMillis) throws IOException {
+    RawServer(String head, String body, long trickleMillis) throws IOException {
+        this(head, body, trickleMillis, 0);
+    }
+
+    RawServer(final String head, final String body, final long trickleMillis, final long holdMillis) throws IOException {
         listener = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
         Thread acceptor = new Thread(() -> {
             while (!listener.isClosed()) {
                 try {
                     final Socket socket = listener.accept();
-                    Thread answer = new Thread(() -> serve(socket, head, body, trickleMillis));
+                    Thread answer = new Thread(() -> serve(socket, head, body, trickleMillis, holdMillis));
                     answer.setDaemon(true);
                     answer.start();
                 } catch (IOException closed) {
@@ -37,7 +42,7 @@ final class RawServer implements AutoCloseable {
         acceptor.start();
     }
 
-    private void serve(Socket socket, String head, String body, long trickleMillis) {
+    private void serve(Socket socket, String head, String body, long trickleMillis, long holdMillis) {
         try (Socket open = socket) {
             readRequest(open.getInputStream());
             requests.incrementAndGet();
@@ -55,6 +60,7 @@ final class RawServer implements AutoCloseable {
                 }
             }
             out.flush();
+            if (holdMillis > 0) Thread.sleep(holdMillis);
         } catch (IOException | InterruptedException gone) {
             // The client hung up: what some tests expect.
         }
