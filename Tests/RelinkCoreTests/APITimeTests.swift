@@ -165,13 +165,18 @@ struct APITimeTests {
         #expect(APITime.parse(text) == nil)
     }
 
-    /// Every time `parse` reads, `format` writes as text that `parse` reads as the same instant, over the whole range
-    /// (before October 1582 too, where Foundation's writer switched to Julian dates, and in 9999's last second).
-    @Test func whatFormatWritesReadsBackAsTheSameInstant() async {
+    /// Every time `parse` reads, `format` writes as its second, which `parse` reads back, over the whole range (before
+    /// October 1582 too, where Foundation's writer switched to Julian dates, and in 9999's last second).
+    @Test func whatFormatWritesReadsBackAsItsSecond() async {
         await propertyCheck(count: 3000, input: Self.validParts) { parts in
             guard let date = APITime.parse(parts.text) else { return }
             let text = APITime.format(date)
-            #expect(APITime.parse(text) == date, "\(parts) → \(text)")
+            guard let read = APITime.parse(text) else {
+                Issue.record("\(parts) → \(text) refused")
+                return
+            }
+            #expect(read <= date && date.timeIntervalSince(read) < 1, "\(parts) → \(text)")
+            #expect(APITime.format(read) == text, "\(parts) → \(text)")
         }
     }
 
@@ -187,9 +192,9 @@ struct APITimeTests {
         }
     }
 
-    /// Any time in range, not only one read from text, is written to read back within its second and at most a
-    /// nanosecond away; and what is written once is written again the same.
-    @Test func anyTimeIsWrittenToReadBackInItsSecond() async {
+    /// Any time in range, not only one read from text, is written as its second; and what is written once is written
+    /// again the same.
+    @Test func anyTimeIsWrittenAsItsSecond() async {
         let times = Generator<Double, Shrink.None<Double>> { rng in
             Double.random(in: -62_135_596_800..<253_402_300_800, using: &rng)
         }
@@ -200,7 +205,7 @@ struct APITimeTests {
                 Issue.record("\(seconds) → \(text) refused")
                 return
             }
-            #expect(abs(read.timeIntervalSince(date)) <= 0.000_000_001 + date.timeIntervalSinceReferenceDate.ulp, "\(seconds) → \(text)")
+            #expect(read <= date && date.timeIntervalSince(read) < 1, "\(seconds) → \(text)")
             #expect(APITime.format(read) == text, "\(seconds) → \(text)")
         }
     }
@@ -211,19 +216,20 @@ struct APITimeTests {
         ("1582-10-04T23:59:59Z", "1582-10-04T23:59:59Z"),
         ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"),
         ("0004-02-29T12:00:00+12:00", "0004-02-29T00:00:00Z"),
-        // A fraction too fine for a Date this far out was rounded up into year 10000.
-        ("9999-12-31T23:59:59.99999Z", "9999-12-31T23:59:59.999969Z"),
-        ("9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59.999969Z"),
+        // A fraction too fine for a Date this far out was rounded up into year 10000; a fraction is not written.
+        ("9999-12-31T23:59:59.99999Z", "9999-12-31T23:59:59Z"),
+        ("9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59Z"),
         ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"),
-        ("2026-11-30T00:00:00.5Z", "2026-11-30T00:00:00.500Z"),
-        ("2026-11-30T00:00:00.123456Z", "2026-11-30T00:00:00.123456Z"),
-        ("2026-11-30T05:30:00.25+05:30", "2026-11-30T00:00:00.250Z"),
-        ("1969-12-31T23:59:59.75Z", "1969-12-31T23:59:59.750Z"),
+        ("2026-11-30T00:00:00.5Z", "2026-11-30T00:00:00Z"),
+        ("2026-11-30T00:00:00.123456Z", "2026-11-30T00:00:00Z"),
+        ("2026-11-30T05:30:00.25+05:30", "2026-11-30T00:00:00Z"),
+        ("1969-12-31T23:59:59.75Z", "1969-12-31T23:59:59Z"),
     ])
     func writesTimes(text: String, written: String) throws {
         let date = try #require(APITime.parse(text))
         #expect(APITime.format(date) == written)
-        #expect(APITime.parse(written) == date)
+        let second = try #require(APITime.parse(written))
+        #expect(second <= date && date.timeIntervalSince(second) < 1)
     }
 
     /// `civilDate` undoes `daysSinceEpoch` on every day of the range.

@@ -10,48 +10,31 @@ public enum APITime {
     /// the reader walk.
     public static let maximumLength = 64
 
-    /// Writes what `parse` reads back as the same instant: the proleptic Gregorian date (RFC 3339's; Foundation's
-    /// ISO 8601 style writes the Julian one before October 1582), in UTC, with the fraction of a second the time holds
-    /// in the fewest of 3, 6 or 9 digits that read back exactly (none for a whole second). A fraction is never rounded
-    /// up into the next second, so the last second of 9999 stays in 9999. A time outside the years 0001–9999, which
-    /// `parse` never returns, is written as the nearest one inside them.
+    /// Writes the whole second a time falls in, as the API has always answered times: the proleptic Gregorian date
+    /// (RFC 3339's; Foundation's ISO 8601 style wrote the Julian one before October 1582), in UTC, without a
+    /// fraction, which `parse` reads back as that second. The second is the one the time falls in, never the next, so
+    /// the last second of 9999 stays in 9999. A time outside the years 0001–9999, which `parse` never returns, is
+    /// written as the nearest second inside them.
     /// - Parameter date: a time.
-    /// - Returns: it in UTC, `2026-12-01T00:00:00Z` or `2026-12-01T00:00:00.250Z`.
+    /// - Returns: its second in UTC, `2026-12-01T00:00:00Z`.
     public static func format(_ date: Date) -> String {
-        let (whole, nanoseconds) = split(date)
+        let whole = wholeSeconds(date)
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let secondOfDay = whole - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
         text += pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if nanoseconds > 0 {
-            var digits = pad(nanoseconds, 9)
-            while digits.hasSuffix("000") { digits.removeLast(3) }
-            text += "." + digits
-        }
         return text + "Z"
     }
 
-    /// The whole seconds since 1970 and the nanoseconds past them that `parse` turns into `date` (or the nearest
-    /// time in range, for one outside it).
-    private static func split(_ date: Date) -> (seconds: Int, nanoseconds: Int) {
+    /// The whole seconds since 1970 of the second `date` falls in (the nearest in range for one outside it).
+    private static func wholeSeconds(_ date: Date) -> Int {
         let sinceReference = date.timeIntervalSinceReferenceDate
-        guard sinceReference.isFinite, sinceReference >= Double(firstSecond - referenceSecond) else { return (firstSecond, 0) }
-        guard sinceReference < Double(lastSecond - referenceSecond + 1) else { return (lastSecond, 999_999_999) }
-        // Split from the reference date, where a Date keeps its value: adding 1970's offset as a Double could round
-        // a fraction up into the next second. The fraction of a Double is exact.
-        let wholeSinceReference = sinceReference.rounded(.down)
-        let fraction = sinceReference - wholeSinceReference
-        let seconds = Int(wholeSinceReference) + referenceSecond
-        let nearest = min(Int((fraction * 1_000_000_000).rounded()), 999_999_999)
-        // The shortest fraction that reads back as the same instant; a Date holds less than a nanosecond's precision
-        // but for a few months around 2001, so one of the nearest nanoseconds does.
-        var candidates = [Int((fraction * 1_000).rounded()) * 1_000_000, Int((fraction * 1_000_000).rounded()) * 1_000]
-        candidates += [nearest, nearest - 1, nearest + 1]
-        for candidate in candidates where (0...999_999_999).contains(candidate) {
-            if instant(seconds: seconds, nanoseconds: candidate) == date { return (seconds, candidate) }
-        }
-        return (seconds, min(Int((fraction * 1_000_000_000).rounded(.down)), 999_999_999))
+        guard sinceReference.isFinite, sinceReference >= Double(firstSecond - referenceSecond) else { return firstSecond }
+        guard sinceReference < Double(lastSecond - referenceSecond + 1) else { return lastSecond }
+        // Floored from the reference date, where a Date keeps its value: adding 1970's offset as a Double first could
+        // round a time just before a second up into it.
+        return Int(sinceReference.rounded(.down)) + referenceSecond
     }
 
     /// The time `nanoseconds` past the whole second `seconds` (since 1970), kept within that second: at the top of
