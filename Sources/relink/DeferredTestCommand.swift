@@ -90,6 +90,16 @@ struct DeferredTestCommand: AsyncParsableCommand {
         } catch {
             throw error.cliError
         }
+        // Minting is idempotent: a run with the same parameters gets the same link back, with the clicks and claims
+        // of earlier runs. Those are the baseline, read before the link is shown: only clicks made from then on count
+        // (read after, a click made meanwhile was taken for an earlier one and never reported).
+        var watch = DeferredTestWatch()
+        let earlier: Int
+        do {
+            earlier = watch.ignore(try await api.deferredClicks(shortLink: minted.shortLink, limit: DeferredTestWatch.pageSize))
+        } catch {
+            throw error.cliError
+        }
         for warning in minted.warning { Console.error("warning: \(warning.warningCode): \(TerminalText.escaped(warning.warningMessage))") }
         Console.print("Open this link on the test device, with the app deleted:")
         Console.print("  \(minted.shortLink)")
@@ -100,15 +110,7 @@ struct DeferredTestCommand: AsyncParsableCommand {
                 "(Set \"deferred\": {\"debug\": true} for \(project.id) in \(path) and restart the server to get the claim's evidence in the app's answer.)"
             )
         }
-        // Minting is idempotent: a run with the same parameters gets the same link back, with the clicks and claims
-        // of earlier runs. Those are the baseline; only clicks made from now on count.
-        var watch = DeferredTestWatch()
-        do {
-            let earlier = watch.ignore(try await api.deferredClicks(shortLink: minted.shortLink, limit: DeferredTestWatch.pageSize))
-            if earlier > 0 { Console.print("(\(earlier) earlier click(s) on this link are ignored: only new ones count.)") }
-        } catch {
-            throw error.cliError
-        }
+        if earlier > 0 { Console.print("(\(earlier) earlier click(s) on this link are ignored: only new ones count.)") }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
             do {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -65,21 +66,26 @@ struct DeferredTestCommandTests {
 
     @Test func mintsAndWatchesUntilTheInstallClaimsTheClick() async throws {
         try await Self.withServer { client, server, key in
+            let capture = Console.Capture()
             let command = Task {
-                try await E.run([
-                    "deferred", "test", "--project", "pictlink", "--config", E.routes, "--server", server, "--key", key, "--link",
-                    "https://pictlink.com/invite/7", "--timeout", "90", "--interval", "0.1",
-                ])
+                try await Console.$capture.withValue(capture) {
+                    var command = try Relink.parseAsRoot([
+                        "deferred", "test", "--project", "pictlink", "--config", E.routes, "--server", server, "--key", key, "--link",
+                        "https://pictlink.com/invite/7", "--timeout", "90", "--interval", "0.1",
+                    ])
+                    if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+                }
+                return capture.output
             }
-            // The phone: it opens the test link once the command has minted it...
+            // The phone: it opens the test link once the command shows it (a person could not click it sooner)...
+            var shown: String?
+            let showing = ContinuousClock.now + .seconds(60)
+            while shown == nil && ContinuousClock.now < showing {
+                shown = capture.output.first { $0.hasPrefix("  https://") }.map { String($0.dropFirst(2)) }
+                if shown == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
             let api = RelinkClient(server: try #require(URL(string: server)), apiKey: key)
-            var minted: ManagedLink?
-            let minting = ContinuousClock.now + .seconds(60)
-            while minted == nil && ContinuousClock.now < minting {
-                minted = try await api.links().links.first
-                if minted == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let link = try #require(minted)
+            let link = try #require(try await api.links().links.first { $0.shortLink == shown })
             #expect(link.longDynamicLink.contains("ibi=") && link.longDynamicLink.contains("isi=000000001") && link.longDynamicLink.contains("apn="))
             // In absolute form: the live client sends its own `Host: localhost`.
             let page = try await client.execute(uri: link.shortLink, method: .get, headers: [.userAgent: Self.iPhone, .acceptLanguage: "en"])
