@@ -48,7 +48,7 @@ public enum JSONShape {
     }
 
     /// The index just past the string opening at `start`, or the end when it never closes.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+    static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
         var index = start + 1
         while index < bytes.count {
             switch bytes[index] {

@@ -3,16 +3,16 @@ import Foundation
 /// Checks an answer's numbers before the decoder reads it: one past a double's range (`1e999999`, or 400 digits) is
 /// refused by Android's parser wherever it stands, while Foundation and JavaScript read it (as infinity, or not at
 /// all when no field takes it), so all three clients call such an answer malformed (clients/conformance/README.md).
-enum JSONNumberRange {
+public enum JSONNumberRange {
     /// Why `data` holds a number no client can read alike, or nil. Bytes that are not JSON pass; the decoder refuses
     /// them.
-    static func problem(_ data: Data) -> String? {
+    public static func problem(_ data: Data) -> String? {
         let bytes = [UInt8](data)
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                index = stringEnd(bytes, from: index)
+                index = JSONShape.stringEnd(bytes, from: index)
                 continue
             }
             guard byte == UInt8(ascii: "-") || isDigit(byte) else {
@@ -33,18 +33,5 @@ enum JSONNumberRange {
 
     private static func isNumberByte(_ byte: UInt8) -> Bool {
         isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e")
-    }
-
-    /// The index just past the string opening at `start`, or the end when it never closes.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start + 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""): return index + 1
-            default: index += 1
-            }
-        }
-        return bytes.count
     }
 }
