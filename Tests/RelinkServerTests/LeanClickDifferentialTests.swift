@@ -45,7 +45,7 @@ import Testing
         ("go.pictlink.com", "/limited1"), ("go.pictlink.com", "/gone1"), ("go.pictlink.com", "/gone2"), ("go.pictlink.com", "/apps1?d=1"),
         ("go.pictlink.com", "/gone1?d=1"), ("go.pictlink.com", "/missing1"), ("go.pictlink.com", "/?\(T.sampleQuery)"),
         ("go.pictlink.com", "/?link=javascript%3Aalert(1)"), ("go.pictlink.com", "/p/42"), ("go.pictlink.com", "/campaign/spring"),
-        ("go.pictlink.com", "/no/such/path"), ("unknown.example", "/web1"), ("go.pictlink.com", "/healthz"),
+        ("go.pictlink.com", "/no/such/path"), ("unknown.example", "/web1"), ("GO.pictlink.com.", "/web1"), ("go.pictlink.com", "/healthz"),
         ("go.pictlink.com", "/.well-known/assetlinks.json"), ("go.pictlink.com", "/v1/nothing"),
     ]
 

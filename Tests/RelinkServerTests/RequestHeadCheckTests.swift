@@ -39,6 +39,18 @@ struct RequestHeadCheckTests {
         #expect(try await Self.exchange(Self.click(target: "/p/42", hosts: ["go.pictlink.com"])).hasPrefix("HTTP/1.1 302 "))
     }
 
+    /// A Host with its name's final dot is the same host, on the lean path and the router's alike (it was the
+    /// unknown-domain 404).
+    @Test func aHostWithAFinalDotIsAnsweredAsWithout() async throws {
+        for host in ["go.pictlink.com.", "GO.pictlink.com."] {
+            let answer = try await Self.exchange(Self.click(target: "/p/42", hosts: [host]))
+            #expect(answer.hasPrefix("HTTP/1.1 302 "), "\(host): \(answer.prefix(80))")
+            let post = "POST /p/42 HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            #expect(try await Self.exchange(post).hasPrefix("HTTP/1.1 405 "), "\(host)")
+        }
+        #expect(try await Self.exchange(Self.click(target: "/p/42", hosts: ["go.pictlink.com.."])).hasPrefix("HTTP/1.1 404 "))
+    }
+
     /// A request before the refused one on the same connection gets its answer first, in order.
     @Test func theRefusalFollowsTheAnswersBeforeIt() async throws {
         let first = "GET /healthz HTTP/1.1\r\nHost: go.pictlink.com\r\n\r\n"

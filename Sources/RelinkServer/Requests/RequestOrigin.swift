@@ -25,7 +25,8 @@ import RelinkCore
 /// line), only when the peer is trusted, and only when valid: a scheme of `http` or `https`, a host of
 /// `host[:port]` characters. Otherwise `Host` (or the HTTP/2 authority) and `http` stand.
 struct RequestOrigin: Sendable {
-    /// The host the request was for, as in a `Host` header (`go.example.com`, `localhost:8080`).
+    /// The host the request was for, as in a `Host` header (`go.example.com`, `localhost:8080`), without a final dot
+    /// (`go.example.com.` names the same host, and browsers send it as typed).
     var host: String
     /// `https` or `http`.
     var scheme: String
@@ -60,7 +61,7 @@ struct RequestOrigin: Sendable {
         // HTTP/1 moves the Host line into the authority (`RequestHeadCheck` has refused a second one, and put an
         // absolute-form target's authority there). A Host field remains only where a test client sends one beside
         // its fixed authority: it names the host.
-        host = headers[Self.hostField] ?? authority ?? ""
+        host = Self.withoutFinalDot(headers[Self.hostField] ?? authority ?? "")
         scheme = "http"
         guard case .trusting(let proxies, let kind) = policy else {
             clientAddress = remoteAddress?.ipAddress
@@ -167,6 +168,20 @@ struct RequestOrigin: Sendable {
 
     // MARK: - Host and scheme
 
+    /// `host[:port]` without the one dot that may end its name: the root of DNS, which every name has
+    /// (`go.example.com.:8080` is `go.example.com:8080`). Any other final byte, and a bracketed address, stay as they are.
+    static func withoutFinalDot(_ host: String) -> String {
+        let utf8 = host.utf8
+        var nameEnd = utf8.endIndex
+        if let colon = utf8.lastIndex(of: UInt8(ascii: ":")), utf8.first != UInt8(ascii: "[") { nameEnd = colon }
+        guard nameEnd > utf8.startIndex else { return host }
+        let dot = utf8.index(before: nameEnd)
+        guard utf8[dot] == UInt8(ascii: "."), dot > utf8.startIndex, utf8[utf8.index(before: dot)] != UInt8(ascii: ".") else {
+            return host
+        }
+        return String(host[..<dot]) + host[nameEnd...]
+    }
+
     /// Takes the host and scheme of the element the nearest (trusted) proxy added, when they are valid.
     private mutating func readHostAndScheme(headers: HTTPFields, kind: ForwardedHeaderKind) {
         let hostValue: Substring?
@@ -182,7 +197,7 @@ struct RequestOrigin: Sendable {
             protoValue = Self.lastValue(of: Self.forwardedProto, in: headers).flatMap { Self.lastElement(of: $0, quoted: false) }
         }
         if let value = hostValue.map(Self.trimmingWhitespace), Self.isValidHost(value) {
-            host = String(value)
+            host = Self.withoutFinalDot(String(value))
         }
         if let value = protoValue.map(Self.trimmingWhitespace) {
             if Self.equalsIgnoringASCIICase(value, "https") {
