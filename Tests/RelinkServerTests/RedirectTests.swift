@@ -40,6 +40,28 @@ struct RedirectTests {
         }
     }
 
+    /// A path below one Relink serves itself gets the answer of any other path without a link (they were empty
+    /// 404s: the router does not go back to `**` from a path it began to follow), and its files are still served.
+    @Test func pathsBelowServedOnesAreAnsweredAsUnknownPaths() async throws {
+        let unknown = try await Self.click("/no/such/path", agent: T.Agent.desktop)
+        #expect(unknown.status == .notFound)
+        let paths = [
+            "/healthz/x", "/.well-known", "/.well-known/", "/.well-known/x", "/.well-known/assetlinks.json/x", "/apple-app-site-association/x",
+            "/metrics/x",
+        ]
+        for path in paths {
+            let response = try await Self.click(path, agent: T.Agent.desktop)
+            #expect(response.status == .notFound, "\(path)")
+            #expect(response.headers[.contentType] == unknown.headers[.contentType], "\(path)")
+            #expect(!response.text.isEmpty, "\(path)")
+            let post = try await Self.click(path, agent: T.Agent.desktop, method: .post)
+            #expect(post.status == .methodNotAllowed, "\(path)")
+        }
+        for path in ["/healthz", "/.well-known/assetlinks.json", "/.well-known/apple-app-site-association", "/apple-app-site-association"] {
+            #expect(try await Self.click(path, agent: T.Agent.desktop).status == .ok, "\(path)")
+        }
+    }
+
     @Test func androidGoesToPlay() async throws {
         let response = try await Self.click("/?" + T.sampleQuery + "&utm_source=mail", agent: T.Agent.android)
         #expect(response.status == .found)

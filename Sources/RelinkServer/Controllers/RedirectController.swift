@@ -38,7 +38,23 @@ struct RedirectController: Sendable {
                 router.on(path, method: method) { request, _ in try Self.methodNotAllowed(request) }
             }
         }
+        for path in Self.belowServedPaths {
+            router.get(path) { request, context in try await handle(request, context) }
+            router.head(path) { request, context in try await handle(request, context).createHeadResponse() }
+            for method: HTTPRequest.Method in [.post, .put, .delete, .patch, .options] {
+                router.on(path, method: method) { request, _ in try Self.methodNotAllowed(request) }
+            }
+        }
     }
+
+    /// The paths below those Relink serves itself (`/healthz/x`, `/.well-known/x`), and `/.well-known` alone. The
+    /// router does not go back from a path it has begun to follow to `**`, so without these they got an empty 404
+    /// rather than the answer of any other path no link has.
+    static let belowServedPaths: [RouterPath] = {
+        let served = [RelinkPaths.health, RelinkPaths.metrics, RelinkPaths.wellKnown, RelinkPaths.appleAppSiteAssociation]
+        let below = served.map { RouterPath(($0.hasSuffix("/") ? $0 : $0 + "/") + "**") }
+        return below + [RouterPath(String(RelinkPaths.wellKnown.dropLast()))]
+    }()
 
     /// 405 with `Allow: GET, HEAD` for a method links do not answer; under `/v1`, the API's JSON 404 for a path no
     /// API route has.
