@@ -61,13 +61,15 @@ struct ApplicationParts {
     let http1: HTTP1Channel.Configuration
     /// The main listener's lean path for clicks (nil: `--no-lean-clicks`).
     let lean: LeanClickResponder?
+    /// Gives back the heap a flood of connections left free.
+    let heapTrim: HeapTrimService
 
     /// The `Server` header of every answer.
     static let serverName = "Relink"
 
     /// Started in this order and stopped in the reverse: the store outlives the recorders' last writes.
     var services: [any Service] {
-        [store, recorder, deferredRecorder, previews, webhooks] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
+        [store, recorder, deferredRecorder, previews, webhooks, heapTrim] + (linkChanges.map { [$0] } ?? []) + (metricsServer.map { [$0] } ?? [])
             + (consoleServer.map { [$0] } ?? [])
     }
 
@@ -197,6 +199,7 @@ struct ApplicationParts {
         self.webhooks = webhooks
         self.metrics = metrics
         let limit = ConnectionLimit(maximum: configuration.maxConnections)
+        heapTrim = HeapTrimService(limit: limit, logger: logger)
         let (header, body, send) = (
             TimeAmount(configuration.headerTimeout), TimeAmount(configuration.bodyTimeout), TimeAmount(configuration.sendTimeout)
         )
