@@ -115,6 +115,18 @@ struct ConfigurationTests {
             #"{"projects": [{"id": "p", "domains": ["https://a.com"]}, {"id": "q", "domains": ["https://a.com/q"]}]}"#,
             "projects[1].domains[0]: host 'a.com' already belongs to project 'p'"
         ),
+        // Spellings no request names: browsers drop a host's final dot and the scheme's own port (the links of such a
+        // domain were minted and never reached).
+        (#"{"projects": [{"id": "p", "domains": ["https://a.com."]}]}"#, "projects[0].domains[0]: 'https://a.com.' is asked for as https://a.com "),
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://a.com:443/go"]}]}"#,
+            "projects[0].domains[0]: 'https://a.com:443/go' is asked for as https://a.com/go "
+        ),
+        (
+            #"{"projects": [{"id": "p", "domains": ["http://a.com.:80"]}]}"#,
+            "projects[0].domains[0]: 'http://a.com.:80' is asked for as http://a.com "
+        ),
+
         // iOS apps
         (project(#""ios": [{"teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: is required"),
         (project(#""ios": [{"bundleId": "app", "teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: must be a bundle ID"),
@@ -248,6 +260,32 @@ struct ConfigurationTests {
         (
             project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://click.example.com", "paths": ["/u*"]}]"#),
             "projects[0].clickTracking[0].upstream: 'https://click.example.com' is served by Relink itself; the upstream is the email service's own address"
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com.", "upstream": "https://u.example.net", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].host: is asked for as click.example.com "
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com:443", "upstream": "https://u.example.net", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].host: is asked for as click.example.com "
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com:80", "upstream": "https://u.example.net", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].host: is asked for as click.example.com "
+        ),
+        // Another spelling of one of Relink's own hosts is one of them.
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://GO.example.com.:443", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].upstream: 'https://go.example.com.:443' is served by Relink itself"
+        ),
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "http://click.example.com.", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].upstream: 'http://click.example.com.' is served by Relink itself"
+        ),
+        // A tracking host of a project listed later is Relink's too.
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://go.p.example"], "clickTracking": [{"host": "click.p.example", "upstream": "https://click.q.example", "paths": ["/u*"]}]}, {"id": "q", "domains": ["https://go.q.example"], "clickTracking": [{"host": "click.q.example", "upstream": "https://u.example.net", "paths": ["/u*"]}]}]}"#,
+            "projects[0].clickTracking[0].upstream: 'https://click.q.example' is served by Relink itself"
         ),
         (
             project(#""deferred": {"fingerprintWindowMinutes": 180, "tokenWindowHours": 2}"#),

@@ -12,6 +12,12 @@ extension RelinkConfiguration {
             // A host name as a Host header carries it, with an optional port: the same checks as a link domain's.
             guard let parsed = try? DomainURIPrefix("https://" + host), parsed.path.isEmpty, parsed.hostAndPort == host.lowercased()
             else { return "must be a host name like click.example.com (no scheme, path or user information)" }
+            // Matched against the Host of requests over https or http, which drops a final dot and either's own port.
+            let asked = (try? DomainURIPrefix("http://" + host))?.requestHost ?? parsed.requestHost
+            guard parsed.requestHost == parsed.hostAndPort, asked == parsed.hostAndPort else {
+                return
+                    "is asked for as \(asked == parsed.hostAndPort ? parsed.requestHost : asked) (browsers drop a host's final dot and the scheme's own port); write it so"
+            }
             return nil
         }
         var upstream: DomainURIPrefix?

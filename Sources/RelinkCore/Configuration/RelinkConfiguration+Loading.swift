@@ -76,6 +76,8 @@ extension RelinkConfiguration {
                     RelinkPaths.reservedCodes.contains(String(first))
                 {
                     reader.report(elementPath, "'/\(first)' is reserved for Relink's own pages; a domain's path cannot start with it")
+                } else if let problem = domain.unreachableSpelling {
+                    reader.report(elementPath, problem)
                 } else if domains.contains(domain) {
                     reader.report(elementPath, "'\(string)' is listed twice")
                 } else {
@@ -189,6 +191,7 @@ extension RelinkConfiguration {
         }
         // A tracking domain is a host of its own: not a link domain, not another project's tracking domain.
         var trackingOwner: [String: String] = [:]
+        let trackingHosts = Set(projects.flatMap { $0.clickTracking.map(\.host) })
         for (index, project) in projects.enumerated() {
             for (hostIndex, tracking) in project.clickTracking.enumerated() {
                 let path = "projects[\(index)].clickTracking[\(hostIndex)].host"
@@ -199,9 +202,9 @@ extension RelinkConfiguration {
                 } else {
                     trackingOwner[tracking.host] = project.id
                 }
-                if projectForHost[tracking.upstream.hostAndPort] != nil || trackingOwner[tracking.upstream.hostAndPort] != nil
-                    || tracking.upstream.hostAndPort == tracking.host
-                {
+                // As a request names the upstream's host: `go.example.com.` and `go.example.com:443` are Relink's too.
+                let upstream = tracking.upstream.requestHost
+                if projectForHost[upstream] != nil || trackingHosts.contains(upstream) {
                     reader.report(
                         "projects[\(index)].clickTracking[\(hostIndex)].upstream",
                         "'\(tracking.upstream)' is served by Relink itself; the upstream is the email service's own address")

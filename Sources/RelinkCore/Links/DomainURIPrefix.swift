@@ -51,6 +51,22 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         self.description = "\(uri.scheme)://\(uri.port.map { "\(host):\($0)" } ?? host)\(path)"
     }
 
+    /// The `host[:port]` a browser's request for this prefix names: without the root's final dot, which requests
+    /// drop (`RequestOrigin`), and without the scheme's own port, which browsers leave out.
+    public var requestHost: String {
+        let name = host.hasSuffix(".") && !host.hasSuffix("..") ? String(host.dropLast()) : host
+        guard let port, port != (scheme == "https" ? 443 : 80) else { return name }
+        return "\(name):\(port)"
+    }
+
+    /// Why requests would never reach this prefix by its own spelling, for the configuration to refuse: its host
+    /// ends in the root's dot, or it names the scheme's own port. Nil when requests name it as written.
+    public var unreachableSpelling: String? {
+        guard requestHost != hostAndPort else { return nil }
+        return
+            "'\(description)' is asked for as \(scheme)://\(requestHost)\(path) (browsers drop a host's final dot and the scheme's own port); write it so"
+    }
+
     /// `host` or `host:port`, as in a `Host` header.
     public var hostAndPort: String {
         port.map { "\(host):\($0)" } ?? host
