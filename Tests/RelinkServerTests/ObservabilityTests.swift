@@ -111,9 +111,35 @@ import Testing
         // Without a token or port, /metrics is an ordinary (unknown) link path.
         let closed = try Self.application(store: try SQLiteStore(), metrics: .disabled)
         try await closed.test(.router) { client in
-            let response = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(Self.token)"])
-            #expect(response.status == .notFound)
-            #expect(!String(buffer: response.body).contains("relink_requests_total"))
+            for path in ["/metrics", "/metrics/", "/metrics/x"] {
+                let response = try await client.execute(
+                    uri: path, method: .get, headers: [.authorization: "Bearer \(Self.token)", HTTPField.Name("Host")!: "go.pictlink.com"])
+                #expect(response.status == .notFound)
+                #expect(!String(buffer: response.body).contains("relink_requests_total"))
+                #expect(String(buffer: response.body).hasPrefix("<!doctype html>"), "\(path)")
+            }
+        }
+    }
+
+    /// A request is counted once, whichever route answers it: below `/.well-known/` a path other than the files is
+    /// a path without a link (it was counted as both).
+    @Test func aRequestIsCountedOnce() async throws {
+        let app = try Self.application(store: try SQLiteStore())
+        try await app.test(.router) { client in
+            func answered(_ scrape: String) -> Double {
+                scrape.split(separator: "\n").filter { $0.hasPrefix("relink_requests_total{") && !$0.contains(#"kind="metrics""#) }
+                    .reduce(0) { $0 + (Double($1.split(separator: " ").last ?? "") ?? .nan) }
+            }
+            let paths = [
+                "/.well-known/x", "/.well-known/", "/.well-known", "/.well-known/assetlinks.json", "//.well-known/assetlinks.json/",
+                "/apple-app-site-association", "/healthz", "/healthz/", "/healthz/x", "/NoSuchCode", "/?" + T.sampleQuery,
+            ]
+            for path in paths {
+                let before = answered(try await Self.scrape(client))
+                _ = try await client.execute(uri: path, method: .get, headers: T.headers(agent: T.Agent.desktop))
+                let after = answered(try await Self.scrape(client))
+                #expect(after - before == 1, "\(path)")
+            }
         }
     }
 
@@ -126,9 +152,17 @@ import Testing
                 "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: metricsPort)
             #expect(scrape.hasPrefix("HTTP/1.1 200"))
             #expect(scrape.contains(#"relink_requests_total{kind="long_link",platform="other",outcome="redirect"} 1"#), "\(scrape)")
-            let onMain = try await BrokenRequestTests.exchangeOffThePool(
-                "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: main)
-            #expect(!onMain.contains("relink_requests_total"))
+            // HEAD answers as GET (it was an empty 404).
+            let head = try await BrokenRequestTests.exchangeOffThePool(
+                "HEAD /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: metricsPort)
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+            // On the main port /metrics is a path without a link, with its page.
+            for path in ["/metrics", "/metrics/"] {
+                let onMain = try await BrokenRequestTests.exchangeOffThePool(
+                    "GET \(path) HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: close\r\n\r\n", port: main)
+                #expect(!onMain.contains("relink_requests_total"))
+                #expect(onMain.hasPrefix("HTTP/1.1 404") && onMain.contains("<!doctype html>"), "\(path): \(onMain.prefix(300))")
+            }
         }
     }
 

@@ -59,6 +59,14 @@ struct RedirectTests {
         }
         for path in ["/healthz", "/.well-known/assetlinks.json", "/.well-known/apple-app-site-association", "/apple-app-site-association"] {
             #expect(try await Self.click(path, agent: T.Agent.desktop).status == .ok, "\(path)")
+            // Another method on what Relink serves, or one no route knows anywhere, is refused as on a link.
+            for method in [HTTPRequest.Method.post, .delete, HTTPRequest.Method("TRACE")!, HTTPRequest.Method("PROPFIND")!] {
+                let refused = try await Self.click(path, agent: T.Agent.desktop, method: method)
+                #expect(refused.status == .methodNotAllowed && refused.headers[.allow] == "GET, HEAD", "\(method) \(path)")
+            }
+        }
+        for method in [HTTPRequest.Method("TRACE")!, HTTPRequest.Method("PROPFIND")!] {
+            #expect(try await Self.click("/p/42", agent: T.Agent.desktop, method: method).status == .methodNotAllowed, "\(method)")
         }
     }
 

@@ -12,6 +12,12 @@ public enum RelinkPaths {
     public static let wellKnown = "/.well-known/"
     /// Apple's older place for the association file.
     public static let appleAppSiteAssociation = "/apple-app-site-association"
+    /// Apple's association file where it looks first.
+    public static let wellKnownAppleAppSiteAssociation = wellKnown + "apple-app-site-association"
+    /// Android's association file.
+    public static let assetLinks = wellKnown + "assetlinks.json"
+    /// Where the association files are served.
+    public static let associationFiles = [wellKnownAppleAppSiteAssociation, appleAppSiteAssociation, assetLinks]
     /// Relink's own paths below a domain's prefix (`/_/beacon`).
     public static let internalPrefix = "/_/"
 
@@ -30,6 +36,38 @@ public enum RelinkPaths {
         let served = [health, metrics, console, wellKnown, appleAppSiteAssociation, internalPrefix, APIPath.absolute("")]
         return Set(served.compactMap { $0.split(separator: "/").first.map(String.init) }).union(["readyz", "livez", "openapi"])
     }()
+
+    /// Whether `path` names `expected` as the router reads paths, skipping empty segments (`//healthz`, `/healthz/`),
+    /// compared byte for byte.
+    /// - Parameters:
+    ///   - path: a request's path.
+    ///   - expected: one of the paths above.
+    /// - Returns: true when the router takes the one for the other.
+    public static func names(_ path: Substring, _ expected: String) -> Bool {
+        let (path, expected) = (path.utf8, expected.utf8)
+        let slash = UInt8(ascii: "/")
+        var (p, e) = (path.startIndex, expected.startIndex)
+        while true {
+            while p < path.endIndex, path[p] == slash { p = path.index(after: p) }
+            while e < expected.endIndex, expected[e] == slash { e = expected.index(after: e) }
+            if p == path.endIndex || e == expected.endIndex { return p == path.endIndex && e == expected.endIndex }
+            while p < path.endIndex, e < expected.endIndex, path[p] != slash, expected[e] != slash {
+                guard path[p] == expected[e] else { return false }
+                (p, e) = (path.index(after: p), expected.index(after: e))
+            }
+            guard p == path.endIndex || path[p] == slash, e == expected.endIndex || expected[e] == slash else { return false }
+        }
+    }
+
+    /// Whether the router takes `path` for the console's (`/console`, `/console/…`, also after empty segments).
+    /// - Parameter path: a request's path.
+    /// - Returns: true when its first non-empty segment is `console`.
+    public static func isConsole(_ path: Substring) -> Bool {
+        let bytes = path.utf8
+        guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: "/") }) else { return false }
+        let segment = bytes[start...].prefix { $0 != UInt8(ascii: "/") }
+        return segment.elementsEqual(console.utf8.dropFirst())
+    }
 
     /// Whether `code` is one of `reservedCodes`, or a single-segment route of `project` (a code there would never be
     /// reached either).

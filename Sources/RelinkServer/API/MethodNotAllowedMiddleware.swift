@@ -3,7 +3,7 @@ import Hummingbird
 import RelinkCore
 
 /// Answers 405 with `Allow` (and the API's JSON error) for a method that no route takes on a path under `/v1` that
-/// a route serves. Hummingbird's router hands an unknown path and an unknown method on a known path alike to its
+/// a route serves, and 405 with `Allow: GET, HEAD` for a method other than those outside the API and the console. Hummingbird's router hands an unknown path and an unknown method on a known path alike to its
 /// not-found responder; this tells them apart from the router's own list of routes. Added to the router after every
 /// route, it wraps that not-found responder alone: a request a route answers never passes through it.
 struct MethodNotAllowedMiddleware: RouterMiddleware {
@@ -13,7 +13,11 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     /// generates those endpoints).
     let paths: [(path: RouterPath, methods: Set<HTTPRequest.Method>)]
 
-    init(routes: [Router<Context>.RouteDescription]) {
+    /// Whether the console's pages are on this router, which answer below `/console` themselves.
+    let servesConsole: Bool
+
+    init(routes: [Router<Context>.RouteDescription], servesConsole: Bool) {
+        self.servesConsole = servesConsole
         var methods: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
         for route in routes where route.path.first.map({ $0 == APIPath.version }) == true {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
@@ -26,7 +30,15 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
-        guard APIPath.isAPI(Substring(path)), let allowed = allowedMethods(path), !allowed.contains(request.method) else {
+        guard APIPath.isAPI(Substring(path)) else {
+            // Outside the API and the console every path is a link's or Relink's own, which answer GET and HEAD:
+            // another method no route took (`POST /healthz`, `TRACE` on a link) is refused as on a link.
+            if request.method != .get, request.method != .head, !(servesConsole && RelinkPaths.isConsole(Substring(path))) {
+                return try RedirectController.methodNotAllowed(request)
+            }
+            return try await next(request, context)
+        }
+        guard let allowed = allowedMethods(path), !allowed.contains(request.method) else {
             return try await next(request, context)
         }
         let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")

@@ -189,7 +189,7 @@ struct ApplicationParts {
             configuration.leanClicks
             ? LeanClickResponder(observer: observer, redirects: redirects, serverName: Self.serverName, onAnswer: configuration.onLeanClick) : nil
         // After every route, so it wraps the router's not-found responder alone (405 for a known /v1 path).
-        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, servesConsole: configuration.console.servesOnMainPort))
         self.router = router
         self.store = StoreService(store: store)
         self.recorder = recorder
@@ -218,7 +218,7 @@ struct ApplicationParts {
         configuration: ServerConfiguration, http1: HTTP1Channel.Configuration, metrics: RelinkMetrics, logger: Logger
     ) -> (any Service)? {
         guard case .port(let host, let port, let token) = configuration.metrics else { return nil }
-        let router = Router()
+        let router = Router(options: [.autoGenerateHeadEndpoints])
         MetricsController(metrics: metrics, token: token).addRoutes(to: router)
         return Application(
             router: router, server: .http1(configuration: http1),
@@ -239,7 +239,7 @@ extension ApplicationParts {
         logger: Logger
     ) -> (any Service)? {
         guard case .port(let host, let port) = configuration.console else { return nil }
-        let router = Router(context: RelinkRequestContext.self)
+        let router = Router(context: RelinkRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(
             middleware: RequestObservingMiddleware(
                 metrics: metrics, servesConsole: true, forwardedHeaders: configuration.forwardedHeaders,

@@ -89,21 +89,16 @@ struct RequestObservingMiddleware: RouterMiddleware {
     ) -> RelinkMetrics.RequestKind? {
         let bytes = path.utf8
         if APIPath.isAPI(path) { return .api }
-        if servesConsole && bytes.starts(with: RelinkPaths.console.utf8)
-            && (bytes.count == RelinkPaths.console.utf8.count || bytes.dropFirst(RelinkPaths.console.utf8.count).first == UInt8(ascii: "/"))
-        {
-            return .console
-        }
+        if servesConsole && RelinkPaths.isConsole(path) { return .console }
         if method == .post && bytes.count >= beaconPath.count && bytes.suffix(beaconPath.count).elementsEqual(beaconPath) {
             return .beacon
         }
-        if servesMetrics && bytes.elementsEqual(RelinkPaths.metrics.utf8) { return .metrics }
+        if servesMetrics && RelinkPaths.names(path, RelinkPaths.metrics) { return .metrics }
         // Only GET and HEAD reach the redirect controller; other methods on a link path are refused here.
         if method != .get && method != .head { return .unknownLink }
-        if bytes.starts(with: RelinkPaths.wellKnown.utf8) || bytes.elementsEqual(RelinkPaths.appleAppSiteAssociation.utf8) {
-            return .association
-        }
-        if bytes.elementsEqual(RelinkPaths.health.utf8) { return .health }
+        // The files alone: another path below `/.well-known` is answered, and counted, as any path without a link.
+        if RelinkPaths.associationFiles.contains(where: { RelinkPaths.names(path, $0) }) { return .association }
+        if RelinkPaths.names(path, RelinkPaths.health) { return .health }
         return nil
     }
 

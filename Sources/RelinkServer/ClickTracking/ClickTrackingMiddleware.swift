@@ -89,8 +89,8 @@ struct ClickTrackingMiddleware: RouterMiddleware {
         tracking.associationFilesFromUpstream || !isAssociationFile(path)
     }
 
+    /// As the router reads the path, which serves the files also at `//.well-known/assetlinks.json/`.
     static func isAssociationFile(_ path: String) -> Bool {
-        path == RelinkPaths.appleAppSiteAssociation || path == RelinkPaths.wellKnown + "apple-app-site-association"
-            || path == RelinkPaths.wellKnown + "assetlinks.json"
+        RelinkPaths.associationFiles.contains { RelinkPaths.names(Substring(path), $0) }
     }
 }

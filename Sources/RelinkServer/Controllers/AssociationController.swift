@@ -28,13 +28,13 @@ struct AssociationController: Sendable {
     }
 
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        router.get(RouterPath(RelinkPaths.wellKnown + "apple-app-site-association")) { request, context in
+        router.get(RouterPath(RelinkPaths.wellKnownAppleAppSiteAssociation)) { request, context in
             serve(appleFiles, request, context)
         }
         router.get(RouterPath(RelinkPaths.appleAppSiteAssociation)) { request, context in
             serve(appleFiles, request, context)
         }
-        router.get(RouterPath(RelinkPaths.wellKnown + "assetlinks.json")) { request, context in
+        router.get(RouterPath(RelinkPaths.assetLinks)) { request, context in
             serve(assetLinks, request, context)
         }
     }

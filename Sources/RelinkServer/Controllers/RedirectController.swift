@@ -38,23 +38,29 @@ struct RedirectController: Sendable {
                 router.on(path, method: method) { request, _ in try Self.methodNotAllowed(request) }
             }
         }
-        for path in Self.belowServedPaths {
+        for path in Self.pathsBelowServedOnes(router.routes) {
             router.get(path) { request, context in try await handle(request, context) }
             router.head(path) { request, context in try await handle(request, context).createHeadResponse() }
-            for method: HTTPRequest.Method in [.post, .put, .delete, .patch, .options] {
-                router.on(path, method: method) { request, _ in try Self.methodNotAllowed(request) }
-            }
         }
     }
 
-    /// The paths below those Relink serves itself (`/healthz/x`, `/.well-known/x`), and `/.well-known` alone. The
-    /// router does not go back from a path it has begun to follow to `**`, so without these they got an empty 404
-    /// rather than the answer of any other path no link has.
-    static let belowServedPaths: [RouterPath] = {
-        let served = [RelinkPaths.health, RelinkPaths.metrics, RelinkPaths.wellKnown, RelinkPaths.appleAppSiteAssociation]
-        let below = served.map { RouterPath(($0.hasSuffix("/") ? $0 : $0 + "/") + "**") }
-        return below + [RouterPath(String(RelinkPaths.wellKnown.dropLast()))]
-    }()
+    /// Below each first segment Relink serves on this router (`/healthz/x`, `/.well-known/x`), and that segment alone
+    /// where nothing is served (`/.well-known`): the router does not go back from a segment it has begun to follow to
+    /// `**`, so they got an empty 404 rather than the answer of any other path without a link. Other methods there
+    /// get their 405 from `MethodNotAllowedMiddleware`. The API and the console answer below their own.
+    static func pathsBelowServedOnes(_ routes: [Router<RelinkRequestContext>.RouteDescription]) -> [RouterPath] {
+        var served: [String: Bool] = [:]
+        for route in routes {
+            let segments = route.path.description.split(separator: "/")
+            guard let first = segments.first.map(String.init), RelinkPaths.reservedCodes.contains(first),
+                first != APIPath.version, "/" + first != RelinkPaths.console
+            else { continue }
+            served[first] = (served[first] ?? false) || segments.count == 1
+        }
+        return served.keys.sorted().flatMap { first in
+            [RouterPath("/\(first)/**")] + (served[first] == true ? [] : [RouterPath("/\(first)")])
+        }
+    }
 
     /// 405 with `Allow: GET, HEAD` for a method links do not answer; under `/v1`, the API's JSON 404 for a path no
     /// API route has.
