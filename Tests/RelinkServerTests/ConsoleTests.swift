@@ -189,6 +189,21 @@ import Testing
                 [("domain", "https://go.pictlink.com"), ("link", "https://pictlink.com/x")], csrf: browser.csrf,
                 extra: [.origin: "https://evil.example"])
             #expect(try await client.execute(uri: "/console/links", method: .post, headers: originHeaders, body: originBody).status == .forbidden)
+            // The origin itself, in another ASCII case or with its host's final dot, is the same origin; a look-alike
+            // in Unicode case (U+212A KELVIN SIGN) or with two dots is not.
+            let sameOrigins = [
+                ("go.pictlink.com.", "http://go.pictlink.com"), ("go.pictlink.com", "http://GO.PICTLINK.COM."),
+                ("GO.pictlink.com.", "HTTP://go.pictlink.com"),
+            ]
+            let otherOrigins = [
+                ("go.pictlink.com", "http://go.pictlin\u{212A}.com"), ("go.pictlink.com", "http://go.pictlink.com.."), ("go.pictlink.com", "null"),
+                ("go.pictlink.com", "https://go.pictlink.com"),
+            ]
+            for (host, origin, allowed) in sameOrigins.map({ ($0, $1, true) }) + otherOrigins.map({ ($0, $1, false) }) {
+                let (headers, body) = browser.form(newLink, csrf: browser.csrf, extra: [.origin: origin, HTTPField.Name("Host")!: host])
+                let status = try await client.execute(uri: "/console/links/validate", method: .post, headers: headers, body: body).status
+                #expect((status != .forbidden) == allowed, "\(host) from \(origin): \(status)")
+            }
             // Bytes that are not UTF-8 are refused, not replaced.
             var raw = ByteBuffer(string: "csrf=\(browser.csrf)&link=")
             raw.writeBytes([0xFF, 0xFE])
@@ -477,20 +492,26 @@ import Testing
             if found.count == 2 { break }
         }
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        func status(_ port: Int?) async throws -> (UInt, String) {
+        func status(_ port: Int?, method: HTTPMethod = .GET) async throws -> (UInt, String) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(try #require(port))/console/sign-in")
+            request.method = method
             request.headers.add(name: "Host", value: "go.pictlink.com")
             let response = try await http.execute(request, timeout: .seconds(10))
             return (response.status.code, String(buffer: try await response.body.collect(upTo: 1 << 20)))
         }
-        let answers: Result<((UInt, String), (UInt, String)), any Error>
-        do { answers = .success((try await status(found["console"]), try await status(found["main"]))) } catch { answers = .failure(error) }
+        let answers: Result<((UInt, String), (UInt, String), (UInt, String)), any Error>
+        do {
+            answers = .success(
+                (try await status(found["console"]), try await status(found["main"]), try await status(found["console"], method: .HEAD)))
+        } catch { answers = .failure(error) }
         try await http.shutdown()
         await group.triggerGracefulShutdown()
         try await task.value
-        let (console, main) = try answers.get()
+        let (console, main, head) = try answers.get()
         #expect(console.0 == 200 && console.1.contains("name=\"csrf\""))
         #expect(main.0 == 404 && !main.1.contains("csrf"))
+        // HEAD answers as GET there too (it was an empty 404).
+        #expect(head.0 == 200 && head.1.isEmpty)
     }
 
     @Test func consoleCanBeMovedToItsOwnPortOrTurnedOff() async throws {

@@ -373,7 +373,12 @@ struct ConsoleController: Sendable {
     func sameOrigin(_ request: Request, _ context: RelinkRequestContext) -> Bool {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" { return false }
         guard let origin = request.headers[.origin] else { return true }
-        return origin.lowercased() == "\(context.origin.scheme)://\(context.origin.host)".lowercased()
+        // In ASCII case only, and the host's final dot as the request's own host drops it (`RequestOrigin`).
+        let scheme = context.origin.scheme + "://"
+        guard DomainDirectory.asciiLowercased(origin).hasPrefix(scheme), let host = String(origin.utf8.dropFirst(scheme.utf8.count)) else {
+            return false
+        }
+        return DomainDirectory.asciiLowercased(RequestOrigin.withoutFinalDot(host)) == DomainDirectory.asciiLowercased(context.origin.host)
     }
 
     func isSecure(_ request: Request, _ context: RelinkRequestContext) -> Bool {
