@@ -127,6 +127,19 @@ struct ConfigurationTests {
             "projects[0].domains[0]: 'http://a.com.:80' is asked for as http://a.com "
         ),
 
+        // Hosts browsers send in another form: a name's IDNA form, an IPv4 address as four decimal numbers.
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://gö.example.com"]}]}"#,
+            "projects[0].domains[0]: 'https://gö.example.com' has a host that is not ASCII"
+        ),
+        (#"{"projects": [{"id": "p", "domains": ["https://ｇｏ.example.com"]}]}"#, "has a host that is not ASCII"),
+        (
+            #"{"projects": [{"id": "p", "domains": ["http://127.1"]}]}"#,
+            "projects[0].domains[0]: 'http://127.1' has a host that browsers take for an IPv4"
+        ),
+        (#"{"projects": [{"id": "p", "domains": ["http://0x7f000001"]}]}"#, "has a host that browsers take for an IPv4"),
+        (#"{"projects": [{"id": "p", "domains": ["http://127.000.0.1:8080"]}]}"#, "has a host that browsers take for an IPv4"),
+        (#"{"projects": [{"id": "p", "domains": ["http://go.example.1"]}]}"#, "has a host that browsers take for an IPv4"),
         // iOS apps
         (project(#""ios": [{"teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: is required"),
         (project(#""ios": [{"bundleId": "app", "teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: must be a bundle ID"),
@@ -273,6 +286,10 @@ struct ConfigurationTests {
             project(#""clickTracking": [{"host": "click.example.com:80", "upstream": "https://u.example.net", "paths": ["/u*"]}]"#),
             "projects[0].clickTracking[0].host: is asked for as click.example.com "
         ),
+        (
+            project(#""clickTracking": [{"host": "clïck.example.com", "upstream": "https://u.example.net", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].host: has a host that is not ASCII"
+        ),
         // Another spelling of one of Relink's own hosts is one of them.
         (
             project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://GO.example.com.:443", "paths": ["/u*"]}]"#),
@@ -292,6 +309,16 @@ struct ConfigurationTests {
             "projects[0].deferred.fingerprintWindowMinutes: must not exceed tokenWindowHours (2 h)"
         ),
     ]
+
+    /// The spellings requests do name pass: names in ASCII (IDNA forms too), addresses as browsers write them.
+    @Test func hostsAsRequestsNameThemPass() {
+        for domain in [
+            "https://go.example.com", "https://xn--g-1ga.example.com", "http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080",
+            "https://go.example.com:8443/links", "https://1go.example.com", "https://go.example.x1",
+        ] {
+            #expect(Self.problems(#"{"projects": [{"id": "p", "domains": ["\#(domain)"]}]}"#).isEmpty, "\(domain)")
+        }
+    }
 
     @Test(arguments: cases)
     func reportsTheProblemWithItsPath(json: String, expected: String) {

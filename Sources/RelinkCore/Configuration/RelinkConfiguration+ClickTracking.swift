@@ -12,6 +12,7 @@ extension RelinkConfiguration {
             // A host name as a Host header carries it, with an optional port: the same checks as a link domain's.
             guard let parsed = try? DomainURIPrefix("https://" + host), parsed.path.isEmpty, parsed.hostAndPort == host.lowercased()
             else { return "must be a host name like click.example.com (no scheme, path or user information)" }
+            if let problem = parsed.hostSpellingProblem { return "\(problem)" }
             // Matched against the Host of requests over https or http, which drops a final dot and either's own port.
             let asked = (try? DomainURIPrefix("http://" + host))?.requestHost ?? parsed.requestHost
             guard parsed.requestHost == parsed.hostAndPort, asked == parsed.hostAndPort else {

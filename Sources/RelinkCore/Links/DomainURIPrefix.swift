@@ -59,12 +59,41 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         return "\(name):\(port)"
     }
 
-    /// Why requests would never reach this prefix by its own spelling, for the configuration to refuse: its host
-    /// ends in the root's dot, or it names the scheme's own port. Nil when requests name it as written.
+    /// Why requests would never reach this prefix by its own spelling, for the configuration to refuse: its host is
+    /// spelt as no browser sends it (see `hostSpellingProblem`), ends in the root's dot, or the prefix names the
+    /// scheme's own port. Nil when requests name it as written.
     public var unreachableSpelling: String? {
+        if let problem = hostSpellingProblem { return "'\(description)' \(problem)" }
         guard requestHost != hostAndPort else { return nil }
         return
             "'\(description)' is asked for as \(scheme)://\(requestHost)\(path) (browsers drop a host's final dot and the scheme's own port); write it so"
+    }
+
+    /// What is wrong with the host's spelling for a host requests name: not ASCII (browsers send a name's IDNA form,
+    /// `xn--…`), or an IPv4 address as browsers would not write it (they take any host ending in a number for one,
+    /// `127.1` or `0x7f000001`, and send it as four decimal numbers). Nil for a plain name or address.
+    public var hostSpellingProblem: String? {
+        if host.utf8.contains(where: { $0 > 0x7F }) {
+            return "has a host that is not ASCII; browsers ask for its IDNA form (xn--…), so write that"
+        }
+        let name = host.hasSuffix(".") ? host.dropLast() : Substring(host)
+        guard let last = name.split(separator: ".", omittingEmptySubsequences: false).last, Self.isNumber(last) else { return nil }
+        guard let address = IPAddress(String(name)), address.version == .v4, address.description == name else {
+            return "has a host that browsers take for an IPv4 address; write it as four decimal numbers from 0 to 255 without leading zeros"
+        }
+        return nil
+    }
+
+    /// A label browsers read as a number (WHATWG URL's "ends in a number"): decimal digits, or `0x` and hex digits.
+    private static func isNumber(_ label: Substring) -> Bool {
+        let bytes = label.utf8
+        if !bytes.isEmpty, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return true }
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "0"), bytes.dropFirst().first.map({ $0 | 0x20 }) == UInt8(ascii: "x") else {
+            return false
+        }
+        return bytes.dropFirst(2).allSatisfy { byte in
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+        }
     }
 
     /// `host` or `host:port`, as in a `Host` header.
