@@ -195,11 +195,16 @@ import Testing
                 ("go.pictlink.com.", "http://go.pictlink.com"), ("go.pictlink.com", "http://GO.PICTLINK.COM."),
                 ("GO.pictlink.com.", "HTTP://go.pictlink.com"),
             ]
+            let defaultPorts = [
+                ("go.pictlink.com:80", "http://go.pictlink.com"), ("go.pictlink.com", "http://go.pictlink.com:80"),
+                ("go.pictlink.com.:80", "http://go.pictlink.com.:80"),
+            ]
             let otherOrigins = [
+                ("go.pictlink.com", "http://go.pictlink.com:8080"), ("go.pictlink.com:8080", "http://go.pictlink.com"),
                 ("go.pictlink.com", "http://go.pictlin\u{212A}.com"), ("go.pictlink.com", "http://go.pictlink.com.."), ("go.pictlink.com", "null"),
                 ("go.pictlink.com", "https://go.pictlink.com"),
             ]
-            for (host, origin, allowed) in sameOrigins.map({ ($0, $1, true) }) + otherOrigins.map({ ($0, $1, false) }) {
+            for (host, origin, allowed) in (sameOrigins + defaultPorts).map({ ($0, $1, true) }) + otherOrigins.map({ ($0, $1, false) }) {
                 let (headers, body) = browser.form(newLink, csrf: browser.csrf, extra: [.origin: origin, HTTPField.Name("Host")!: host])
                 let status = try await client.execute(uri: "/console/links/validate", method: .post, headers: headers, body: body).status
                 #expect((status != .forbidden) == allowed, "\(host) from \(origin): \(status)")
@@ -212,11 +217,16 @@ import Testing
                 headers: [.cookie: browser.cookie, .contentType: "application/x-www-form-urlencoded"], body: raw)
             #expect(invalid.status == .badRequest)
             // Paths the console does not have are console 404s, with its headers, whatever the method.
-            for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .options] {
-                let missing = try await client.execute(uri: "/console/nope", method: method, headers: browser.headers)
-                #expect(
-                    missing.status == .notFound && missing.headers[.contentSecurityPolicy] != nil && missing.headers[.cacheControl] == "no-store",
-                    "\(method) \(missing.status) \(missing.headers)")
+            // (TRACE and the like, and a method `/console` itself does not take, were empty 404s.)
+            let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch, .options, .init("TRACE")!, .init("PROPFIND")!]
+            for method in methods {
+                for path in ["/console/nope", "/console"] where method != .get || path != "/console" {
+                    let missing = try await client.execute(uri: path, method: method, headers: browser.headers)
+                    #expect(
+                        missing.status == .notFound && missing.headers[.contentSecurityPolicy] != nil && missing.headers[.cacheControl] == "no-store"
+                            && missing.text.contains("no such page"),
+                        "\(method) \(path) \(missing.status) \(missing.headers)")
+                }
             }
             let put = try await client.execute(uri: "/console/links/\(code)", method: .put, headers: browser.headers)
             #expect(put.status.code >= 400 && put.status.code < 500 && put.headers[.contentSecurityPolicy] != nil)

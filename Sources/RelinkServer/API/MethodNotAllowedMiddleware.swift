@@ -3,7 +3,8 @@ import Hummingbird
 import RelinkCore
 
 /// Answers 405 with `Allow` (and the API's JSON error) for a method that no route takes on a path under `/v1` that
-/// a route serves, and 405 with `Allow: GET, HEAD` for a method other than those outside the API and the console. Hummingbird's router hands an unknown path and an unknown method on a known path alike to its
+/// a route serves, and 405 with `Allow: GET, HEAD` for a method other than those outside the API and the console
+/// (the console's 404 page inside it). Hummingbird's router hands an unknown path and an unknown method on a known path alike to its
 /// not-found responder; this tells them apart from the router's own list of routes. Added to the router after every
 /// route, it wraps that not-found responder alone: a request a route answers never passes through it.
 struct MethodNotAllowedMiddleware: RouterMiddleware {
@@ -13,11 +14,11 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     /// generates those endpoints).
     let paths: [(path: RouterPath, methods: Set<HTTPRequest.Method>)]
 
-    /// Whether the console's pages are on this router, which answer below `/console` themselves.
-    let servesConsole: Bool
+    /// The console's pages, when they are on this router: they answer below `/console` themselves.
+    let console: ConsoleMiddleware?
 
-    init(routes: [Router<Context>.RouteDescription], servesConsole: Bool) {
-        self.servesConsole = servesConsole
+    init(routes: [Router<Context>.RouteDescription], console: ConsoleMiddleware?) {
+        self.console = console
         var methods: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
         for route in routes where route.path.first.map({ $0 == APIPath.version }) == true {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
@@ -33,10 +34,12 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         guard APIPath.isAPI(Substring(path)) else {
             // Outside the API and the console every path is a link's or Relink's own, which answer GET and HEAD:
             // another method no route took (`POST /healthz`, `TRACE` on a link) is refused as on a link.
-            if request.method != .get, request.method != .head, !(servesConsole && RelinkPaths.isConsole(Substring(path))) {
-                return try RedirectController.methodNotAllowed(request)
+            guard request.method != .get, request.method != .head else { return try await next(request, context) }
+            // The console's pages answer a method they do not take as any path they do not have.
+            if let console, RelinkPaths.isConsole(Substring(path)) {
+                return console.response(for: ConsoleError.notFound("There is no such page in the console."), request: request, context: context)
             }
-            return try await next(request, context)
+            return try RedirectController.methodNotAllowed(request)
         }
         guard let allowed = allowedMethods(path), !allowed.contains(request.method) else {
             return try await next(request, context)

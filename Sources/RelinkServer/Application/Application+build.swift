@@ -189,7 +189,8 @@ struct ApplicationParts {
             configuration.leanClicks
             ? LeanClickResponder(observer: observer, redirects: redirects, serverName: Self.serverName, onAnswer: configuration.onLeanClick) : nil
         // After every route, so it wraps the router's not-found responder alone (405 for a known /v1 path).
-        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, servesConsole: configuration.console.servesOnMainPort))
+        router.add(
+            middleware: MethodNotAllowedMiddleware(routes: router.routes, console: configuration.console.servesOnMainPort ? console.middleware : nil))
         self.router = router
         self.store = StoreService(store: store)
         self.recorder = recorder
@@ -245,6 +246,7 @@ extension ApplicationParts {
                 metrics: metrics, servesConsole: true, forwardedHeaders: configuration.forwardedHeaders,
                 ipv6PrefixLength: configuration.ipv6PrefixLength))
         console.addRoutes(to: router)
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, console: console.middleware))
         return Application(
             router: router, server: .http1(configuration: http1),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Relink"),

@@ -25,9 +25,11 @@ struct ConsoleController: Sendable {
     static let maximumDays = 366
     static let pageSize = 50
 
+    /// In front of every console route; also answers what no console route takes (`MethodNotAllowedMiddleware`).
+    var middleware: ConsoleMiddleware { ConsoleMiddleware(sessions: sessions, renderer: renderer, outages: outages) }
+
     func addRoutes(to router: Router<RelinkRequestContext>) {
-        let console = router.group(RouterPath(RelinkPaths.console)).add(
-            middleware: ConsoleMiddleware(sessions: sessions, renderer: renderer, outages: outages))
+        let console = router.group(RouterPath(RelinkPaths.console)).add(middleware: middleware)
         console.get { _, _ in Self.redirect("/console/links") }
         console.get("sign-in") { request, context in try await signInForm(request, context) }
         console.post("sign-in") { request, context in try await signIn(request, context) }
@@ -373,12 +375,21 @@ struct ConsoleController: Sendable {
     func sameOrigin(_ request: Request, _ context: RelinkRequestContext) -> Bool {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" { return false }
         guard let origin = request.headers[.origin] else { return true }
-        // In ASCII case only, and the host's final dot as the request's own host drops it (`RequestOrigin`).
-        let scheme = context.origin.scheme + "://"
-        guard DomainDirectory.asciiLowercased(origin).hasPrefix(scheme), let host = String(origin.utf8.dropFirst(scheme.utf8.count)) else {
-            return false
+        return Self.originKey(origin) == Self.originKey("\(context.origin.scheme)://\(context.origin.host)")
+    }
+
+    /// An origin as browsers compare origins: in ASCII lower case, without the host's final dot and the scheme's own
+    /// port (a proxy may forward `go.example.com:443`). Nil for anything else: `null`, another scheme, any byte that
+    /// is not ASCII (a look-alike in Unicode case is another origin).
+    static func originKey(_ origin: String) -> String? {
+        guard origin.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let lowered = DomainDirectory.asciiLowercased(origin)
+        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where lowered.hasPrefix(scheme) {
+            var host = RequestOrigin.withoutFinalDot(String(decoding: lowered.utf8.dropFirst(scheme.utf8.count), as: UTF8.self))
+            if host.hasSuffix(port) { host = RequestOrigin.withoutFinalDot(String(decoding: host.utf8.dropLast(port.utf8.count), as: UTF8.self)) }
+            return scheme + host
         }
-        return DomainDirectory.asciiLowercased(RequestOrigin.withoutFinalDot(host)) == DomainDirectory.asciiLowercased(context.origin.host)
+        return nil
     }
 
     func isSecure(_ request: Request, _ context: RelinkRequestContext) -> Bool {
