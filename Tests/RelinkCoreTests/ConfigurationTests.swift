@@ -140,6 +140,11 @@ struct ConfigurationTests {
         (#"{"projects": [{"id": "p", "domains": ["http://0x7f000001"]}]}"#, "has a host that browsers take for an IPv4"),
         (#"{"projects": [{"id": "p", "domains": ["http://127.000.0.1:8080"]}]}"#, "has a host that browsers take for an IPv4"),
         (#"{"projects": [{"id": "p", "domains": ["http://go.example.1"]}]}"#, "has a host that browsers take for an IPv4"),
+        (
+            #"{"projects": [{"id": "p", "domains": ["http://[0:0:0:0:0:0:0:1]:8080"]}]}"#,
+            "projects[0].domains[0]: 'http://[0:0:0:0:0:0:0:1]:8080' has an IPv6 address that browsers write another way ([::1])"
+        ),
+        (#"{"projects": [{"id": "p", "domains": ["http://[::ffff:127.0.0.1]"]}]}"#, "browsers write another way ([::ffff:7f00:1])"),
         // iOS apps
         (project(#""ios": [{"teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: is required"),
         (project(#""ios": [{"bundleId": "app", "teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: must be a bundle ID"),
@@ -290,6 +295,12 @@ struct ConfigurationTests {
             project(#""clickTracking": [{"host": "clïck.example.com", "upstream": "https://u.example.net", "paths": ["/u*"]}]"#),
             "projects[0].clickTracking[0].host: has a host that is not ASCII"
         ),
+        // The fetcher maps a fullwidth upstream to the plain host: refused, as the check against Relink's own hosts
+        // would miss it.
+        (
+            project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://ｇｏ.example.com", "paths": ["/u*"]}]"#),
+            "projects[0].clickTracking[0].upstream: 'https://ｇｏ.example.com' has a host that is not ASCII"
+        ),
         // Another spelling of one of Relink's own hosts is one of them.
         (
             project(#""clickTracking": [{"host": "click.example.com", "upstream": "https://GO.example.com.:443", "paths": ["/u*"]}]"#),
@@ -314,7 +325,7 @@ struct ConfigurationTests {
     @Test func hostsAsRequestsNameThemPass() {
         for domain in [
             "https://go.example.com", "https://xn--g-1ga.example.com", "http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080",
-            "https://go.example.com:8443/links", "https://1go.example.com", "https://go.example.x1",
+            "https://go.example.com:8443/links", "https://1go.example.com", "https://go.example.x1", "http://[2001:db8:0:1::1]",
         ] {
             #expect(Self.problems(#"{"projects": [{"id": "p", "domains": ["\#(domain)"]}]}"#).isEmpty, "\(domain)")
         }

@@ -87,4 +87,16 @@ struct IPNetworkTests {
         #expect(throws: IPNetwork.InvalidEntry(text: "")) { try IPNetwork.parseList("").get() }
         #expect(IPNetwork.InvalidEntry(text: "x/8").description == "'x/8' is not an IP address or CIDR network (like 10.0.0.0/8 or fd00::/8)")
     }
+
+    /// As a browser writes an IPv6 address in a URL: the first longest run of zero groups as `::`, lowercase, no dotted
+    /// tail.
+    @Test func ipv6AsBrowsersWriteIt() {
+        let cases: [(String, String)] = [
+            ("0:0:0:0:0:0:0:1", "::1"), ("::1", "::1"), ("::", "::"), ("::ffff:127.0.0.1", "::ffff:7f00:1"), ("2001:DB8::1", "2001:db8::1"),
+            ("2001:db8:0:1:0:0:0:1", "2001:db8:0:1::1"), ("2001:0:0:1:0:0:1:1", "2001::1:0:0:1:1"), ("2001:db8:1:1:1:1:1:0", "2001:db8:1:1:1:1:1:0"),
+            ("2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"), ("1::", "1::"), ("0001:0db8::", "1:db8::"),
+        ]
+        for (text, written) in cases { #expect(IPAddress.browserIPv6Text(Substring(text)) == written, "\(text)") }
+        for text in ["1.2.3.4", "x", "1:2:3", ":::"] { #expect(IPAddress.browserIPv6Text(Substring(text)) == nil, "\(text)") }
+    }
 }

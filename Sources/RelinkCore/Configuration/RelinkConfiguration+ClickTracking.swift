@@ -27,6 +27,9 @@ extension RelinkConfiguration {
                 let parsed = try DomainURIPrefix(text)
                 if !parsed.path.isEmpty {
                     reader.report(fields.path("upstream"), "'\(text)' must be an origin, https://host[:port], without a path")
+                } else if let problem = parsed.hostSpellingProblem {
+                    // The fetcher would map another spelling to the plain host, past the check against Relink's own.
+                    reader.report(fields.path("upstream"), "'\(text)' \(problem)")
                 } else {
                     upstream = parsed
                 }

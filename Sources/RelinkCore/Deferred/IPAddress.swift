@@ -51,6 +51,26 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             .joined(separator: ":")
     }
 
+    /// An IPv6 address as browsers write it in a URL (WHATWG URL): eight groups of lowercase hex without leading
+    /// zeros, the first longest run of two or more zero groups as `::`, and never a dotted IPv4 tail.
+    /// - Parameter text: IPv6 text, without brackets.
+    /// - Returns: nil when it is not an IPv6 address.
+    public static func browserIPv6Text(_ text: Substring) -> String? {
+        guard let bytes = parseV6(text) else { return nil }
+        let groups = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+        var (runStart, runLength) = (-1, 1)
+        var index = 0
+        while index < 8 {
+            var end = index
+            while end < 8 && groups[end] == 0 { end += 1 }
+            if end - index > runLength { (runStart, runLength) = (index, end - index) }
+            index = max(end, index + 1)
+        }
+        let hex = groups.map { String($0, radix: 16) }
+        guard runStart >= 0 else { return hex.joined(separator: ":") }
+        return hex[..<runStart].joined(separator: ":") + "::" + hex[(runStart + runLength)...].joined(separator: ":")
+    }
+
     /// Four decimal parts of 1 to 3 ASCII digits, each at most 255, read byte by byte: every click parses its
     /// client's address, and this allocates only the 4 bytes.
     private static func parseV4(_ text: Substring) -> [UInt8]? {

@@ -70,11 +70,20 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// What is wrong with the host's spelling for a host requests name: not ASCII (browsers send a name's IDNA form,
-    /// `xn--…`), or an IPv4 address as browsers would not write it (they take any host ending in a number for one,
-    /// `127.1` or `0x7f000001`, and send it as four decimal numbers). Nil for a plain name or address.
+    /// `xn--…`), an IPv4 address as browsers would not write it (they take any host ending in a number for one,
+    /// `127.1` or `0x7f000001`, and send it as four decimal numbers), or an IPv6 address not in the short form
+    /// browsers write (`[::1]`, not `[0:0:0:0:0:0:0:1]`). Nil for a plain name or address.
     public var hostSpellingProblem: String? {
         if host.utf8.contains(where: { $0 > 0x7F }) {
             return "has a host that is not ASCII; browsers ask for its IDNA form (xn--…), so write that"
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            let inside = host.dropFirst().dropLast()
+            guard let written = IPAddress.browserIPv6Text(inside), written == inside else {
+                let form = IPAddress.browserIPv6Text(inside).map { " ([\($0)])" } ?? ""
+                return "has an IPv6 address that browsers write another way\(form); write it so"
+            }
+            return nil
         }
         let name = host.hasSuffix(".") ? host.dropLast() : Substring(host)
         guard let last = name.split(separator: ".", omittingEmptySubsequences: false).last, Self.isNumber(last) else { return nil }
