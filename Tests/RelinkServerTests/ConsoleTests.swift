@@ -502,26 +502,31 @@ import Testing
             if found.count == 2 { break }
         }
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
-        func status(_ port: Int?, method: HTTPMethod = .GET) async throws -> (UInt, String) {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(try #require(port))/console/sign-in")
+        func status(_ port: Int?, method: HTTPMethod = .GET, path: String = "/console/sign-in") async throws -> (UInt, String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(try #require(port))\(path)")
             request.method = method
             request.headers.add(name: "Host", value: "go.pictlink.com")
             let response = try await http.execute(request, timeout: .seconds(10))
             return (response.status.code, String(buffer: try await response.body.collect(upTo: 1 << 20)))
         }
-        let answers: Result<((UInt, String), (UInt, String), (UInt, String)), any Error>
+        let answers: Result<((UInt, String), (UInt, String), (UInt, String), (UInt, String)), any Error>
         do {
             answers = .success(
-                (try await status(found["console"]), try await status(found["main"]), try await status(found["console"], method: .HEAD)))
+                (
+                    try await status(found["console"]), try await status(found["main"]), try await status(found["console"], method: .HEAD),
+                    try await status(found["console"], method: .POST, path: "/x")
+                ))
         } catch { answers = .failure(error) }
         try await http.shutdown()
         await group.triggerGracefulShutdown()
         try await task.value
-        let (console, main, head) = try answers.get()
+        let (console, main, head, elsewhere) = try answers.get()
         #expect(console.0 == 200 && console.1.contains("name=\"csrf\""))
         #expect(main.0 == 404 && !main.1.contains("csrf"))
         // HEAD answers as GET there too (it was an empty 404).
         #expect(head.0 == 200 && head.1.isEmpty)
+        // That listener serves no links: another method elsewhere is a console 404, not a link's 405.
+        #expect(elsewhere.0 == 404 && elsewhere.1.contains("no such page"), "\(elsewhere)")
     }
 
     @Test func consoleCanBeMovedToItsOwnPortOrTurnedOff() async throws {

@@ -16,9 +16,13 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
 
     /// The console's pages, when they are on this router: they answer below `/console` themselves.
     let console: ConsoleMiddleware?
+    /// Whether links are served here (not on the console's own listener): a path outside the API and the console is
+    /// then a link's.
+    let servesLinks: Bool
 
-    init(routes: [Router<Context>.RouteDescription], console: ConsoleMiddleware?) {
+    init(routes: [Router<Context>.RouteDescription], console: ConsoleMiddleware?, servesLinks: Bool = true) {
         self.console = console
+        self.servesLinks = servesLinks
         var methods: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
         for route in routes where route.path.first.map({ $0 == APIPath.version }) == true {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method)
@@ -35,8 +39,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
             // Outside the API and the console every path is a link's or Relink's own, which answer GET and HEAD:
             // another method no route took (`POST /healthz`, `TRACE` on a link) is refused as on a link.
             guard request.method != .get, request.method != .head else { return try await next(request, context) }
-            // The console's pages answer a method they do not take as any path they do not have.
-            if let console, RelinkPaths.isConsole(Substring(path)) {
+            // The console's pages answer a method they do not take as any path they do not have (on the console's own
+            // listener, every path is theirs).
+            if let console, !servesLinks || RelinkPaths.isConsole(Substring(path)) {
                 return console.response(for: ConsoleError.notFound("There is no such page in the console."), request: request, context: context)
             }
             return try RedirectController.methodNotAllowed(request)

@@ -246,7 +246,7 @@ extension ApplicationParts {
                 metrics: metrics, servesConsole: true, forwardedHeaders: configuration.forwardedHeaders,
                 ipv6PrefixLength: configuration.ipv6PrefixLength))
         console.addRoutes(to: router)
-        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, console: console.middleware))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, console: console.middleware, servesLinks: false))
         return Application(
             router: router, server: .http1(configuration: http1),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Relink"),
