@@ -51,6 +51,42 @@ struct RequestHeadCheckTests {
         #expect(try await Self.exchange(Self.click(target: "/p/42", hosts: ["go.pictlink.com.."])).hasPrefix("HTTP/1.1 404 "))
     }
 
+    /// CONNECT is refused, and a request asking to switch protocols is answered and ends its connection: NIO's
+    /// decoder reads nothing after either, and kept every byte that followed (one connection took 900 MB).
+    @Test func upgradesEndTheConnectionAndConnectIsRefused() async throws {
+        func head(_ method: HTTPMethod, _ extra: [(String, String)]) -> HTTPRequestHead {
+            HTTPRequestHead(version: .http1_1, method: method, uri: "/x", headers: HTTPHeaders([("Host", "a.example")] + extra))
+        }
+        if case .refuse = RequestHeadCheck.verdict(head(.CONNECT, [])) {} else { Issue.record("CONNECT passed") }
+        let upgrade = RequestHeadCheck.verdict(head(.GET, [("Connection", "keep-alive, Upgrade"), ("Upgrade", "websocket")]))
+        #expect(upgrade == .amend(RequestHeadCheck.Amendment(close: true, upgrade: true)))
+        // Upgrade without the connection option asks for nothing (and NIO's decoder goes on).
+        #expect(RequestHeadCheck.verdict(head(.GET, [("Upgrade", "websocket")])) == .pass)
+
+        let app = try buildApplication(
+            configuration: ServerConfiguration(port: 0, relink: T.configuration, logLevel: .error, store: try SQLiteStore()))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let heads = [
+                ("GET /healthz HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", "HTTP/1.1 200 "),
+                (
+                    "GET /p/42 HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n",
+                    "HTTP/1.1 302 "
+                ),
+                ("CONNECT /x HTTP/1.1\r\nHost: go.pictlink.com\r\n\r\n", "HTTP/1.1 400 "),
+                ("CONNECT go.pictlink.com:443 HTTP/1.1\r\nHost: go.pictlink.com:443\r\n\r\n", "HTTP/1.1 400 "),
+            ]
+            let pipelined = "GET /healthz HTTP/1.1\r\nHost: go.pictlink.com\r\n\r\n"
+            for (head, status) in heads {
+                // Nothing after the head is answered: the connection ends with its answer.
+                let (answer, closed) = try await offThePool { try Self.exchangeLeavingOpen(head + pipelined, port: port) }
+                #expect(answer.hasPrefix(status), "\(head.prefix(40)): \(answer.prefix(80))")
+                #expect(answer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(head.prefix(40)): \(answer)")
+                #expect(closed, "\(head.prefix(40)): still open")
+            }
+        }
+    }
+
     /// A request before the refused one on the same connection gets its answer first, in order.
     @Test func theRefusalFollowsTheAnswersBeforeIt() async throws {
         let first = "GET /healthz HTTP/1.1\r\nHost: go.pictlink.com\r\n\r\n"

@@ -17,6 +17,11 @@ import NIOHTTP1
 /// - A request after which the connection ends (§9.3: HTTP/1.0 without `keep-alive`, or a `close` option in any
 ///   case or list): passed on with `Connection: close` alone, the one spelling Hummingbird and the lean path read.
 ///
+/// - CONNECT (§3.2.3): refused; Relink opens no tunnels.
+/// - A request asking to switch protocols (`Upgrade` with a `Connection: upgrade` option, RFC 9110 §7.8): NIO's
+///   decoder reads nothing after it and would keep every byte that follows, so it is answered as HTTP/1.1 and the
+///   connection ends with that answer, and nothing more is read from it meanwhile.
+///
 /// A trusted proxy's forwarded host still overrides either (see `RequestOrigin`).
 final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -42,6 +47,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         var target: String?
         /// `Connection: close` replaces the request's own connection options.
         var close = false
+        /// The request asks to switch protocols: the connection ends with its answer, and nothing more is read.
+        var upgrade = false
     }
 
     /// Requests passed on whose responses have not ended.
@@ -49,6 +56,10 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// The reason a request was refused: its parts and everything after it are dropped, and the 400 goes out once
     /// `unanswered` is 0.
     private var refusal: String?
+    /// The connection ends once `unanswered` is 0 (after a request that asks to switch protocols).
+    private var closesWhenAnswered = false
+    /// Nothing more is read from the connection: it ends with the answers already owed.
+    private var stoppedReading = false
 
     static func verdict(_ head: HTTPRequestHead) -> Verdict {
         var hostLines = 0
@@ -58,6 +69,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         var lastTransferCoding: Substring?
         var closes = false
         var keepsAlive = false
+        var upgradeOption = false
+        var upgradeLines = 0
         var connectionLines = 0
         for (name, value) in head.headers {
             switch name.utf8.count {
@@ -69,7 +82,10 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 forEachToken(value) { token in
                     if equalsIgnoringASCIICase(token, "close") { closes = true }
                     if equalsIgnoringASCIICase(token, "keep-alive") { keepsAlive = true }
+                    if equalsIgnoringASCIICase(token, "upgrade") { upgradeOption = true }
                 }
+            case 7 where startsIgnoringASCIICase(name.utf8, with: "upgrade"):
+                upgradeLines += 1
             case 17 where startsIgnoringASCIICase(name.utf8, with: "transfer-encoding"):
                 // Every line counts, an empty one too; NIO's parser reads a tab in the list as part of a coding.
                 transferEncodingLines += 1
@@ -81,6 +97,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         guard hostLines <= 1 else { return .refuse("A request has one Host header line (RFC 9112, section 3.2).") }
+        guard head.method != .CONNECT else { return .refuse("Relink opens no tunnels: CONNECT is not answered (RFC 9110, section 9.3.6).") }
         let isHTTP11 = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
         if transferEncodingLines > 0 {
             guard isHTTP11 else {
@@ -101,7 +118,17 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         } else if isHTTP11 {
             return .refuse("An HTTP/1.1 request has a Host header line (RFC 9112, section 3.2).")
         }
-        var verdict = amended(head, closes: closes || (!isHTTP11 && !keepsAlive), connectionLines: connectionLines)
+        let upgrade = upgradeOption && upgradeLines > 0
+        var verdict = amended(head, closes: closes || (!isHTTP11 && !keepsAlive) || upgrade, connectionLines: connectionLines)
+        if upgrade {
+            switch verdict {
+            case .pass: verdict = .amend(Amendment(close: true, upgrade: true))
+            case .amend(var amendment):
+                amendment.upgrade = true
+                verdict = .amend(amendment)
+            case .refuse: break
+            }
+        }
         if let trimmedHost {
             switch verdict {
             case .pass: verdict = .amend(Amendment(authority: trimmedHost))
@@ -192,9 +219,11 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard refusal == nil else { return }
         guard case .head(var head) = unwrapInboundIn(data) else {
+            // An upgrade request's own body and end still come: NIO's decoder stops after them.
             context.fireChannelRead(data)
             return
         }
+        guard !closesWhenAnswered else { return }
         switch Self.verdict(head) {
         case .pass:
             unanswered += 1
@@ -204,19 +233,39 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             if let target = amendment.target { head.uri = target }
             if amendment.close { head.headers.replaceOrAdd(name: "Connection", value: "close") }
             unanswered += 1
+            if amendment.upgrade {
+                // NIO's decoder passes on this request's own parts and then nothing: every later byte would be kept.
+                closesWhenAnswered = true
+                stoppedReading = true
+            }
             context.fireChannelRead(wrapInboundOut(.head(head)))
         case .refuse(let reason):
             refusal = reason
+            stoppedReading = true
             if unanswered == 0 { sendRefusal(context: context) }
         }
     }
 
+    func read(context: ChannelHandlerContext) {
+        guard !stoppedReading else { return }
+        context.read()
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let ended: Bool
-        if case .end = unwrapOutboundIn(data) { ended = true } else { ended = false }
-        context.write(data, promise: promise)
-        guard ended else { return }
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
         unanswered -= 1
+        if closesWhenAnswered, unanswered == 0 {
+            // Closed once the answer is out: a close before would drop what is not yet written.
+            let channel = context.channel
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        context.write(data, promise: promise)
         if refusal != nil, unanswered == 0 { sendRefusal(context: context) }
     }
 
