@@ -145,6 +145,16 @@ struct ConfigurationTests {
             "projects[0].domains[0]: 'http://[0:0:0:0:0:0:0:1]:8080' has an IPv6 address that browsers write another way ([::1])"
         ),
         (#"{"projects": [{"id": "p", "domains": ["http://[::ffff:127.0.0.1]"]}]}"#, "browsers write another way ([::ffff:7f00:1])"),
+        (#"{"projects": [{"id": "p", "domains": ["https://go.example.com:0"]}]}"#, "projects[0].domains[0]: 'https://go.example.com:0' names port 0"),
+        (
+            #"{"projects": [{"id": "p", "domains": ["https://\#(String(repeating: "a", count: 64)).example.com"]}]}"#,
+            "has a host name longer than DNS allows"
+        ),
+        // A key twice: one meaning here, another to most JSON tools.
+        (
+            #"{"projects": [{"id": "p", "allowlist": ["^https://a\\.com/"], "domains": ["https://a.com"], "allowlist": [".*"]}]}"#,
+            "the file has the key \"allowlist\" twice in one object"
+        ),
         // iOS apps
         (project(#""ios": [{"teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: is required"),
         (project(#""ios": [{"bundleId": "app", "teamId": "ABCDE12345"}]"#), "projects[0].ios[0].bundleId: must be a bundle ID"),

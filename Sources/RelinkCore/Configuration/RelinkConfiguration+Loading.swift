@@ -1,4 +1,5 @@
 import Foundation
+import RelinkAPI
 
 extension RelinkConfiguration {
     /// Reads routes.json. Every problem is reported, one per line with its JSON path; unknown keys are errors.
@@ -10,6 +11,11 @@ extension RelinkConfiguration {
             root = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "not valid JSON: \(Self.syntaxError(in: data))")])
+        }
+        // A key twice would mean one thing here (the decoder keeps the first) and another to jq or a reviewer's tools
+        // (most keep the last): a strict allowlist could be read while a loose one applies.
+        if let problem = JSONShape.problem(data, subject: "the file") {
+            throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "\(problem)")])
         }
         var reader = ConfigurationReader()
         var projects: [Project] = []

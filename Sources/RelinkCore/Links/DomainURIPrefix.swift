@@ -72,10 +72,16 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     /// What is wrong with the host's spelling for a host requests name: not ASCII (browsers send a name's IDNA form,
     /// `xn--…`), an IPv4 address as browsers would not write it (they take any host ending in a number for one,
     /// `127.1` or `0x7f000001`, and send it as four decimal numbers), or an IPv6 address not in the short form
-    /// browsers write (`[::1]`, not `[0:0:0:0:0:0:0:1]`). Nil for a plain name or address.
+    /// browsers write (`[::1]`, not `[0:0:0:0:0:0:0:1]`); or a port or name no request can have. Nil for a plain
+    /// name or address.
     public var hostSpellingProblem: String? {
         if host.utf8.contains(where: { $0 > 0x7F }) {
             return "has a host that is not ASCII; browsers ask for its IDNA form (xn--…), so write that"
+        }
+        if let port, !(1...65535).contains(port) { return "names port \(port), which no request reaches; ports are 1 to 65535" }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        if !host.hasPrefix("["), host.utf8.count > 253 || labels.contains(where: { $0.utf8.count > 63 }) {
+            return "has a host name longer than DNS allows (at most 63 characters a label, 253 in all), which no request reaches"
         }
         if host.hasPrefix("["), host.hasSuffix("]") {
             let inside = host.dropFirst().dropLast()
