@@ -36,14 +36,17 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let path = request.uri.path
         guard APIPath.isAPI(Substring(path)) else {
-            // Outside the API and the console every path is a link's or Relink's own, which answer GET and HEAD:
-            // another method no route took (`POST /healthz`, `TRACE` on a link) is refused as on a link.
-            guard request.method != .get, request.method != .head else { return try await next(request, context) }
-            // The console's pages answer a method they do not take as any path they do not have (on the console's own
-            // listener, every path is theirs).
+            let reads = request.method == .get || request.method == .head
+            // The console's pages answer what they do not have with their 404 page, a method they do not take too (on
+            // the console's own listener, every path is theirs).
             if let console, !servesLinks || RelinkPaths.isConsole(Substring(path)) {
-                return console.response(for: ConsoleError.notFound("There is no such page in the console."), request: request, context: context)
+                guard !(servesLinks && reads) else { return try await next(request, context) }
+                let page = console.response(for: ConsoleError.notFound("There is no such page in the console."), request: request, context: context)
+                return request.method == .head ? page.createHeadResponse() : page
             }
+            // Elsewhere every path is a link's or Relink's own, which answer GET and HEAD: another method no route took
+            // (`POST /healthz`, `TRACE` on a link) is refused as on a link.
+            guard !reads else { return try await next(request, context) }
             return try RedirectController.methodNotAllowed(request)
         }
         guard let allowed = allowedMethods(path), !allowed.contains(request.method) else {

@@ -243,7 +243,7 @@ extension ApplicationParts {
         let router = Router(context: RelinkRequestContext.self, options: [.autoGenerateHeadEndpoints])
         router.add(
             middleware: RequestObservingMiddleware(
-                metrics: metrics, servesConsole: true, forwardedHeaders: configuration.forwardedHeaders,
+                metrics: metrics, servesConsole: true, servesConsoleOnly: true, forwardedHeaders: configuration.forwardedHeaders,
                 ipv6PrefixLength: configuration.ipv6PrefixLength))
         console.addRoutes(to: router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, console: console.middleware, servesLinks: false))

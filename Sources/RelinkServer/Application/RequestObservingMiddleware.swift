@@ -18,6 +18,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
     var servesMetrics = false
     /// Whether the console is served under `/console` on this port.
     var servesConsole = false
+    /// Whether the console is all this port serves (`--console-port`): every request on it is the console's.
+    var servesConsoleOnly = false
     /// Where store failures are logged (once per interval) and counted.
     var outages: StoreOutageLog? = nil
     /// Which forwarded headers count, and from whom (`--trusted-proxies`, `--forwarded-header`).
@@ -79,7 +81,8 @@ struct RequestObservingMiddleware: RouterMiddleware {
 
     /// What `request` is on this port, when it is not a click (nil).
     func kind(of request: Request) -> RelinkMetrics.RequestKind? {
-        Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
+        if servesConsoleOnly { return .console }
+        return Self.kind(of: Substring(request.uri.path), method: request.method, servesMetrics: servesMetrics, servesConsole: servesConsole)
     }
 
     /// What a path is, when it is not a click (nil: the redirect controller counts it). Every request asks this, so
