@@ -26,6 +26,8 @@ import Testing
     final class EmailService: Sendable {
         let seen = NIOLockedValueBox<[(target: String, host: String?, forwardedFor: String?)]>([])
         let destination = NIOLockedValueBox("https://go.pictlink.com/abc")
+        /// The `CDN-Loop` of each request the service got.
+        let loopMarks = NIOLockedValueBox<[String?]>([])
 
         func application() -> some ApplicationProtocol {
             let router = Router()
@@ -55,6 +57,7 @@ import Testing
                     body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"applinks": {"details": [{"appIDs": ["SERVICE.own.app"]}]}}"#)))
             }
             router.get("/**") { request, _ -> Response in
+                self.loopMarks.withLockedValue { $0.append(request.headers[HTTPField.Name("CDN-Loop")!]) }
                 self.seen.withLockedValue {
                     $0.append(
                         (
@@ -89,6 +92,31 @@ import Testing
         // of the timeout itself must meet it.
         server.clickTrackingTimeout = upstreamTimeout
         return try buildApplication(configuration: server)
+    }
+
+    /// Requests to the service carry Relink's `CDN-Loop` mark, and one that comes back with it (an upstream that leads
+    /// back to Relink, which the configuration cannot see) is refused at once: one click went round 257 times.
+    @Test func aRequestThatCameBackFromTheUpstreamIsRefused() async throws {
+        let service = EmailService()
+        try await service.application().test(.live) { standIn in
+            let port = try #require(standIn.port)
+            try await Self.relink(upstreamPort: port).test(.router) { client in
+                func tap(_ loop: String?) async throws -> TestResponse {
+                    var headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
+                    if let loop { headers[HTTPField.Name("CDN-Loop")!] = loop }
+                    return try await client.execute(uri: "/uni/ls/click?upn=x", method: .get, headers: headers)
+                }
+                #expect(try await tap(nil).status == .found)
+                #expect(try await tap("cloudflare").status == .found)
+                #expect(service.loopMarks.withLockedValue { $0 } == ["relink", "relink"])
+                for loop in ["relink", "cloudflare, relink; v=2", " RELINK "] {
+                    let refused = try await tap(loop)
+                    #expect(refused.status.code == 508, "\(loop)")
+                    #expect(refused.text.contains("leads back to this server"))
+                }
+                #expect(service.loopMarks.withLockedValue { $0.count } == 2, "a marked request never reaches the service")
+            }
+        }
     }
 
     @Test func theTrackingDomainServesTheAppsForItsPathsAndPassesClicksToTheService() async throws {

@@ -21,6 +21,8 @@ struct ClickTrackingMiddleware: RouterMiddleware {
 
     /// The client's headers the upstream gets: what a browser says of itself and its cookies for the tracking domain.
     /// Hop-by-hop, framing, forwarding and credential headers are set here or not passed.
+    static let cdnLoop = HTTPField.Name("CDN-Loop")!
+
     static let passedHeaders: [HTTPField.Name] = [
         .userAgent, .accept, .acceptLanguage, .cookie, HTTPField.Name("Referer")!, .contentType, .ifNoneMatch, .ifModifiedSince,
         HTTPField.Name("DNT")!,
@@ -35,6 +37,13 @@ struct ClickTrackingMiddleware: RouterMiddleware {
         // The origin-form target only: an absolute-form request's scheme and host never reach the upstream's URL.
         guard path.hasPrefix("/") else {
             return pages.message("Bad request", ["The request's target is not a path."], status: .badRequest)
+        }
+        if ClickTrackingProxy.carriesLoopMark(request.headers[values: Self.cdnLoop]) {
+            proxy.metrics?.clickTrackingError(ClickTrackingProxy.ErrorReason.loop.rawValue)
+            context.logger.warning("click tracking: \(tracking.upstream) leads back to Relink; its requests come back (CDN-Loop)")
+            return pages.message(
+                "The link could not be followed", ["The tracking domain's upstream leads back to this server."],
+                status: HTTPResponse.Status(code: 508, reasonPhrase: "Loop Detected"))
         }
         let target = path + (request.uri.query.map { "?" + $0 } ?? "")
         guard !SafeFetcher.hasDotSegments(tracking.upstream.description + target) else {

@@ -32,6 +32,23 @@ struct ClickTrackingProxy: Sendable {
         case busy
         /// An interim (1xx) answer where a final one was due.
         case badAnswer = "bad_answer"
+        /// The request came back from an upstream: it carries Relink's own `CDN-Loop` mark.
+        case loop
+    }
+
+    /// What Relink adds to `CDN-Loop` (RFC 8586) on every request to an upstream. An upstream whose name or address
+    /// leads back to Relink (a DNS alias, another listener) cannot be seen in the configuration, but the request that
+    /// comes back carries the mark and is refused at once: without it one click went round until all places were taken.
+    static let loopMark = "relink"
+
+    /// Whether `values` (a request's `CDN-Loop` lines) name Relink: the request is one of its own coming back.
+    static func carriesLoopMark(_ values: [String]) -> Bool {
+        values.contains { value in
+            value.split(separator: ",").contains { element in
+                let id = (element.split(separator: ";", maxSplits: 1).first ?? "").utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+                return DomainDirectory.asciiLowercased(String(decoding: id, as: UTF8.self)) == loopMark
+            }
+        }
     }
 
     init(directory: DomainDirectory, fetcher: SafeFetcher, metrics: RelinkMetrics? = nil) {
@@ -71,6 +88,7 @@ struct ClickTrackingProxy: Sendable {
         if let clientAddress { headers.append(("X-Forwarded-For", clientAddress)) }
         headers.append(("X-Forwarded-Proto", scheme))
         headers.append(("X-Forwarded-Host", tracking.host))
+        headers.append(("CDN-Loop", Self.loopMark))
         do {
             return try await fetcher.forward(
                 method: method, url: url, host: tracking.sendsTrackingHost ? tracking.host : tracking.upstream.hostAndPort, headers: headers,

@@ -87,7 +87,7 @@ public final class RelinkMetrics: Sendable {
             case .storeErrors: "Store calls that failed, by what they were for (operation)."
             case .linkCacheEntries: "Links held in the in-memory link cache, when scraped."
             case .clickTrackingErrors:
-                "Requests to an email service's tracking upstream that got no answer to pass on, by reason (timeout, unreachable, refused_address, busy, bad_answer)."
+                "Requests to an email service's tracking upstream that got no answer to pass on, by reason (timeout, unreachable, refused_address, busy, bad_answer, loop)."
             }
         }
 
