@@ -347,6 +347,34 @@ struct ConfigurationTests {
         #expect(problems.contains { $0.hasPrefix(expected) || $0.contains(expected) }, "got \(problems)")
     }
 
+    /// A route every click on which would be refused (its fixed link or a parameter outside the allowlist, or back into
+    /// a link domain) is a problem of the file's: `config check` passed them and every click was a 400.
+    @Test func routesEveryClickWouldRefuseAreProblems() {
+        let refused = [
+            #"{"path": "/self2", "link": "https://go.example.com/self2"}"#,
+            #"{"path": "/ev/{id}", "link": "https://evil.example/{id}"}"#,
+            #"{"path": "/ev2", "link": "https://example.com/x", "parameters": {"ofl": "https://evil.example/"}}"#,
+            #"{"path": "/ev4", "link": "https://example.com/x", "parameters": {"ifl": "https://go.example.com/ev4"}}"#,
+            #"{"path": "/other/{id}", "link": "https://go.other.example/{id}"}"#,
+        ]
+        for route in refused {
+            let json = #"""
+                {"projects": [
+                  {"id": "p", "domains": ["https://go.example.com"], "allowlist": ["^https://(go\\.)?(other\\.)?example\\.com/.*$"], "routes": [\#(route)]},
+                  {"id": "q", "domains": ["https://go.other.example"]}
+                ]}
+                """#
+            let problems = Self.problems(json)
+            #expect(problems.contains { $0.hasPrefix("projects[0].routes[0]: every click on it would be refused: ") }, "\(route): \(problems)")
+        }
+        // Its own captures may pass where a sample cannot be judged: a placeholder in the host is left to the clicks.
+        let open = #"""
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"], "allowlist": ["^https://([a-z]+\\.)?example\\.com/.*$"],
+              "routes": [{"path": "/to/{site}", "link": "https://{site}.example.com/"}, {"path": "/p/{id}", "link": "https://example.com/p/{id}"}]}]}
+            """#
+        #expect(Self.problems(open).isEmpty, "\(Self.problems(open))")
+    }
+
     /// Two projects sending desktop clicks (or a rule's) to each other's links would bounce them between the two,
     /// counted at every turn: refused once every project's domains are known (each was checked against its own).
     @Test func destinationsIntoAnotherProjectsLinkDomainAreProblems() {

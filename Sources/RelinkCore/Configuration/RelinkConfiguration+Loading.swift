@@ -195,6 +195,17 @@ extension RelinkConfiguration {
             }
             for problem in project.rules.loopProblems(linkDomains: others) { reader.report("projects[\(index)].rules", problem.message) }
         }
+        // A route's fixed link and parameters are checked as its clicks would check them, with every domain known:
+        // one that every click would refuse (outside the allowlist, into a link domain) is a mistake of the file's.
+        let allDomains = projects.flatMap(\.domains)
+        for (index, project) in projects.enumerated() {
+            guard let prefix = project.domains.first else { continue }
+            let context = LinkValidationContext(linkDomains: allDomains, project: project)
+            for (routeIndex, route) in project.routes.enumerated() {
+                guard let problem = refusalOfEveryClick(on: route, project: project, prefix: prefix, context: context) else { continue }
+                reader.report("projects[\(index)].routes[\(routeIndex)]", "every click on it would be refused: \(problem)")
+            }
+        }
         // A tracking domain is a host of its own: not a link domain, not another project's tracking domain.
         var trackingOwner: [String: String] = [:]
         let trackingHosts = Set(projects.flatMap { $0.clickTracking.map(\.host) })
@@ -377,6 +388,31 @@ extension RelinkConfiguration {
         }
         guard let template, let link else { return nil }
         return PathRoute(path: template, link: link, parameters: parameters)
+    }
+
+    /// Why every click on `route` would be refused (as `RedirectPlanner` refuses it: the link's errors, then the
+    /// allowlist), from its fixed parts: its captures stand in as `x`. A route whose
+    /// link or parameter has a placeholder in its scheme or host is left to its clicks, whose values may pass.
+    static func refusalOfEveryClick(on route: PathRoute, project: Project, prefix: DomainURIPrefix, context: LinkValidationContext) -> String? {
+        let texts = [route.link] + route.parameters.entries.map(\.1)
+        guard !texts.contains(where: placeholderInOrigin) else { return nil }
+        let captures = Dictionary(uniqueKeysWithValues: route.path.variables.map { ($0, Substring("x")) })
+        var own = LinkParameters()
+        own.link = LinkRequest.substitute(route.link, captures, decode: false)
+        for (parameter, value) in route.parameters.entries { own[parameter] = LinkRequest.substitute(value, captures, decode: true) }
+        let effective = project.applyingDefaults(to: own, fillingApps: true)
+        if let error = LinkValidator.validate(effective, prefix: prefix, context: context, warnings: false).errors.first { return error.message }
+        return project.allowlist.violations(
+            in: effective, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink
+        ).first?.description
+    }
+
+    /// Whether a `{name}` placeholder sits before the path of a URL template (`https://{host}/x`, `{url}`).
+    private static func placeholderInOrigin(_ text: String) -> Bool {
+        guard let brace = text.firstIndex(of: "{") else { return false }
+        guard let scheme = text.range(of: "://") else { return true }
+        let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        return brace < authorityEnd
     }
 
     /// The `{name}` placeholders in a template string.
