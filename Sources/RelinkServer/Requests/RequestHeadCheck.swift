@@ -18,9 +18,10 @@ import NIOHTTP1
 ///   case or list): passed on with `Connection: close` alone, the one spelling Hummingbird and the lean path read.
 ///
 /// - CONNECT (§3.2.3): refused; Relink opens no tunnels.
-/// - A request asking to switch protocols (`Upgrade` with a `Connection: upgrade` option, RFC 9110 §7.8): NIO's
-///   decoder reads nothing after it and would keep every byte that follows, so it is answered as HTTP/1.1 and the
-///   connection ends with that answer, and nothing more is read from it meanwhile.
+/// - A request asking to switch protocols (`Upgrade` with an `upgrade` option in `Connection` or, as NIO's parser
+///   reads it, `Proxy-Connection`; RFC 9110 §7.8): NIO's decoder reads nothing after it and would keep every byte
+///   that follows, so it is answered as HTTP/1.1, the connection ends with that answer, and nothing is read after
+///   the request's own end.
 ///
 /// A trusted proxy's forwarded host still overrides either (see `RequestOrigin`).
 final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
@@ -86,6 +87,11 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             case 7 where startsIgnoringASCIICase(name.utf8, with: "upgrade"):
                 upgradeLines += 1
+            case 16 where startsIgnoringASCIICase(name.utf8, with: "proxy-connection"):
+                // NIO's parser reads this as `Connection` when it decides that a request switches protocols.
+                forEachToken(value) { token in
+                    if equalsIgnoringASCIICase(token, "upgrade") { upgradeOption = true }
+                }
             case 17 where startsIgnoringASCIICase(name.utf8, with: "transfer-encoding"):
                 // Every line counts, an empty one too; NIO's parser reads a tab in the list as part of a coding.
                 transferEncodingLines += 1
@@ -219,7 +225,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard refusal == nil else { return }
         guard case .head(var head) = unwrapInboundIn(data) else {
-            // An upgrade request's own body and end still come: NIO's decoder stops after them.
+            // An upgrade request's own body and end still come (they are read as ever); NIO's decoder stops after them.
+            if closesWhenAnswered, case .end = unwrapInboundIn(data) { stoppedReading = true }
             context.fireChannelRead(data)
             return
         }
@@ -235,8 +242,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             unanswered += 1
             if amendment.upgrade {
                 // NIO's decoder passes on this request's own parts and then nothing: every later byte would be kept.
+                // Reading stops once its end is in.
                 closesWhenAnswered = true
-                stoppedReading = true
             }
             context.fireChannelRead(wrapInboundOut(.head(head)))
         case .refuse(let reason):
