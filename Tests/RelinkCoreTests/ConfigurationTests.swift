@@ -352,10 +352,10 @@ struct ConfigurationTests {
     @Test func routesEveryClickWouldRefuseAreProblems() {
         let refused = [
             #"{"path": "/self2", "link": "https://go.example.com/self2"}"#,
-            #"{"path": "/ev/{id}", "link": "https://evil.example/{id}"}"#,
+            #"{"path": "/ev/{id}", "link": "https://evil.example/x", "parameters": {"utm_content": "{id}"}}"#,
             #"{"path": "/ev2", "link": "https://example.com/x", "parameters": {"ofl": "https://evil.example/"}}"#,
             #"{"path": "/ev4", "link": "https://example.com/x", "parameters": {"ifl": "https://go.example.com/ev4"}}"#,
-            #"{"path": "/other/{id}", "link": "https://go.other.example/{id}"}"#,
+            #"{"path": "/other", "link": "https://go.other.example/x"}"#,
         ]
         for route in refused {
             let json = #"""
@@ -367,10 +367,13 @@ struct ConfigurationTests {
             let problems = Self.problems(json)
             #expect(problems.contains { $0.hasPrefix("projects[0].routes[0]: every click on it would be refused: ") }, "\(route): \(problems)")
         }
-        // Its own captures may pass where a sample cannot be judged: a placeholder in the host is left to the clicks.
+        // A value with a variable depends on the click's: left to the clicks (an allowlist may take `[0-9]+` and refuse
+        // any sample).
         let open = #"""
-            {"projects": [{"id": "p", "domains": ["https://go.example.com"], "allowlist": ["^https://([a-z]+\\.)?example\\.com/.*$"],
-              "routes": [{"path": "/to/{site}", "link": "https://{site}.example.com/"}, {"path": "/p/{id}", "link": "https://example.com/p/{id}"}]}]}
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"],
+              "allowlist": ["^https://([a-z]+\\.)?example\\.com/p/[0-9]+$", "^https://web\\.example\\.com/(a|b)$"],
+              "routes": [{"path": "/to/{site}", "link": "https://{site}.example.com/p/1"}, {"path": "/p/{id}", "link": "https://example.com/p/{id}"},
+                         {"path": "/w/{id}/{page}", "link": "https://example.com/p/{id}", "parameters": {"ofl": "https://web.example.com/{page}"}}]}]}
             """#
         #expect(Self.problems(open).isEmpty, "\(Self.problems(open))")
     }

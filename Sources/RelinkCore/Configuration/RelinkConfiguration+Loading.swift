@@ -390,29 +390,22 @@ extension RelinkConfiguration {
         return PathRoute(path: template, link: link, parameters: parameters)
     }
 
-    /// Why every click on `route` would be refused (as `RedirectPlanner` refuses it: the link's errors, then the
-    /// allowlist), from its fixed parts: its captures stand in as `x`. A route whose
-    /// link or parameter has a placeholder in its scheme or host is left to its clicks, whose values may pass.
+    /// Why every click on `route` would be refused, as `RedirectPlanner` refuses it (the link's errors, then the
+    /// allowlist), judged on its fixed values only: one with a `{name}` variable depends on the click's value (an
+    /// allowlist may take `[0-9]+` and refuse `x`), so its errors are left to the clicks.
     static func refusalOfEveryClick(on route: PathRoute, project: Project, prefix: DomainURIPrefix, context: LinkValidationContext) -> String? {
-        let texts = [route.link] + route.parameters.entries.map(\.1)
-        guard !texts.contains(where: placeholderInOrigin) else { return nil }
-        let captures = Dictionary(uniqueKeysWithValues: route.path.variables.map { ($0, Substring("x")) })
         var own = LinkParameters()
-        own.link = LinkRequest.substitute(route.link, captures, decode: false)
-        for (parameter, value) in route.parameters.entries { own[parameter] = LinkRequest.substitute(value, captures, decode: true) }
+        own.link = route.link
+        var variable: Set<String> = route.link.contains("{") ? [LinkParameter.link.name] : []
+        for (parameter, value) in route.parameters.entries {
+            own[parameter] = value
+            if value.contains("{") { variable.insert(parameter.name) }
+        }
         let effective = project.applyingDefaults(to: own, fillingApps: true)
-        if let error = LinkValidator.validate(effective, prefix: prefix, context: context, warnings: false).errors.first { return error.message }
-        return project.allowlist.violations(
-            in: effective, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink
-        ).first?.description
-    }
-
-    /// Whether a `{name}` placeholder sits before the path of a URL template (`https://{host}/x`, `{url}`).
-    private static func placeholderInOrigin(_ text: String) -> Bool {
-        guard let brace = text.firstIndex(of: "{") else { return false }
-        guard let scheme = text.range(of: "://") else { return true }
-        let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
-        return brace < authorityEnd
+        let errors = LinkValidator.validate(effective, prefix: prefix, context: context, warnings: false).errors
+        if let error = errors.first(where: { $0.parameter.map { !variable.contains($0) } ?? false }) { return error.message }
+        return project.allowlist.violations(in: effective, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink)
+            .first { !variable.contains($0.parameter.name) }?.description
     }
 
     /// The `{name}` placeholders in a template string.
