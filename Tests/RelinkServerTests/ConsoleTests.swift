@@ -513,6 +513,8 @@ import Testing
         do {
             var elsewhere: [(UInt, String)] = []
             for method in [HTTPMethod.POST, .GET, .HEAD] { elsewhere.append(try await status(found["console"], method: method, path: "/x")) }
+            // The API is not served there either.
+            elsewhere.append(try await status(found["console"], method: .POST, path: "/v1/shortLinks"))
             answers = .success(
                 (
                     try await status(found["console"]), try await status(found["main"]), try await status(found["console"], method: .HEAD),
@@ -529,8 +531,9 @@ import Testing
         #expect(head.0 == 200 && head.1.isEmpty)
         // That listener serves no links: any path elsewhere, whatever the method, is a console 404 (not a link's 405, nor
         // an empty 404), HEAD without its body.
-        #expect(elsewhere.map(\.0) == [404, 404, 404], "\(elsewhere)")
+        #expect(elsewhere.map(\.0) == [404, 404, 404, 404], "\(elsewhere)")
         #expect(elsewhere[0].1.contains("no such page") && elsewhere[1].1.contains("no such page") && elsewhere[2].1.isEmpty)
+        #expect(elsewhere[3].1.contains("no such page"))
     }
 
     @Test func consoleCanBeMovedToItsOwnPortOrTurnedOff() async throws {

@@ -35,7 +35,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
-        guard APIPath.isAPI(Substring(path)) else {
+        // On the console's own listener the API is not served either: `/v1` is a path like any other there.
+        guard servesLinks && APIPath.isAPI(Substring(path)) else {
             let reads = request.method == .get || request.method == .head
             // The console's pages answer what they do not have with their 404 page, a method they do not take too (on
             // the console's own listener, every path is theirs).
