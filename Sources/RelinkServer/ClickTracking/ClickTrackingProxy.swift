@@ -45,8 +45,8 @@ struct ClickTrackingProxy: Sendable {
     static func carriesLoopMark(_ values: [String]) -> Bool {
         values.contains { value in
             value.split(separator: ",").contains { element in
-                let id = (element.split(separator: ";", maxSplits: 1).first ?? "").utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
-                return DomainDirectory.asciiLowercased(String(decoding: id, as: UTF8.self)) == loopMark
+                let id = RequestOrigin.trimmingWhitespace(element.split(separator: ";", maxSplits: 1).first ?? "")
+                return DomainDirectory.asciiLowercased(String(id)) == loopMark
             }
         }
     }

@@ -378,18 +378,12 @@ struct ConsoleController: Sendable {
         return Self.originKey(origin) == Self.originKey("\(context.origin.scheme)://\(context.origin.host)")
     }
 
-    /// An origin as browsers compare origins: in ASCII lower case, without the host's final dot and the scheme's own
-    /// port (a proxy may forward `go.example.com:443`). Nil for anything else: `null`, another scheme, any byte that
-    /// is not ASCII (a look-alike in Unicode case is another origin).
+    /// An origin as browsers compare origins: its scheme and its host as requests name it (`DomainURIPrefix.requestHost`:
+    /// ASCII case, without the host's final dot and the scheme's own port; a proxy may forward `go.example.com:443`).
+    /// Nil for anything else: `null`, a path, any byte that is not ASCII (a look-alike in Unicode case is another origin).
     static func originKey(_ origin: String) -> String? {
-        guard origin.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        let lowered = DomainDirectory.asciiLowercased(origin)
-        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where lowered.hasPrefix(scheme) {
-            var host = RequestOrigin.withoutFinalDot(String(decoding: lowered.utf8.dropFirst(scheme.utf8.count), as: UTF8.self))
-            if host.hasSuffix(port) { host = RequestOrigin.withoutFinalDot(String(decoding: host.utf8.dropLast(port.utf8.count), as: UTF8.self)) }
-            return scheme + host
-        }
-        return nil
+        guard origin.utf8.allSatisfy({ $0 < 0x80 }), let prefix = try? DomainURIPrefix(origin), prefix.path.isEmpty else { return nil }
+        return "\(prefix.scheme)://\(prefix.requestHost)"
     }
 
     func isSecure(_ request: Request, _ context: RelinkRequestContext) -> Bool {
