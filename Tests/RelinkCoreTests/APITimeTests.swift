@@ -170,14 +170,19 @@ struct APITimeTests {
     @Test func whatFormatWritesReadsBackAsItsSecond() async {
         await propertyCheck(count: 3000, input: Self.validParts) { parts in
             guard let date = APITime.parse(parts.text) else { return }
-            let text = APITime.format(date)
-            guard let read = APITime.parse(text) else {
-                Issue.record("\(parts) → \(text) refused")
-                return
-            }
-            #expect(read <= date && date.timeIntervalSince(read) < 1, "\(parts) → \(text)")
-            #expect(APITime.format(read) == text, "\(parts) → \(text)")
+            Self.expectWrittenAsItsSecond(date, "\(parts)")
         }
+    }
+
+    /// `date` is written as its second: what is written reads back as that second, and is written again the same.
+    static func expectWrittenAsItsSecond(_ date: Date, _ what: String) {
+        let text = APITime.format(date)
+        guard let read = APITime.parse(text) else {
+            Issue.record("\(what) → \(text) refused")
+            return
+        }
+        #expect(read <= date && date.timeIntervalSince(read) < 1, "\(what) → \(text)")
+        #expect(APITime.format(read) == text, "\(what) → \(text)")
     }
 
     /// A whole second is written as the date and time it names in UTC, without a fraction.
@@ -199,14 +204,7 @@ struct APITimeTests {
             Double.random(in: -62_135_596_800..<253_402_300_800, using: &rng)
         }
         await propertyCheck(count: 2000, input: times) { seconds in
-            let date = Date(timeIntervalSince1970: seconds)
-            let text = APITime.format(date)
-            guard let read = APITime.parse(text) else {
-                Issue.record("\(seconds) → \(text) refused")
-                return
-            }
-            #expect(read <= date && date.timeIntervalSince(read) < 1, "\(seconds) → \(text)")
-            #expect(APITime.format(read) == text, "\(seconds) → \(text)")
+            Self.expectWrittenAsItsSecond(Date(timeIntervalSince1970: seconds), "\(seconds)")
         }
     }
 
