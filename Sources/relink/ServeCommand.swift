@@ -109,8 +109,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Clicks one client network (an IPv4 address, an IPv6 --ipv6-limit-prefix) may leave for deferred linking, a second, "
-                + "with a burst of 100 seconds' worth; past it clicks are redirected and counted, not kept (default: 10).",
+            "Clicks one client network (an IPv4 address, an IPv6 --ipv6-limit-prefix) may leave for deferred linking in each "
+                + "project, a second, with a burst of 100 seconds' worth; past it clicks are redirected and counted, not kept (default: 10).",
             valueName: "clicks"))
     var keptClicksPerNetwork: Int = 10
 

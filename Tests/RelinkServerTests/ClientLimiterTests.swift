@@ -33,7 +33,7 @@ import Testing
             if case .success = limiter.acquire(endpoint, clientAddress: address) { return true }
             return false
         }
-        for _ in 0..<ClientLimiter.Endpoint.reopen.limit.burst { #expect(allowed(.reopen, "2001:db8::1")) }
+        for _ in 0..<ClientLimiter.Endpoint.reopen.defaultLimit.burst { #expect(allowed(.reopen, "2001:db8::1")) }
         #expect(!allowed(.reopen, "2001:db8::ffff"), "another address of the same /64 got a fresh budget")
         #expect(allowed(.claim, "2001:db8::1"), "re-opens used up the claims' budget")
         #expect(allowed(.reopen, "2001:db8:0:1::1"), "another /64 was limited")
@@ -47,10 +47,29 @@ import Testing
             if case .success = limiter.acquire(endpoint, clientAddress: address) { return true }
             return false
         }
-        for _ in 0..<ClientLimiter.Endpoint.failedKey.limit.burst { #expect(allowed(.failedKey, "198.51.100.1")) }
+        for _ in 0..<ClientLimiter.Endpoint.failedKey.defaultLimit.burst { #expect(allowed(.failedKey, "198.51.100.1")) }
         #expect(!allowed(.failedKey, "198.51.100.1"))
         for number in 0..<1_000 { #expect(allowed(.clickCapture, "10.0.\(number / 256).\(number % 256)")) }
         #expect(!allowed(.failedKey, "198.51.100.1"), "1,000 networks' clicks reset this network's budget of wrong API keys")
+    }
+
+    /// Kept clicks are budgeted per network and project; every other endpoint per network alone, whichever project
+    /// asks. The server's `keptClicks` is what applies to kept clicks, not their default.
+    @Test func keptClicksAreBudgetedPerProject() {
+        let limiter = ClientLimiter(keptClicks: RateLimit(requestsPerSecond: 1, burst: 3), capacity: 1_000, elapsed: { .zero })
+        #expect(limiter.limit(of: .clickCapture) == RateLimit(requestsPerSecond: 1, burst: 3))
+        #expect(limiter.limit(of: .claim) == ClientLimiter.Endpoint.claim.defaultLimit)
+        let network = ClientNetwork("198.51.100.9")
+        func allowed(_ endpoint: ClientLimiter.Endpoint, _ project: String) -> Bool {
+            if case .success = limiter.acquire(endpoint, network: network, projectId: project) { return true }
+            return false
+        }
+        for _ in 0..<3 { #expect(allowed(.clickCapture, "pictlink")) }
+        #expect(!allowed(.clickCapture, "pictlink"))
+        #expect(allowed(.clickCapture, "fieldnotes"), "one project's clicks spent another's budget")
+        let burst = ClientLimiter.Endpoint.claim.defaultLimit.burst
+        for index in 0..<burst { #expect(allowed(.claim, index.isMultiple(of: 2) ? "pictlink" : "fieldnotes")) }
+        #expect(!allowed(.claim, "another"), "a claim's budget is the network's, whichever project asks")
     }
 
     /// An event store that is down.

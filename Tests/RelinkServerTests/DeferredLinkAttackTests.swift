@@ -140,10 +140,10 @@ struct DeferredLinkAttackTests {
             #expect(try await reopenCount() == 2)
             // Made-up install ids from one address: 20 count, then the per-address limit stops the requests.
             var statuses: [HTTPResponse.Status] = []
-            for index in 0..<(ClientLimiter.Endpoint.reopen.limit.burst * 2) {
+            for index in 0..<(ClientLimiter.Endpoint.reopen.defaultLimit.burst * 2) {
                 statuses.append(try await reopen(#", "installId": "fake-\#(index)""#, from: "192.0.2.12").status)
             }
-            #expect(statuses.filter { $0 == .ok }.count == ClientLimiter.Endpoint.reopen.limit.burst)
+            #expect(statuses.filter { $0 == .ok }.count == ClientLimiter.Endpoint.reopen.defaultLimit.burst)
             #expect(try await reopenCount() == 2 + 20)
             // Nor do the addresses of one IPv6 /64: they share a budget and a count.
             for index in 0..<30 {
@@ -195,32 +195,38 @@ struct DeferredLinkAttackTests {
         #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
 
+    /// Whether a click was kept: a kept click's page names it on the Open button (`data-click`), for its beacon.
+    static func isKept(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
+
+    /// `count` clicks at once, the `index`th made by `click(index)`: the pages they got, all of them 200s.
+    static func clicksAtOnce(
+        _ count: Int, _ click: @escaping @Sendable (Int) async throws -> TestResponse
+    ) async throws -> [TestResponse] {
+        let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+            for index in 0..<count { group.addTask { try await click(index) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(pages.allSatisfy { $0.status == .ok })
+        return pages
+    }
+
     /// One client network clicking many distinct long links: past its budget the clicks still get their page, but
     /// are not kept (each would cost its link's text in the database for a day); other networks are unaffected.
     @Test func clicksOnLongLinksAreKeptWithinABudgetPerNetwork() async throws {
         let app = try T.application(trustForwardedHeaders: true)
         let padding = String(repeating: "x", count: 600)
         try await app.test(.router) { client in
-            let burst = ClientLimiter.Endpoint.longLinkCapture.limit.burst
-            let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for index in 0..<(burst * 3) {
-                    group.addTask {
-                        try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)\(index)", from: "198.51.100.20")
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let burst = ClientLimiter.Endpoint.longLinkCapture.defaultLimit.burst
+            let pages = try await Self.clicksAtOnce(burst * 3) { index in
+                try await D.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)\(index)", from: "198.51.100.20")
             }
-            #expect(pages.allSatisfy { $0.status == .ok })
-            // A kept click's page names it on the Open button (`data-click`), for its beacon.
-            func keptClick(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
-            let kept = pages.filter(keptClick).count
+            let kept = pages.filter(Self.isKept).count
             #expect(kept == burst, "\(kept) of \(burst * 3) kept")
-            let other = try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)", from: "203.0.113.20")
-            #expect(keptClick(other))
+            #expect(Self.isKept(try await D.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)", from: "203.0.113.20")))
         }
     }
 
-    /// An application whose budget of kept clicks is small: 1 a second, 20 at once, per network.
+    /// An application whose budget of kept clicks is small: 1 a second, 20 at once, per network and project.
     static func keepingFewClicks() throws -> some ApplicationProtocol {
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .error,
@@ -234,15 +240,26 @@ struct DeferredLinkAttackTests {
     /// its clicks still get their page and are counted, without being kept; another network's are kept.
     @Test func clicksKeptForDeferredLinkingAreCappedPerNetwork() async throws {
         try await Self.keepingFewClicks().test(.router) { client in
-            let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<60 { group.addTask { try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.30") } }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            #expect(pages.allSatisfy { $0.status == .ok })
-            func keptClick(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
-            let kept = pages.filter(keptClick).count
+            let pages = try await Self.clicksAtOnce(60) { _ in try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.30") }
+            let kept = pages.filter(Self.isKept).count
             #expect(kept == 20, "\(kept) of 60 kept")
-            #expect(keptClick(try await D.click(client, "/?\(T.sampleQuery)", from: "203.0.113.30")))
+            #expect(Self.isKept(try await D.click(client, "/?\(T.sampleQuery)", from: "203.0.113.30")))
+        }
+    }
+
+    /// The budget of kept clicks is the project's: a network that spent it on one project's links (a flood from a
+    /// shared address) still has its clicks on another project's links kept, and the first project's stay capped.
+    @Test func clicksKeptForDeferredLinkingAreCappedPerProject() async throws {
+        try await Self.keepingFewClicks().test(.router) { client in
+            let pages = try await Self.clicksAtOnce(40) { _ in try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.35") }
+            #expect(pages.filter(Self.isKept).count == 20)
+            var headers = T.headers(host: "go.fieldnotes.app", agent: T.Agent.iPhone)
+            headers[D.forwardedFor] = "198.51.100.35"
+            let otherProject = try await client.execute(
+                uri: "/?link=https%3A%2F%2Ffieldnotes.app%2Fn%2F1&ibi=app.fieldnotes.ios&isi=1640012345", method: .get, headers: headers)
+            #expect(otherProject.status == .ok)
+            #expect(Self.isKept(otherProject), "the other project's click was not kept")
+            #expect(!Self.isKept(try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.35")))
         }
     }
 
@@ -250,14 +267,10 @@ struct DeferredLinkAttackTests {
     /// served) shares one budget of kept clicks, rather than none: resets kept hundreds of clicks a second.
     @Test func clicksWithoutAnAddressShareOneBudgetOfKeptClicks() async throws {
         try await Self.keepingFewClicks().test(.router) { client in
-            let pages = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for _ in 0..<60 {
-                    group.addTask { try await client.execute(uri: "/?\(T.sampleQuery)", method: .get, headers: T.headers(agent: T.Agent.iPhone)) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let pages = try await Self.clicksAtOnce(60) { _ in
+                try await client.execute(uri: "/?\(T.sampleQuery)", method: .get, headers: T.headers(agent: T.Agent.iPhone))
             }
-            #expect(pages.allSatisfy { $0.status == .ok })
-            let kept = pages.filter { $0.text.range(of: " data-click=\"") != nil }.count
+            let kept = pages.filter(Self.isKept).count
             #expect(kept == 20, "\(kept) of 60 kept")
         }
     }
@@ -272,19 +285,13 @@ struct DeferredLinkAttackTests {
         configuration.rateLimitElapsed = T.stillTime
         let padding = String(repeating: "x", count: 600)
         try await buildApplication(configuration: configuration).test(.router) { client in
-            func keptClick(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
-            let long = try await withThrowingTaskGroup(of: TestResponse.self) { group in
-                for index in 0..<200 {
-                    group.addTask {
-                        try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)\(index)", from: "198.51.100.40")
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let long = try await Self.clicksAtOnce(200) { index in
+                try await D.click(client, "/?\(T.sampleQuery)&utm_content=\(padding)\(index)", from: "198.51.100.40")
             }
-            let keptLong = long.filter(keptClick).count
-            #expect(keptLong == ClientLimiter.Endpoint.longLinkCapture.limit.burst, "\(keptLong) of 200 long links kept")
+            let keptLong = long.filter(Self.isKept).count
+            #expect(keptLong == ClientLimiter.Endpoint.longLinkCapture.defaultLimit.burst, "\(keptLong) of 200 long links kept")
             var keptShort = 0
-            for _ in 0..<50 where keptClick(try await DeferredLinkTests.click(client, "/?\(T.sampleQuery)", from: "198.51.100.40")) {
+            for _ in 0..<50 where Self.isKept(try await D.click(client, "/?\(T.sampleQuery)", from: "198.51.100.40")) {
                 keptShort += 1
             }
             // Before, each refused long link took a kept click's token too: none were left for the short links.

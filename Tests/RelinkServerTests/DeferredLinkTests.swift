@@ -365,7 +365,7 @@ struct DeferredLinkTests {
         let app = try T.application(trustForwardedHeaders: true)
         try await app.test(.router) { client in
             // Three times the burst at once.
-            let burst = ClientLimiter.Endpoint.claim.limit.burst
+            let burst = ClientLimiter.Endpoint.claim.defaultLimit.burst
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<(burst * 3) {
                     group.addTask { try await Self.claim(client, #"{"bundleId": "jp.furyu.pictlink.ios"}"#, from: "192.0.2.99").status }

@@ -68,7 +68,7 @@ import Testing
             // Failed keys until the limiter refuses them: the burst and one more, and a few besides for the tokens a slow
             // machine refills meanwhile (one every ten seconds).
             var refused = false
-            for _ in 0..<(ClientLimiter.Endpoint.failedKey.limit.burst + 10) where !refused {
+            for _ in 0..<(ClientLimiter.Endpoint.failedKey.defaultLimit.burst + 10) where !refused {
                 let answer = try await client.execute(uri: "/v1/shortLinks?key=rl_wrong", method: .post, headers: [:], body: ByteBuffer(string: "{}"))
                 refused = answer.status == .tooManyRequests
             }

@@ -316,7 +316,7 @@ struct RequestOriginTests {
             // Concurrent batches, so that the bucket empties far faster than it refills even on a busy machine.
             var limited = 0
             var sent = 0
-            while limited == 0 && sent < 20 * ClientLimiter.Endpoint.claim.limit.burst {
+            while limited == 0 && sent < 20 * ClientLimiter.Endpoint.claim.defaultLimit.burst {
                 limited += try await withThrowingTaskGroup(of: Bool.self) { group in
                     for index in sent..<(sent + 50) {
                         group.addTask { try await claim("6.6.\(index / 250).\(index % 250), 203.0.113.9") == .tooManyRequests }

@@ -1,8 +1,8 @@
 import RelinkCore
 
 /// The one rate limiter of every endpoint anyone may call without a key: claims, re-opens, beacons, and failed API
-/// keys. Each endpoint has its own budget per client network (an IPv4 address, an IPv6 /64 by default), kept in
-/// fixed-capacity tables (one for kept clicks, one for the rest), so neither the cost of a request nor the memory
+/// keys, and the clicks kept for deferred linking. Each endpoint has its own budget per client network (an IPv4 address,
+/// an IPv6 /64 by default), and per project for kept clicks, kept in fixed-capacity tables (one for kept clicks, one for the rest), so neither the cost of a request nor the memory
 /// grows with the number of clients.
 final class ClientLimiter: Sendable {
     enum Endpoint: String, Sendable, CaseIterable {
@@ -18,10 +18,11 @@ final class ClientLimiter: Sendable {
         /// so a network's answers are kept only up to a budget; past it they are given, not kept.
         case unmatchedClaim = "unmatched_claim"
 
+        /// The budget each network gets unless the server sets another (`keptClicks`, `--kept-clicks-per-network`).
         /// An app claims once per install, so this allows busy carrier NATs, not scanning; beacons come once per
         /// preview page. Re-opens are counted, so a script may not report many. A mistyped key or a rotation gone
         /// wrong still gets its 401s, a scan does not.
-        var limit: RateLimit {
+        var defaultLimit: RateLimit {
             switch self {
             case .claim, .beacon, .longLinkCapture: RateLimit(requestsPerSecond: 20, burst: 100)
             case .reopen: RateLimit(requestsPerSecond: 2, burst: 60)
@@ -30,6 +31,15 @@ final class ClientLimiter: Sendable {
             case .unmatchedClaim: RateLimit(requestsPerSecond: 0.2, burst: 200)
             }
         }
+
+        /// Budgets of clicks kept are each project's: what one project's clicks spend leaves another project's
+        /// clicks from the same network kept. Every other budget is the network's, whichever project it asks.
+        var isPerProject: Bool { self == .clickCapture || self == .longLinkCapture }
+
+        /// Kept clicks have buckets of their own: every click from a phone takes a token, from more networks than
+        /// any other endpoint sees, and in the one table they would push out the buckets of networks being limited
+        /// elsewhere.
+        var hasOwnTable: Bool { self == .clickCapture }
 
         /// What the 429's message says was limited.
         var limiting: String {
@@ -48,20 +58,20 @@ final class ClientLimiter: Sendable {
     struct Key: Hashable, Sendable {
         let endpoint: Endpoint
         let network: ClientNetwork
+        /// The project whose budget it is, for the endpoints whose budgets are per project; nil for the others.
+        let projectId: String?
     }
 
-    /// Clicks kept for deferred linking per client network: 10 a second, and a burst of 1,000 (docs/attribution.md
-    /// says why no real carrier NAT address comes near it).
+    /// Clicks kept for deferred linking per client network and project: 10 a second, and a burst of 1,000
+    /// (docs/attribution.md says why no real carrier NAT address comes near it).
     static let defaultKeptClicks = RateLimit(requestsPerSecond: 10, burst: 1_000)
 
     private let buckets: RateLimiter<Key>
-    /// The kept clicks' buckets, apart: every click from a phone takes a token, from more networks than any other
-    /// endpoint sees, and in the one table they would push out the buckets of networks being limited elsewhere.
     private let keptClickBuckets: RateLimiter<Key>
+    /// Each endpoint's budget: its default, or the server's own where it sets one.
+    private let limits: [Endpoint: RateLimit]
     /// The IPv6 prefix length clients are counted by (`--ipv6-limit-prefix`).
     let ipv6PrefixLength: Int
-    /// How many clicks one network may leave for deferred linking (`--kept-clicks-per-network`).
-    let keptClicks: RateLimit
     private let metrics: RelinkMetrics?
 
     init(
@@ -69,24 +79,28 @@ final class ClientLimiter: Sendable {
         metrics: RelinkMetrics? = nil, elapsed: (@Sendable () -> Duration)? = nil
     ) {
         self.ipv6PrefixLength = ipv6PrefixLength
-        self.keptClicks = keptClicks
+        var limits = Dictionary(uniqueKeysWithValues: Endpoint.allCases.map { ($0, $0.defaultLimit) })
+        limits[.clickCapture] = keptClicks
+        self.limits = limits
         buckets = RateLimiter(capacity: capacity, elapsed: elapsed)
         keptClickBuckets = RateLimiter(capacity: capacity, elapsed: elapsed)
         self.metrics = metrics
     }
+
+    /// The budget `endpoint` gives each network (and project, where it is per project).
+    func limit(of endpoint: Endpoint) -> RateLimit { limits[endpoint] ?? endpoint.defaultLimit }
 
     /// Takes a token of `endpoint`'s budget for the network of `clientAddress`, or answers the 429 to send.
     func acquire(_ endpoint: Endpoint, clientAddress: String?) -> Result<Void, APIError> {
         acquire(endpoint, network: ClientNetwork(clientAddress, ipv6PrefixLength: ipv6PrefixLength))
     }
 
-    /// Takes a token of `endpoint`'s budget for `network` (a request's, from its context), or answers the 429 to send.
-    func acquire(_ endpoint: Endpoint, network: ClientNetwork) -> Result<Void, APIError> {
-        let key = Key(endpoint: endpoint, network: network)
-        let outcome =
-            endpoint == .clickCapture
-            ? keptClickBuckets.acquire(keyId: key, limit: keptClicks, limiting: endpoint.limiting)
-            : buckets.acquire(keyId: key, limit: endpoint.limit, limiting: endpoint.limiting)
+    /// Takes a token of `endpoint`'s budget for `network` (a request's, from its context), and for `projectId` where
+    /// the endpoint's budgets are per project, or answers the 429 to send.
+    func acquire(_ endpoint: Endpoint, network: ClientNetwork, projectId: String? = nil) -> Result<Void, APIError> {
+        let key = Key(endpoint: endpoint, network: network, projectId: endpoint.isPerProject ? projectId : nil)
+        let table = endpoint.hasOwnTable ? keptClickBuckets : buckets
+        let outcome = table.acquire(keyId: key, limit: limit(of: endpoint), limiting: endpoint.limiting)
         if case .failure = outcome { metrics?.rateLimited(endpoint.rawValue) }
         return outcome
     }

@@ -62,8 +62,8 @@ public struct ServerConfiguration: Sendable {
     /// The time the rate limits refill by (nil: a monotonic clock). Tests hold it still, so that what a burst is
     /// allowed does not depend on how fast a busy machine serves it.
     public var rateLimitElapsed: (@Sendable () -> Duration)?
-    /// How many clicks one client network may leave for deferred linking (`--kept-clicks-per-network`); past it a
-    /// click is redirected and counted, not kept.
+    /// How many clicks one client network may leave for deferred linking in each project (`--kept-clicks-per-network`);
+    /// past it a click is redirected and counted, not kept.
     public var keptClicksPerNetwork = ClientLimiter.defaultKeptClicks
     /// The most short links kept in memory for clicks (`--link-cache`); past it, the oldest give way.
     public var linkCacheCapacity = LinkCache.defaultCapacity

@@ -339,17 +339,19 @@ struct RedirectController: Sendable {
         let origin = context.origin
         guard client.platform.isIOS || client.platform == .android, plan.mayLeadToInstall else { return (plan, nil) }
         let link = target.link
-        // Past its budget of long links, or of kept clicks, a client network's clicks still redirect and count,
-        // without being kept. The long-link budget is asked first: a long link refused there must not spend a token
-        // of the kept clicks. Requests without an address (a connection reset while its pipelined requests are
-        // served, or an in-memory test client) share one budget of kept clicks, which bounds their long links too.
+        // Past its budget of long links, or of kept clicks, in the link's project, a client network's clicks still
+        // redirect and count, without being kept. The long-link budget is asked first: a long link refused there must
+        // not spend a token of the kept clicks. Requests without an address (a connection reset while its pipelined
+        // requests are served, or an in-memory test client) share one budget of kept clicks per project, which bounds
+        // their long links too.
         if let limiter {
+            let projectId = target.project.id
             if link.url.utf8.count > PendingClick.inlineLinkLength, origin.clientAddress != nil,
-                case .failure = limiter.acquire(.longLinkCapture, network: context.clientNetwork)
+                case .failure = limiter.acquire(.longLinkCapture, network: context.clientNetwork, projectId: projectId)
             {
                 return (plan, nil)
             }
-            if case .failure = limiter.acquire(.clickCapture, network: context.clientNetwork) { return (plan, nil) }
+            if case .failure = limiter.acquire(.clickCapture, network: context.clientNetwork, projectId: projectId) { return (plan, nil) }
         }
         let clickID = clickIDs()
         // Only a preview page copies the claim link: a redirect to the store does not build it.
