@@ -112,6 +112,34 @@ import Testing
         #expect(limits.readSucceeded(linkId: 4, count: 9, start: start, limit: 9, taking: true).0 == .refuse)
     }
 
+    /// A full table of busy links is looked through once per link that can go idle, not for every new link's click:
+    /// each look copies the whole table under the lock.
+    @Test func aFullTableIsNotLookedThroughForEveryClick() {
+        var limits = ClickLimitStateMachine<Int>(capacity: 100)
+        for link: Int64 in 1...100 {
+            let clicked = start + .milliseconds(link)
+            #expect(limits.click(linkId: link, limit: 9, taking: true, now: clicked) == .read)
+            #expect(limits.readSucceeded(linkId: link, count: 0, start: clicked, limit: 9, taking: true).0 == .allow)
+        }
+        for link: Int64 in 101...1_100 {
+            #expect(limits.click(linkId: link, limit: 9, taking: true, now: start + .milliseconds(200 + link / 10)) == .readUntracked)
+        }
+        #expect(limits.sweeps == 1, "\(limits.sweeps) looks through the table for 1,000 clicks")
+        // Link 1 is idle a second after its click: the next new link takes its place.
+        #expect(limits.click(linkId: 2_000, limit: 9, taking: true, now: start + .milliseconds(1_001)) == .read)
+        #expect(limits.sweeps == 2)
+        #expect(limits.count == 100)
+        // A read that runs may end any time: the table is looked through again, but not more often than every 10 ms.
+        for link: Int64 in 3_000..<3_050 {
+            #expect(limits.click(linkId: link, limit: 9, taking: true, now: start + .milliseconds(1_002)) == .readUntracked)
+        }
+        #expect(limits.sweeps == 2)
+        // 10 ms on, links 2 to 12 are idle.
+        #expect(limits.click(linkId: 4_000, limit: 9, taking: true, now: start + .milliseconds(1_012)) == .read)
+        #expect(limits.sweeps == 3)
+        #expect(limits.count == 90)
+    }
+
     /// The driver: clicks arriving together on a link share one read of the store, and exactly the limit pass; a
     /// failed first read fails the clicks waiting for it, and the next click reads again.
     @Test func clicksTogetherShareOneReadAndPassExactlyTheLimit() async throws {

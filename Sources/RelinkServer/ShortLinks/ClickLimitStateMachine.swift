@@ -47,8 +47,16 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     /// How long a read is good for.
     static var freshness: Duration { .seconds(1) }
 
+    /// The shortest time between two looks through a full table for idle links.
+    static var sweepInterval: Duration { .milliseconds(10) }
+
     let capacity: Int
     private var entries: [Int64: Entry] = [:]
+    /// No held link can be idle before this (the last look's soonest, at least `sweepInterval` on): until then a full
+    /// table answers a new link at once, rather than looking through every link again for each click.
+    private var nextSweep: ContinuousClock.Instant?
+    /// Looks through the table so far (for tests).
+    private(set) var sweeps = 0
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -61,7 +69,7 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     /// not a crawler's, HEAD, a check or the debug page).
     mutating func click(linkId: Int64, limit: Int64, taking: Bool, now: ContinuousClock.Instant) -> ClickLimitAction {
         guard let index = entries.index(forKey: linkId) else {
-            if entries.count >= capacity { removeIdle(now: now) }
+            if entries.count >= capacity, nextSweep.map({ now >= $0 }) ?? true { removeIdle(now: now) }
             guard entries.count < capacity else { return .readUntracked }
             entries[linkId] = Entry(lastClick: now)
             return .read
@@ -122,6 +130,10 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
 
     /// Lets go of the links without a click in the last second and no read running.
     private mutating func removeIdle(now: ContinuousClock.Instant) {
+        sweeps += 1
         entries = entries.filter { $0.value.reading || now - $0.value.lastClick < Self.freshness }
+        // A link's clicks only move its idle time later; one whose read runs may end it any time.
+        let soonest = entries.values.lazy.map { $0.reading ? now : $0.lastClick + Self.freshness }.min() ?? now
+        nextSweep = max(soonest, now + Self.sweepInterval)
     }
 }
