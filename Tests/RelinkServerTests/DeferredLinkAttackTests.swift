@@ -418,6 +418,32 @@ struct DeferredLinkAttackTests {
         }
     }
 
+    /// The console's pages with click counts answer its 503 page, as the API does, while the clicks in memory cannot be
+    /// written: they showed counts without those clicks.
+    @Test func consolePagesWhoseClicksCannotBeWrittenAreA503() async throws {
+        let (folder, store, key, other) = try await Self.lockableStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await T.application(store: store).test(.router) { client in
+            let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
+            let linkPath = try #require(AbsoluteURI(minted.shortLink)).path
+            let browser = try await ConsoleTests.signIn(key, client: client)
+            let pages = ["/console/links", "/console/links\(linkPath)", "/console/links\(linkPath)/stats", "/console/stats", "/console/stats.csv"]
+            let (release, locked) = Self.holdExclusiveLock(other)
+            let click = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
+            #expect(click.status.code < 400)
+            for page in pages {
+                let answer = try await client.execute(uri: page, method: .get, headers: browser.headers)
+                #expect(answer.status == .serviceUnavailable, "\(page): \(answer.status)")
+                #expect(answer.text.contains("Temporarily unavailable"), "\(page)")
+            }
+            release.signal()
+            locked.wait()
+            for page in pages {
+                #expect(try await client.execute(uri: page, method: .get, headers: browser.headers).status == .ok, "\(page)")
+            }
+        }
+    }
+
     /// A SQLite store in a folder of its own (the caller removes it), with a key, and another connection to its
     /// file that can take its write lock (`holdExclusiveLock`).
     static func lockableStore() async throws -> (folder: URL, store: SQLiteStore, key: String, other: DatabaseQueue) {

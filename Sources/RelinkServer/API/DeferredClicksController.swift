@@ -28,7 +28,7 @@ struct DeferredClicksController: Sendable {
         let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
         let limit = try LinksController.integer(request.uri.queryParameters.get("limit"), name: "limit", default: 20, in: 1...Self.maximumLimit)
         // Clicks a moment old may still be in memory (a 503 when they could not be written).
-        guard await deferredRecorder.flush() else { throw StoreError.unavailable("the pending clicks in memory could not be written") }
+        guard await deferredRecorder.flush() else { throw StoreError.unwrittenPendingClicks }
         let clicks = try await service.store.linkClicks(linkId: record.id, limit: limit)
         return DeferredClicksResponse(
             clicks: clicks.map { click in

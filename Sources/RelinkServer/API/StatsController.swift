@@ -17,7 +17,7 @@ struct StatsController: Sendable {
         let record = try await service.storedLink(try LinksController.shortLinkParameter(context), caller: caller)
         let (days, includeCrawlers) = try Self.options(request.uri.queryParameters)
         // Counters still in memory count too: stats never lag behind clicks (a 503 when they could not be written).
-        guard await recorder.flush() else { throw StoreError.unavailable("the clicks in memory could not be written") }
+        guard await recorder.flush() else { throw StoreError.unwrittenClicks }
         let fromDay = EventCounterKey.day(of: Date()) - days + 1
         let counts = try await service.store.eventCounts(linkId: record.id, fromDay: fromDay)
         let shadows = try await service.store.shadowMatches(projectId: record.projectId, fromDay: fromDay)

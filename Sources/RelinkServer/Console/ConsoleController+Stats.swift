@@ -49,7 +49,7 @@ extension ConsoleController {
         var record: ShortLinkRecord?
         if link { record = try await storedLink(request, context, user: user) }
         let days = try range(request)
-        await recorder.flush()
+        guard await recorder.flush() else { throw StoreError.unwrittenClicks }
         return (user, record.map { .link(id: $0.id) } ?? .project(id: user.caller.project.id), record, days)
     }
 

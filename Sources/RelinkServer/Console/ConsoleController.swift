@@ -122,7 +122,8 @@ struct ConsoleController: Sendable {
         let records = try await service.store.links(
             projectId: user.caller.project.id, matching: query, beforeId: before, limit: Self.pageSize + 1)
         let page = Array(records.prefix(Self.pageSize))
-        await recorder.flush()
+        // Clicks still in memory count too, as in the API (its 503 when they could not be written).
+        guard await recorder.flush() else { throw StoreError.unwrittenClicks }
         let clicks = try await service.store.clickCounts(linkIds: page.map(\.id), fromDay: EventCounterKey.day(of: Date()) - 6)
         let search = query.isEmpty ? "" : "q=\(PercentEncoding.encodeComponent(query))&"
         let rows = page.map { record in
@@ -169,7 +170,8 @@ struct ConsoleController: Sendable {
     func link(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         let user = try context.requireConsoleUser()
         let record = try await storedLink(request, context, user: user)
-        await recorder.flush()
+        // Clicks still in memory count too, as in the API (its 503 when they could not be written).
+        guard await recorder.flush() else { throw StoreError.unwrittenClicks }
         let clicks = try await service.store.clickCounts(linkIds: [record.id], fromDay: EventCounterKey.day(of: Date()) - 6)[record.id] ?? 0
         let base = path(record)
         let query = domainQuery(record, user: user)

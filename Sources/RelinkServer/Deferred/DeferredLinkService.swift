@@ -130,7 +130,7 @@ final class DeferredLinkService: Sendable {
             return try Self.decode(previous.response)
         }
         // Clicks made a moment ago may still be in memory: a claim made without them would be kept for the install id.
-        guard await recorder.flush() else { throw StoreError.unavailable("the clicks in memory could not be written") }
+        guard await recorder.flush() else { throw StoreError.unwrittenPendingClicks }
         let claim = Claim(app: app, installKey: installKey, hashes: hasher.hashes(of: clientAddress), now: Date(), clientAddress: clientAddress)
         if let answer = try await claimNamedClick(request, claim, clientAddress: clientAddress) { return answer }
         return try await claimByFingerprint(request, claim, clientAddress: clientAddress)
