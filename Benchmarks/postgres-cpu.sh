@@ -15,6 +15,7 @@ ROUNDS=${ROUNDS:-3}
 PG_PORT=18497
 RELINK_PORT=18498
 BUILDS=("$@")
+need wrk wrk
 [ "${#BUILDS[@]}" -ge 1 ] || { echo "usage: $0 RELINK [RELINK ...]" >&2; exit 2; }
 
 POSTGRES_SERVER_OPTIONS="" postgres_start "$PG_PORT"
