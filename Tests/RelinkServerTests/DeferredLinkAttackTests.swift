@@ -389,7 +389,7 @@ struct DeferredLinkAttackTests {
 
     /// Stats (and a link's pending clicks) asked while the store cannot take the clicks in memory answer 503, not
     /// counts without those clicks (an attack on loopback: 7 clicks under another process's write lock, then
-    /// `linkStats` answered 200 with none).
+    /// `linkStats` answered 200 with none). The console's pages with click counts answer its 503 page the same way.
     @Test func statsWhoseClicksCannotBeWrittenAreA503() async throws {
         let (folder, store, key, other) = try await Self.lockableStore()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -398,6 +398,8 @@ struct DeferredLinkAttackTests {
             let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
             let linkPath = try #require(AbsoluteURI(minted.shortLink)).path
             let statsURI = "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/linkStats?durationDays=1&key=\(key)"
+            let browser = try await ConsoleTests.signIn(key, client: client)
+            let consolePages = ["/console/links", "/console/links\(linkPath)", "/console/links\(linkPath)/stats", "/console/stats", "/console/stats.csv"]
             let (release, locked) = Self.holdExclusiveLock(other)
             let click = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
             #expect(click.status.code < 400)
@@ -409,38 +411,20 @@ struct DeferredLinkAttackTests {
             let clicksURI = "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/deferredClicks?key=\(key)"
             let clicks = try await client.execute(uri: clicksURI, method: .get)
             try ShortLinkAPITests.expectError(clicks, .serviceUnavailable, "UNAVAILABLE", "Try again shortly")
+            // The console showed counts without the clicks in memory.
+            for path in consolePages {
+                let answer = try await client.execute(uri: path, method: .get, headers: browser.headers)
+                #expect(answer.status == .serviceUnavailable && answer.text.contains("Temporarily unavailable"), "\(path): \(answer.status)")
+            }
             release.signal()
             locked.wait()
+            for path in consolePages {
+                #expect(try await client.execute(uri: path, method: .get, headers: browser.headers).status == .ok, "\(path)")
+            }
             let stats = try JSONDecoder().decode(LinkStatsResponse.self, from: try await client.execute(uri: statsURI, method: .get).data)
             #expect(
                 stats.linkEventStats.filter { $0.event == .click }.reduce(0) { $0 + (Int($1.count) ?? 0) } == 2,
                 "the desktop's click and the iPhone's")
-        }
-    }
-
-    /// The console's pages with click counts answer its 503 page, as the API does, while the clicks in memory cannot be
-    /// written: they showed counts without those clicks.
-    @Test func consolePagesWhoseClicksCannotBeWrittenAreA503() async throws {
-        let (folder, store, key, other) = try await Self.lockableStore()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try await T.application(store: store).test(.router) { client in
-            let minted = try await T.mint("https://go.pictlink.com/?" + T.sampleQuery, key: key, with: client)
-            let linkPath = try #require(AbsoluteURI(minted.shortLink)).path
-            let browser = try await ConsoleTests.signIn(key, client: client)
-            let pages = ["/console/links", "/console/links\(linkPath)", "/console/links\(linkPath)/stats", "/console/stats", "/console/stats.csv"]
-            let (release, locked) = Self.holdExclusiveLock(other)
-            let click = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
-            #expect(click.status.code < 400)
-            for page in pages {
-                let answer = try await client.execute(uri: page, method: .get, headers: browser.headers)
-                #expect(answer.status == .serviceUnavailable, "\(page): \(answer.status)")
-                #expect(answer.text.contains("Temporarily unavailable"), "\(page)")
-            }
-            release.signal()
-            locked.wait()
-            for page in pages {
-                #expect(try await client.execute(uri: page, method: .get, headers: browser.headers).status == .ok, "\(page)")
-            }
         }
     }
 
