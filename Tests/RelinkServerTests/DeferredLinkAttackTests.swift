@@ -399,7 +399,9 @@ struct DeferredLinkAttackTests {
             let linkPath = try #require(AbsoluteURI(minted.shortLink)).path
             let statsURI = "/v1/\(PercentEncoding.encodeQueryValue(minted.shortLink))/linkStats?durationDays=1&key=\(key)"
             let browser = try await ConsoleTests.signIn(key, client: client)
-            let consolePages = ["/console/links", "/console/links\(linkPath)", "/console/links\(linkPath)/stats", "/console/stats", "/console/stats.csv"]
+            let consolePages = [
+                "/console/links", "/console/links\(linkPath)", "/console/links\(linkPath)/stats", "/console/stats", "/console/stats.csv",
+            ]
             let (release, locked) = Self.holdExclusiveLock(other)
             let click = try await client.execute(uri: linkPath, method: .get, headers: T.headers(agent: T.Agent.desktop))
             #expect(click.status.code < 400)
