@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import GRDB
 import Logging
@@ -104,6 +105,45 @@ import Testing
         #expect(await periodic.value)
         #expect(recorder.unwrittenClicks(linkId: link.id) == 0)
         #expect(recorder.writtenCount == 2)
+    }
+
+    /// A click limit's count of a link, store and memory together, while the link's counters are written: a write that
+    /// begins and ends during the store's read left its clicks in neither (the store read before it committed, memory
+    /// looked at after), and a write running when the count is asked is waited for.
+    @Test func aLinksClickCountHoldsEachClickOnceWhileItsCountersAreWritten() async throws {
+        let base = try SQLiteStore()
+        let link = try await Self.link(in: base, code: "counted")
+        let recorder = EventRecorder(store: base, interval: .seconds(3600), logger: Logger(label: "test"))
+        for _ in 0..<5 { recorder.record(linkId: link.id, platform: .android, event: .click) }
+        var reads = 0
+        let count = try await recorder.clickCount(linkId: link.id) {
+            reads += 1
+            let stored = try await base.clickCount(linkId: link.id)
+            if reads == 1 { #expect(await recorder.flush()) }
+            return stored
+        }
+        #expect(count == 5, "the store read before the write, memory after it")
+        #expect(reads == 2)
+
+        let gated = GatedEventStore(base: base)
+        let slow = EventRecorder(store: gated, interval: .seconds(3600), logger: Logger(label: "test"))
+        var writes = gated.writes.makeAsyncIterator()
+        for _ in 0..<3 { slow.record(linkId: link.id, platform: .android, event: .click) }
+        let periodic = Task { await slow.flush() }
+        _ = await writes.next()
+        let opened = ManagedAtomic(false)
+        let asked = Task {
+            try await slow.clickCount(linkId: link.id) {
+                let afterTheWrite = opened.load(ordering: .relaxed)
+                #expect(afterTheWrite, "the store was read while the write ran")
+                return try await base.clickCount(linkId: link.id)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(30))
+        opened.store(true, ordering: .relaxed)
+        gated.open()
+        #expect(try await asked.value == 8, "the 3 clicks being written, counted in neither or twice")
+        #expect(await periodic.value)
     }
 
     /// Flushes asked together while a write runs share the next write; each returns with everything it asked for.

@@ -10,6 +10,9 @@ struct EventCounterBuffer: WriteBuffer {
     /// Events recorded into this stripe, and of those dropped because the buffer was full, since start.
     private(set) var recorded: Int64 = 0
     private(set) var dropped: Int64 = 0
+    /// Moves by one when a batch is taken and again when its write ends: odd while a write of this stripe runs. A
+    /// reader of the store that finds it unchanged around its read knows no write of this stripe overlapped it.
+    private(set) var writes: UInt64 = 0
     let places: CounterPlaces
 
     init(places: CounterPlaces) {
@@ -52,18 +55,21 @@ struct EventCounterBuffer: WriteBuffer {
         let batch = counts
         counts = Dictionary(minimumCapacity: min(batch.count, places.capacity))
         writing = batch
+        writes &+= 1
         return batch
     }
 
     mutating func writeSucceeded() {
         places.release(writing.count)
         writing = [:]
+        writes &+= 1
     }
 
     /// Puts the counts back (the next write retries them), each counter in its own place or merged into the same
     /// counter recorded since (whose place then suffices); nothing is dropped, so it returns 0.
     mutating func writeFailed(_ batch: [EventCounterKey: Int64]) -> Int {
         writing = [:]
+        writes &+= 1
         var merged = 0
         for (key, count) in batch {
             if let index = counts.index(forKey: key) {

@@ -115,6 +115,27 @@ public final class EventRecorder: Service, Sendable {
         writer.withBuffer(stripe: stripe(of: linkId)) { $0.unwrittenClicks(linkId: linkId) }
     }
 
+    /// Link `linkId`'s human clicks: the store's (`inStore`, which reads them) and those in memory, each click once.
+    /// A write of the link's counters that overlaps the store's read can leave its clicks in neither (read before it
+    /// committed, gone from memory after) or in both, so the read is made again until no write overlapped it. A write
+    /// that will not end (a store this slow) gets the count that may hold its clicks twice, never one without them.
+    func clickCount(linkId: Int64, inStore: () async throws -> Int64) async throws -> Int64 {
+        let stripe = stripe(of: linkId)
+        for _ in 0..<Self.clickCountAttempts {
+            let (writes, unwritten) = writer.withBuffer(stripe: stripe) { ($0.writes, $0.unwrittenClicks(linkId: linkId)) }
+            if writes.isMultiple(of: 2) {
+                let stored = try await inStore()
+                if writer.withBuffer(stripe: stripe, { $0.writes }) == writes { return stored + unwritten }
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let unwritten = unwrittenClicks(linkId: linkId)
+        return try await inStore() + unwritten
+    }
+
+    /// How many times `clickCount` reads before it settles for a count that may hold a write's clicks twice.
+    static let clickCountAttempts = 50
+
     /// Recorded events, events the store has accepted and events dropped because the buffer was full, since start.
     public var recordedCount: Int64 {
         (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.recorded } }

@@ -177,8 +177,8 @@ struct RedirectController: Sendable {
     /// second, merged so that clicks this instance took meanwhile are never lost, plus the clicks taken since.
     func takeClick(_ shortLink: ResolvedShortLink, limit: Int64, taking: Bool) async throws -> Bool {
         let linkId = shortLink.record.id
-        return try await clickLimits.take(linkId: linkId, limit: limit, taking: taking) {
-            try await resolver.store.clickCount(linkId: linkId) + recorder.unwrittenClicks(linkId: linkId)
+        return try await clickLimits.take(linkId: linkId, projectId: shortLink.record.projectId, limit: limit, taking: taking) {
+            try await recorder.clickCount(linkId: linkId) { try await resolver.store.clickCount(linkId: linkId) }
         }
     }
 

@@ -20,9 +20,10 @@ enum ClickLimitAction: Equatable {
 /// count as it is (exact for this instance: every click it let through is in it). A read merges with what was known,
 /// so clicks taken here meanwhile are never lost (other instances' clicks are what a read adds).
 ///
-/// Pure: `ClickLimits` reads the store and resumes the waiters as the actions say. At most `capacity` links are held;
-/// to make room, links without a click in the last second go (their clicks are recorded by then, so a new read
-/// counts them).
+/// Pure: `ClickLimits` reads the store and resumes the waiters as the actions say. At most `capacity` links of each
+/// project are held, so that one project's links (a key holder's own, clicked by the thousand) never crowd out another
+/// project's; to make room, links without a click in the last second go (their clicks are recorded by then, so a new
+/// read counts them).
 struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     private struct Entry {
         /// The link's human clicks as last read, merged with what was known then.
@@ -35,6 +36,7 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         /// Clicks waiting for the first read.
         var waiters: [(waiter: Waiter, limit: Int64, taking: Bool)] = []
         var lastClick: ContinuousClock.Instant
+        let projectId: String
 
         /// Whether a click may follow the link, taking one of its clicks when `taking`.
         mutating func take(limit: Int64, taking: Bool) -> ClickLimitAction {
@@ -50,8 +52,11 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     /// The shortest time between two looks through a full table for idle links.
     static var sweepInterval: Duration { .milliseconds(10) }
 
+    /// The most links held for one project.
     let capacity: Int
     private var entries: [Int64: Entry] = [:]
+    /// Links held per project.
+    private var held: [String: Int] = [:]
     /// No held link can be idle before this (the last look's soonest, at least `sweepInterval` on): until then a full
     /// table answers a new link at once, rather than looking through every link again for each click.
     private var nextSweep: ContinuousClock.Instant?
@@ -65,13 +70,14 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     /// Links held now.
     var count: Int { entries.count }
 
-    /// A click on link `linkId` (its limit `limit`), which takes one of the limit's clicks when `taking` (a human's,
-    /// not a crawler's, HEAD, a check or the debug page).
-    mutating func click(linkId: Int64, limit: Int64, taking: Bool, now: ContinuousClock.Instant) -> ClickLimitAction {
+    /// A click on link `linkId` of project `projectId` (its limit `limit`), which takes one of the limit's clicks when
+    /// `taking` (a human's, not a crawler's, HEAD, a check or the debug page).
+    mutating func click(linkId: Int64, projectId: String, limit: Int64, taking: Bool, now: ContinuousClock.Instant) -> ClickLimitAction {
         guard let index = entries.index(forKey: linkId) else {
-            if entries.count >= capacity, nextSweep.map({ now >= $0 }) ?? true { removeIdle(now: now) }
-            guard entries.count < capacity else { return .readUntracked }
-            entries[linkId] = Entry(lastClick: now)
+            if held[projectId, default: 0] >= capacity, nextSweep.map({ now >= $0 }) ?? true { removeIdle(now: now) }
+            guard held[projectId, default: 0] < capacity else { return .readUntracked }
+            entries[linkId] = Entry(lastClick: now, projectId: projectId)
+            held[projectId, default: 0] += 1
             return .read
         }
         entries.values[index].lastClick = now
@@ -84,10 +90,12 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     }
 
     /// A click told to `.wait` waits with `waiter`; what to do if the read ended meanwhile (`.wait`: `waiter` is kept).
-    mutating func wait(linkId: Int64, limit: Int64, taking: Bool, waiter: Waiter, now: ContinuousClock.Instant) -> ClickLimitAction {
+    mutating func wait(
+        linkId: Int64, projectId: String, limit: Int64, taking: Bool, waiter: Waiter, now: ContinuousClock.Instant
+    ) -> ClickLimitAction {
         guard let index = entries.index(forKey: linkId), entries.values[index].readAt == nil else {
             // The read ended before the click came back (or failed, and the link went): as a new click.
-            return click(linkId: linkId, limit: limit, taking: taking, now: now)
+            return click(linkId: linkId, projectId: projectId, limit: limit, taking: taking, now: now)
         }
         entries.values[index].waiters.append((waiter, limit, taking))
         return .wait
@@ -120,6 +128,7 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         guard let index = entries.index(forKey: linkId) else { return [] }
         let waiters = entries.values[index].waiters.map(\.waiter)
         if entries.values[index].readAt == nil {
+            held[entries.values[index].projectId, default: 1] -= 1
             entries.remove(at: index)
         } else {
             entries.values[index].reading = false
@@ -132,6 +141,8 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     private mutating func removeIdle(now: ContinuousClock.Instant) {
         sweeps += 1
         entries = entries.filter { $0.value.reading || now - $0.value.lastClick < Self.freshness }
+        held = [:]
+        for entry in entries.values { held[entry.projectId, default: 0] += 1 }
         // A link's clicks only move its idle time later; one whose read runs may end it any time.
         let soonest = entries.values.lazy.map { $0.reading ? now : $0.lastClick + Self.freshness }.min() ?? now
         nextSweep = max(soonest, now + Self.sweepInterval)

@@ -7,16 +7,18 @@ final class ClickLimits: Sendable {
 
     private let state: NIOLockedValueBox<ClickLimitStateMachine<Waiter>>
 
-    /// - Parameter capacity: the most links held; each costs about a hundred bytes.
+    /// - Parameter capacity: the most links held per project; each costs about a hundred bytes.
     init(capacity: Int = 10_000) {
         state = NIOLockedValueBox(ClickLimitStateMachine(capacity: capacity))
     }
 
-    /// Whether a click may follow link `linkId`, taking one of its `limit` clicks when `taking`.
+    /// Whether a click may follow link `linkId` of project `projectId`, taking one of its `limit` clicks when `taking`.
     /// - Parameter readCount: the link's human clicks in the store and unwritten here.
     /// - Throws: what `readCount` throws.
-    func take(linkId: Int64, limit: Int64, taking: Bool, readCount: () async throws -> Int64) async throws -> Bool {
-        var action = state.withLockedValue { $0.click(linkId: linkId, limit: limit, taking: taking, now: .now) }
+    func take(
+        linkId: Int64, projectId: String, limit: Int64, taking: Bool, readCount: () async throws -> Int64
+    ) async throws -> Bool {
+        var action = state.withLockedValue { $0.click(linkId: linkId, projectId: projectId, limit: limit, taking: taking, now: .now) }
         while true {
             switch action {
             case .allow: return true
@@ -38,7 +40,9 @@ final class ClickLimits: Sendable {
                 return answer == .allow
             case .wait:
                 action = try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                    let next = state.withLockedValue { $0.wait(linkId: linkId, limit: limit, taking: taking, waiter: waiter, now: .now) }
+                    let next = state.withLockedValue {
+                        $0.wait(linkId: linkId, projectId: projectId, limit: limit, taking: taking, waiter: waiter, now: .now)
+                    }
                     if next != .wait { waiter.resume(returning: next) }
                 }
             // A kept waiter is resumed with its answer: the loop ends with it.
