@@ -49,7 +49,10 @@ import Testing
         }
         for _ in 0..<ClientLimiter.Endpoint.failedKey.defaultLimit.burst { #expect(allowed(.failedKey, "198.51.100.1")) }
         #expect(!allowed(.failedKey, "198.51.100.1"))
-        for number in 0..<1_000 { #expect(allowed(.clickCapture, "10.0.\(number / 256).\(number % 256)")) }
+        for number in 0..<1_000 {
+            #expect(allowed(.clickCapture, "10.0.\(number / 256).\(number % 256)"))
+            #expect(allowed(.longLinkCapture, "10.1.\(number / 256).\(number % 256)"))
+        }
         #expect(!allowed(.failedKey, "198.51.100.1"), "1,000 networks' clicks reset this network's budget of wrong API keys")
     }
 

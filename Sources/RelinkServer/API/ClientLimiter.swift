@@ -32,14 +32,12 @@ final class ClientLimiter: Sendable {
             }
         }
 
-        /// Budgets of clicks kept are each project's: what one project's clicks spend leaves another project's
-        /// clicks from the same network kept. Every other budget is the network's, whichever project it asks.
-        var isPerProject: Bool { self == .clickCapture || self == .longLinkCapture }
-
-        /// Kept clicks have buckets of their own: every click from a phone takes a token, from more networks than
-        /// any other endpoint sees, and in the one table they would push out the buckets of networks being limited
-        /// elsewhere.
-        var hasOwnTable: Bool { self == .clickCapture }
+        /// Keeping clicks (any, or on long links): their budgets are each project's, so that what one project's
+        /// clicks spend leaves another project's clicks from the same network kept (every other budget is the
+        /// network's, whichever project it asks). They have their table of buckets apart: every click from a phone
+        /// takes a token, from more networks and projects than any other endpoint sees, and in the one table they
+        /// would push out the buckets of networks being limited elsewhere (claims, wrong API keys).
+        var keepsClicks: Bool { self == .clickCapture || self == .longLinkCapture }
 
         /// What the 429's message says was limited.
         var limiting: String {
@@ -98,8 +96,8 @@ final class ClientLimiter: Sendable {
     /// Takes a token of `endpoint`'s budget for `network` (a request's, from its context), and for `projectId` where
     /// the endpoint's budgets are per project, or answers the 429 to send.
     func acquire(_ endpoint: Endpoint, network: ClientNetwork, projectId: String? = nil) -> Result<Void, APIError> {
-        let key = Key(endpoint: endpoint, network: network, projectId: endpoint.isPerProject ? projectId : nil)
-        let table = endpoint.hasOwnTable ? keptClickBuckets : buckets
+        let key = Key(endpoint: endpoint, network: network, projectId: endpoint.keepsClicks ? projectId : nil)
+        let table = endpoint.keepsClicks ? keptClickBuckets : buckets
         let outcome = table.acquire(keyId: key, limit: limit(of: endpoint), limiting: endpoint.limiting)
         if case .failure = outcome { metrics?.rateLimited(endpoint.rawValue) }
         return outcome
