@@ -137,6 +137,25 @@ import Testing
         }
     }
 
+    /// Signing out while the store cannot end the session (another process holds its write lock) still clears the
+    /// browser's cookie, with the 503 page saying so; the session had stayed in the browser.
+    @Test func signingOutDuringAnOutageClearsTheBrowsersCookie() async throws {
+        let (folder, store, key, other) = try await DeferredLinkAttackTests.lockableStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.consoleApp(store: store).test(.router) { client in
+            let browser = try await Self.signIn(key, client: client)
+            let (release, locked) = DeferredLinkAttackTests.holdExclusiveLock(other)
+            let (headers, body) = browser.form([], csrf: browser.csrf)
+            let out = try await client.execute(uri: "/console/sign-out", method: .post, headers: headers, body: body)
+            release.signal()
+            locked.wait()
+            #expect(out.status == .serviceUnavailable)
+            #expect(out.text.contains("Signed out of this browser"))
+            let cleared = try #require(Self.cookie("relink_console", in: out))
+            #expect(cleared.hasPrefix("relink_console=;") && cleared.contains("Max-Age=0") && cleared.contains("HttpOnly"), "\(cleared)")
+        }
+    }
+
     @Test func formsRefuseRequestsWithoutTheCSRFToken() async throws {
         let (store, key) = try await TestSupport.storeWithKey()
         try await Self.consoleApp(store: store).test(.router) { client in

@@ -103,7 +103,24 @@ struct ConsoleController: Sendable {
 
     func signOut(_ request: Request, _ context: RelinkRequestContext) async throws -> Response {
         _ = try await userForm(request, context)
-        let cookie = try await sessions.signOut(request, secure: isSecure(request, context))
+        let cookie: Cookie
+        do {
+            cookie = try await sessions.signOut(request, secure: isSecure(request, context))
+        } catch let unfinished as ConsoleSessions.SignOutUnfinished {
+            context.logger.error("console sign-out could not end its session: \(unfinished.cause)")
+            var response = renderer.html(
+                ConsoleMessagePage(
+                    title: "Temporarily unavailable", heading: "Signed out of this browser", user: nil,
+                    paragraphs: [
+                        "This browser no longer holds the session, but the server could not end it just now: it expires by "
+                            + "itself within \(ConsoleSessions.lifetime.components.seconds / 3600) hours of signing in, and revoking "
+                            + "the key ends it at once."
+                    ], back: "/console/sign-in", backLabel: "Sign in"),
+                status: .serviceUnavailable)
+            response.headers[values: .setCookie].append(unfinished.clearing.description)
+            response.headers[.retryAfter] = "1"
+            return response
+        }
         var response = Self.redirect("/console/sign-in")
         response.headers[values: .setCookie].append(cookie.description)
         return response

@@ -75,8 +75,28 @@ struct ConsoleSessions: Sendable {
     }
 
     /// Ends the request's session and returns the cookie that clears it.
+    /// - Throws: `SignOutUnfinished` when the store could not end the session, with the cookie that clears it all the
+    ///   same: whoever signs out leaves no session behind in the browser, even during an outage.
     func signOut(_ request: Request, secure isSecure: Bool) async throws -> Cookie {
-        try await (isSecure ? secure : plain).delete(request: request)
+        do {
+            return try await (isSecure ? secure : plain).delete(request: request)
+        } catch {
+            throw SignOutUnfinished(clearing: Self.clearingCookie(secure: isSecure), cause: error)
+        }
+    }
+
+    /// A sign-out whose session the store could not end: it ends by itself at its expiry (`lifetime`).
+    struct SignOutUnfinished: Error {
+        /// Clears the session's cookie in the browser.
+        let clearing: Cookie
+        let cause: any Error
+    }
+
+    /// The cookie that clears a session's cookie in the browser.
+    static func clearingCookie(secure: Bool) -> Cookie {
+        Cookie(
+            name: cookieName(secure: secure), value: "", maxAge: 0, path: cookiePath(secure: secure), secure: secure, httpOnly: true,
+            sameSite: .strict)
     }
 
     /// The sign-in form's CSRF cookie (the form carries the same token).
