@@ -29,6 +29,8 @@ struct ConfigCommand: ParsableCommand {
                 Console.print("  \(project.id): \(summary.joined(separator: ", "))")
                 for domain in project.domains { Console.print("    \(domain)") }
             }
+            // Still valid: such a route redirects, without what its clicks would be warned of.
+            for (path, message) in configuration.routeWarnings() { Console.print("warning: \(path): \(message)") }
         }
     }
 }

@@ -242,6 +242,7 @@ struct ServeCommand: AsyncParsableCommand {
             var logger = Logger(label: "relink")
             logger.logLevel = level
             for note in notes { logger.notice("\(note)") }
+            for (path, message) in relink.routeWarnings() { logger.warning("\(path): \(message)") }
         } catch let failure as SecretFile.Failure {
             throw CLIError(message: failure.description)
         } catch {

@@ -378,6 +378,22 @@ struct ConfigurationTests {
         #expect(Self.problems(open).isEmpty, "\(Self.problems(open))")
     }
 
+    /// A route's fixed values that every click would be warned of (a value ignored) load, and are named with their
+    /// route; a value with a variable is the click's, and the sample configuration has none.
+    @Test func routeValuesEveryClickIgnoresAreWarnedOf() throws {
+        let json = #"""
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"], "allowlist": ["^https://example\\.com/.*$"],
+              "routes": [{"path": "/w/{id}", "link": "https://example.com/w/{id}",
+                          "parameters": {"afl": "javascript:alert(1)", "ifl": "{id}"}}]}]}
+            """#
+        let configuration = try RelinkConfiguration(json: Data(json.utf8))
+        let warnings = configuration.routeWarnings()
+        #expect(warnings.map(\.path) == ["projects[0].routes[0] (/w/{id})"], "\(warnings)")
+        #expect(warnings.first?.message.contains("'afl' must be an http or https URL") == true, "\(warnings)")
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json")
+        #expect(try RelinkConfiguration(json: Data(contentsOf: sample)).routeWarnings().isEmpty)
+    }
+
     /// Two projects sending desktop clicks (or a rule's) to each other's links would bounce them between the two,
     /// counted at every turn: refused once every project's domains are known (each was checked against its own).
     @Test func destinationsIntoAnotherProjectsLinkDomainAreProblems() {

@@ -394,6 +394,16 @@ extension RelinkConfiguration {
     /// allowlist), judged on its fixed values only: one with a `{name}` variable depends on the click's value (an
     /// allowlist may take `[0-9]+` and refuse `x`), so its errors are left to the clicks.
     static func refusalOfEveryClick(on route: PathRoute, project: Project, prefix: DomainURIPrefix, context: LinkValidationContext) -> String? {
+        let (effective, variable) = fixedValues(of: route, project: project)
+        let errors = LinkValidator.validate(effective, prefix: prefix, context: context, warnings: false).errors
+        if let error = errors.first(where: { $0.parameter.map { !variable.contains($0) } ?? false }) { return error.message }
+        return project.allowlist.violations(in: effective, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink)
+            .first { !variable.contains($0.parameter.name) }?.description
+    }
+
+    /// A route's link and parameters with the project's defaults, as its clicks get them, and the names of those that
+    /// hold a `{name}` variable (their values are the click's).
+    static func fixedValues(of route: PathRoute, project: Project) -> (parameters: LinkParameters, variable: Set<String>) {
         var own = LinkParameters()
         own.link = route.link
         var variable: Set<String> = route.link.contains("{") ? [LinkParameter.link.name] : []
@@ -401,11 +411,27 @@ extension RelinkConfiguration {
             own[parameter] = value
             if value.contains("{") { variable.insert(parameter.name) }
         }
-        let effective = project.applyingDefaults(to: own, fillingApps: true)
-        let errors = LinkValidator.validate(effective, prefix: prefix, context: context, warnings: false).errors
-        if let error = errors.first(where: { $0.parameter.map { !variable.contains($0) } ?? false }) { return error.message }
-        return project.allowlist.violations(in: effective, projectDomains: project.domains, checked: project.defaults.desktopFallbackLink)
-            .first { !variable.contains($0.parameter.name) }?.description
+        return (project.applyingDefaults(to: own, fillingApps: true), variable)
+    }
+
+    /// What every click on a route would be warned of, as the debug page and the API warn a link (a value ignored, a
+    /// parameter not needed), judged on the route's fixed values: its `path` in the file and the warning's message.
+    /// Such a route still loads; `relink config check` and `relink serve` say so.
+    public func routeWarnings() -> [(path: String, message: String)] {
+        let allDomains = projects.flatMap(\.domains)
+        var found: [(path: String, message: String)] = []
+        for (index, project) in projects.enumerated() {
+            guard let prefix = project.domains.first else { continue }
+            let context = LinkValidationContext(linkDomains: allDomains, project: project)
+            for (routeIndex, route) in project.routes.enumerated() {
+                let (effective, variable) = Self.fixedValues(of: route, project: project)
+                for warning in LinkValidator.validate(effective, prefix: prefix, context: context).warnings
+                where !variable.contains(warning.parameter) {
+                    found.append(("projects[\(index)].routes[\(routeIndex)] (\(route.path))", warning.message))
+                }
+            }
+        }
+        return found
     }
 
     /// The `{name}` placeholders in a template string.
