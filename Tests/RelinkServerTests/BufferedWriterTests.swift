@@ -139,7 +139,8 @@ import Testing
                 return try await base.clickCount(linkId: link.id)
             }
         }
-        try await Task.sleep(for: .milliseconds(30))
+        // Longer than a few retries: the store's read waits for the write however many it takes, up to its patience.
+        try await Task.sleep(for: .milliseconds(300))
         opened.store(true, ordering: .relaxed)
         gated.open()
         #expect(try await asked.value == 8, "the 3 clicks being written, counted in neither or twice")

@@ -117,24 +117,31 @@ public final class EventRecorder: Service, Sendable {
 
     /// Link `linkId`'s human clicks: the store's (`inStore`, which reads them) and those in memory, each click once.
     /// A write of the link's counters that overlaps the store's read can leave its clicks in neither (read before it
-    /// committed, gone from memory after) or in both, so the read is made again until no write overlapped it. A write
-    /// that will not end (a store this slow) gets the count that may hold its clicks twice, never one without them.
-    func clickCount(linkId: Int64, inStore: () async throws -> Int64) async throws -> Int64 {
+    /// committed, gone from memory after) or in both, so the store is read while no write runs, and again if one ran
+    /// meanwhile. A write still running after `patience` (a store stuck longer than SQLite's busy timeout) gets the
+    /// count that may hold its clicks twice, never one without them: a limit then refuses a click early, never late.
+    func clickCount(
+        linkId: Int64, patience: Duration = EventRecorder.clickCountPatience, inStore: () async throws -> Int64
+    ) async throws -> Int64 {
         let stripe = stripe(of: linkId)
-        for _ in 0..<Self.clickCountAttempts {
+        let deadline = ContinuousClock.now + patience
+        var pause = Duration.milliseconds(1)
+        while ContinuousClock.now < deadline {
             let (writes, unwritten) = writer.withBuffer(stripe: stripe) { ($0.writes, $0.unwrittenClicks(linkId: linkId)) }
             if writes.isMultiple(of: 2) {
                 let stored = try await inStore()
                 if writer.withBuffer(stripe: stripe, { $0.writes }) == writes { return stored + unwritten }
             }
-            try await Task.sleep(for: .milliseconds(2))
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(32))
         }
         let unwritten = unwrittenClicks(linkId: linkId)
         return try await inStore() + unwritten
     }
 
-    /// How many times `clickCount` reads before it settles for a count that may hold a write's clicks twice.
-    static let clickCountAttempts = 50
+    /// How long `clickCount` waits for a running write: past SQLite's busy timeout (1 s), after which a write blocked by
+    /// another process's lock has failed or committed.
+    static let clickCountPatience = Duration.milliseconds(1_500)
 
     /// Recorded events, events the store has accepted and events dropped because the buffer was full, since start.
     public var recordedCount: Int64 {

@@ -177,7 +177,10 @@ struct RedirectController: Sendable {
     /// second, merged so that clicks this instance took meanwhile are never lost, plus the clicks taken since.
     func takeClick(_ shortLink: ResolvedShortLink, limit: Int64, taking: Bool) async throws -> Bool {
         let linkId = shortLink.record.id
-        return try await clickLimits.take(linkId: linkId, projectId: shortLink.record.projectId, limit: limit, taking: taking) {
+        let record = shortLink.record
+        return try await clickLimits.take(
+            linkId: linkId, projectId: record.projectId, version: record.updatedAt.timeIntervalSince1970, limit: limit, taking: taking
+        ) {
             try await recorder.clickCount(linkId: linkId) { try await resolver.store.clickCount(linkId: linkId) }
         }
     }

@@ -37,6 +37,9 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         var waiters: [(waiter: Waiter, limit: Int64, taking: Bool)] = []
         var lastClick: ContinuousClock.Instant
         let projectId: String
+        /// The link's version (its record's last change) the count is for: a click of another version reads again,
+        /// since clicks made while the link had no limit, or was disabled, did not come through here.
+        var version: Double
 
         /// Whether a click may follow the link, taking one of its clicks when `taking`.
         mutating func take(limit: Int64, taking: Bool) -> ClickLimitAction {
@@ -70,17 +73,29 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
     /// Links held now.
     var count: Int { entries.count }
 
-    /// A click on link `linkId` of project `projectId` (its limit `limit`), which takes one of the limit's clicks when
-    /// `taking` (a human's, not a crawler's, HEAD, a check or the debug page).
-    mutating func click(linkId: Int64, projectId: String, limit: Int64, taking: Bool, now: ContinuousClock.Instant) -> ClickLimitAction {
+    /// A click on link `linkId` of project `projectId` as of `version` (its record's last change; its limit `limit`),
+    /// which takes one of the limit's clicks when `taking` (a human's, not a crawler's, HEAD, a check or the debug page).
+    mutating func click(
+        linkId: Int64, projectId: String, version: Double, limit: Int64, taking: Bool, now: ContinuousClock.Instant
+    ) -> ClickLimitAction {
         guard let index = entries.index(forKey: linkId) else {
             if held[projectId, default: 0] >= capacity, nextSweep.map({ now >= $0 }) ?? true { removeIdle(now: now) }
             guard held[projectId, default: 0] < capacity else { return .readUntracked }
-            entries[linkId] = Entry(lastClick: now, projectId: projectId)
+            entries[linkId] = Entry(lastClick: now, projectId: projectId, version: version)
             held[projectId, default: 0] += 1
             return .read
         }
         entries.values[index].lastClick = now
+        if entries.values[index].version != version {
+            // Changed since its count was read (its limit removed and set again, disabled and enabled): the clicks
+            // meanwhile are only in the store and the recorder, so every click waits for a new read, as a first read.
+            // What was known stays as the floor the read is merged with.
+            entries.values[index].version = version
+            entries.values[index].readAt = nil
+            guard !entries.values[index].reading else { return .wait }
+            entries.values[index].reading = true
+            return .read
+        }
         guard let readAt = entries.values[index].readAt else { return .wait }
         if entries.values[index].reading || now - readAt < Self.freshness {
             return entries.values[index].take(limit: limit, taking: taking)
@@ -91,11 +106,11 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
 
     /// A click told to `.wait` waits with `waiter`; what to do if the read ended meanwhile (`.wait`: `waiter` is kept).
     mutating func wait(
-        linkId: Int64, projectId: String, limit: Int64, taking: Bool, waiter: Waiter, now: ContinuousClock.Instant
+        linkId: Int64, projectId: String, version: Double, limit: Int64, taking: Bool, waiter: Waiter, now: ContinuousClock.Instant
     ) -> ClickLimitAction {
         guard let index = entries.index(forKey: linkId), entries.values[index].readAt == nil else {
             // The read ended before the click came back (or failed, and the link went): as a new click.
-            return click(linkId: linkId, projectId: projectId, limit: limit, taking: taking, now: now)
+            return click(linkId: linkId, projectId: projectId, version: version, limit: limit, taking: taking, now: now)
         }
         entries.values[index].waiters.append((waiter, limit, taking))
         return .wait

@@ -12,13 +12,16 @@ final class ClickLimits: Sendable {
         state = NIOLockedValueBox(ClickLimitStateMachine(capacity: capacity))
     }
 
-    /// Whether a click may follow link `linkId` of project `projectId`, taking one of its `limit` clicks when `taking`.
+    /// Whether a click may follow link `linkId` of project `projectId` as of `version` (its record's last change),
+    /// taking one of its `limit` clicks when `taking`.
     /// - Parameter readCount: the link's human clicks in the store and unwritten here.
     /// - Throws: what `readCount` throws.
     func take(
-        linkId: Int64, projectId: String, limit: Int64, taking: Bool, readCount: () async throws -> Int64
+        linkId: Int64, projectId: String, version: Double, limit: Int64, taking: Bool, readCount: () async throws -> Int64
     ) async throws -> Bool {
-        var action = state.withLockedValue { $0.click(linkId: linkId, projectId: projectId, limit: limit, taking: taking, now: .now) }
+        var action = state.withLockedValue {
+            $0.click(linkId: linkId, projectId: projectId, version: version, limit: limit, taking: taking, now: .now)
+        }
         while true {
             switch action {
             case .allow: return true
@@ -41,7 +44,8 @@ final class ClickLimits: Sendable {
             case .wait:
                 action = try await withCheckedThrowingContinuation { (waiter: Waiter) in
                     let next = state.withLockedValue {
-                        $0.wait(linkId: linkId, projectId: projectId, limit: limit, taking: taking, waiter: waiter, now: .now)
+                        $0.wait(
+                            linkId: linkId, projectId: projectId, version: version, limit: limit, taking: taking, waiter: waiter, now: .now)
                     }
                     if next != .wait { waiter.resume(returning: next) }
                 }
