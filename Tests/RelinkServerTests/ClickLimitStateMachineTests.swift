@@ -133,7 +133,9 @@ import Testing
         #expect(limits.count == 100)
         // A read that runs may end any time: the table is looked through again, but not more often than every 10 ms.
         for link: Int64 in 3_000..<3_050 {
-            #expect(limits.click(linkId: link, projectId: "pictlink", version: 0, limit: 9, taking: true, now: start + .milliseconds(1_002)) == .readUntracked)
+            #expect(
+                limits.click(linkId: link, projectId: "pictlink", version: 0, limit: 9, taking: true, now: start + .milliseconds(1_002))
+                    == .readUntracked)
         }
         #expect(limits.sweeps == 2)
         // 10 ms on, links 2 to 12 are idle.
