@@ -40,6 +40,8 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         /// The link's version (its record's last change) the count is for: a click of another version reads again,
         /// since clicks made while the link had no limit, or was disabled, did not come through here.
         var version: Double
+        /// The version the running read was started for.
+        var readVersion: Double
 
         /// Whether a click may follow the link, taking one of its clicks when `taking`.
         mutating func take(limit: Int64, taking: Bool) -> ClickLimitAction {
@@ -81,7 +83,7 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         guard let index = entries.index(forKey: linkId) else {
             if held[projectId, default: 0] >= capacity, nextSweep.map({ now >= $0 }) ?? true { removeIdle(now: now) }
             guard held[projectId, default: 0] < capacity else { return .readUntracked }
-            entries[linkId] = Entry(lastClick: now, projectId: projectId, version: version)
+            entries[linkId] = Entry(lastClick: now, projectId: projectId, version: version, readVersion: version)
             held[projectId, default: 0] += 1
             return .read
         }
@@ -94,6 +96,7 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
             entries.values[index].readAt = nil
             guard !entries.values[index].reading else { return .wait }
             entries.values[index].reading = true
+            entries.values[index].readVersion = version
             return .read
         }
         guard let readAt = entries.values[index].readAt else { return .wait }
@@ -101,6 +104,7 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
             return entries.values[index].take(limit: limit, taking: taking)
         }
         entries.values[index].reading = true
+        entries.values[index].readVersion = version
         return .read
     }
 
@@ -116,7 +120,8 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         return .wait
     }
 
-    /// The read started at `start` found `count` clicks: the reading click's answer, and its waiters' answers.
+    /// The read started at `start` found `count` clicks: the reading click's answer, and its waiters' answers; `.read`
+    /// when the link changed while it ran (the reading click reads again, its waiters wait on).
     mutating func readSucceeded(
         linkId: Int64, count: Int64, start: ContinuousClock.Instant, limit: Int64, taking: Bool
     ) -> (ClickLimitAction, resume: [(Waiter, ClickLimitAction)]) {
@@ -126,6 +131,11 @@ struct ClickLimitStateMachine<Waiter: Sendable>: Sendable {
         // Never below what was known with the clicks taken since: the read may not have seen them yet.
         entries.values[index].known = max(count, entries.values[index].known + entries.values[index].since)
         entries.values[index].since = 0
+        guard entries.values[index].readVersion == entries.values[index].version else {
+            // Started before the change: clicks made since, around the table, may be missing from it.
+            entries.values[index].readVersion = entries.values[index].version
+            return (.read, [])
+        }
         entries.values[index].readAt = start
         entries.values[index].reading = false
         let action = entries.values[index].take(limit: limit, taking: taking)

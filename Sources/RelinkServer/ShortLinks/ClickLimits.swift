@@ -40,6 +40,8 @@ final class ClickLimits: Sendable {
                     $0.readSucceeded(linkId: linkId, count: count, start: start, limit: limit, taking: taking)
                 }
                 for (waiter, action) in resume { waiter.resume(returning: action) }
+                // The link changed while it read: read again (`action` is still `.read`).
+                if answer == .read { continue }
                 return answer == .allow
             case .wait:
                 action = try await withCheckedThrowingContinuation { (waiter: Waiter) in
