@@ -1,9 +1,9 @@
 import RelinkCore
 
-/// The one rate limiter of every endpoint anyone may call without a key: claims, re-opens, beacons, and failed API
-/// keys, and the clicks kept for deferred linking. Each endpoint has its own budget per client network (an IPv4 address,
-/// an IPv6 /64 by default), and per project for kept clicks, kept in fixed-capacity tables (one for kept clicks, one for the rest), so neither the cost of a request nor the memory
-/// grows with the number of clients.
+/// The one rate limiter of every endpoint anyone may call without a key: claims, re-opens, beacons, failed API keys,
+/// and the clicks kept for deferred linking. Each endpoint has its own budget per client network (an IPv4 address, an
+/// IPv6 /64 by default), and per project for kept clicks, kept in fixed-capacity tables (one for kept clicks, one for
+/// the rest), so neither the cost of a request nor the memory grows with the number of clients.
 final class ClientLimiter: Sendable {
     enum Endpoint: String, Sendable, CaseIterable {
         case claim, reopen, beacon
