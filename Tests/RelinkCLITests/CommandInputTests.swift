@@ -180,6 +180,24 @@ struct CommandInputTests {
         #expect(await M.run(["keys", "list", "--db", typo]).error == nil)
     }
 
+    /// A route whose fixed values every click would be warned of is valid: `config check` prints the warning with its
+    /// route and succeeds.
+    @Test func configCheckPrintsRouteWarnings() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appending(path: "routes.json")
+        try Data(
+            #"""
+            {"projects": [{"id": "p", "domains": ["https://go.example.com"], "allowlist": ["^https://example\\.com/.*$"],
+              "routes": [{"path": "/w", "link": "https://example.com/w", "parameters": {"afl": "ftp://example.com/w"}}]}]}
+            """#.utf8
+        ).write(to: file)
+        let checked = await M.run(["config", "check", file.path])
+        #expect(checked.error == nil)
+        #expect(
+            checked.output.contains { $0.hasPrefix("warning: projects[0].routes[0] (/w): 'afl' must be an http or https URL") }, "\(checked.output)")
+    }
+
     @Test func pathProblemsAreOneClearLine() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
