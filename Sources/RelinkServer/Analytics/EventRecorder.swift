@@ -118,13 +118,12 @@ public final class EventRecorder: Service, Sendable {
     /// Link `linkId`'s human clicks: the store's (`inStore`, which reads them) and those in memory, each click once.
     /// A write of the link's counters that overlaps the store's read can leave its clicks in neither (read before it
     /// committed, gone from memory after) or in both, so the store is read while no write runs, and again if one ran
-    /// meanwhile. A write still running after `patience` (a store stuck longer than SQLite's busy timeout) gets the
-    /// count that may hold its clicks twice, never one without them: a limit then refuses a click early, never late.
-    func clickCount(
-        linkId: Int64, patience: Duration = EventRecorder.clickCountPatience, inStore: () async throws -> Int64
-    ) async throws -> Int64 {
+    /// meanwhile. A write still running after `clickCountPatience` (a store stuck longer than SQLite's busy timeout)
+    /// gets the count that may hold its clicks twice, never one without them: a limit then refuses a click early, never
+    /// late.
+    func clickCount(linkId: Int64, inStore: () async throws -> Int64) async throws -> Int64 {
         let stripe = stripe(of: linkId)
-        let deadline = ContinuousClock.now + patience
+        let deadline = ContinuousClock.now + Self.clickCountPatience
         var pause = Duration.milliseconds(1)
         while ContinuousClock.now < deadline {
             let (writes, unwritten) = writer.withBuffer(stripe: stripe) { ($0.writes, $0.unwrittenClicks(linkId: linkId)) }
