@@ -58,7 +58,8 @@ report=()
 echo "schemathesis $schemathesis_version against $base/v1/openapi.json ($examples examples per operation)"
 status=0
 # The key is sent both ways the API takes it, as given, never made up (schemathesis.toml says why); the hooks keep
-# header bytes HTTP forbids out and give each connection a loopback address of its own (schemathesis_hooks.py).
+# header bytes HTTP forbids out, give each connection a loopback address of its own and count a DELETE made anywhere
+# in the run for ensure_resource_availability (schemathesis_hooks.py).
 (cd "$work" && RELINK_CONTRACT_KEY="$key" PYTHONPATH="$OLDPWD/Scripts" SCHEMATHESIS_HOOKS=schemathesis_hooks \
     schemathesis --config-file "$OLDPWD/Scripts/schemathesis.toml" run "$base/v1/openapi.json" --checks all \
     -H "Authorization: Bearer $key" --generation-with-security-parameters false --max-examples "$examples" \
