@@ -72,27 +72,27 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "file"))
     var geoip: String?
 
-    @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed (default: 60).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds a connection may sit without a request before it is closed.", valueName: "seconds"))
     var idleTimeout: Int = 60
 
     @Option(
         help: ArgumentHelp(
-            "Seconds a client may take to send a request's head once it has begun, so trickling clients cannot hold connections (default: 10).",
+            "Seconds a client may take to send a request's head once it has begun, so trickling clients cannot hold connections.",
             valueName: "seconds"))
     var headerTimeout: Int = 10
 
-    @Option(help: ArgumentHelp("Seconds a client may take to send a request's body after its head (default: 10).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds a client may take to send a request's body after its head.", valueName: "seconds"))
     var bodyTimeout: Int = 10
 
     @Option(
         help: ArgumentHelp(
-            "Seconds a stop (SIGTERM, SIGINT) may take: requests still running then are cut, and what the store has not taken a second later is given up and counted in the last log line (default: 10).",
+            "Seconds a stop (SIGTERM, SIGINT) may take: requests still running then are cut, and what the store has not taken a second later is given up and counted in the last log line.",
             valueName: "seconds"))
     var shutdownTimeout: Int = 10
 
     @Option(
         help: ArgumentHelp(
-            "Seconds a response may wait for a client that does not read it before the connection is closed (default: 10).",
+            "Seconds a response may wait for a client that does not read it before the connection is closed.",
             valueName: "seconds"))
     var sendTimeout: Int = 10
 
@@ -104,13 +104,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Per-client rate limits count an IPv6 client by this prefix of its address, 32 to 128 (default: 64).", valueName: "bits"))
+            "Per-client rate limits count an IPv6 client by this prefix of its address, 32 to 128.", valueName: "bits"))
     var ipv6LimitPrefix: Int = 64
 
     @Option(
         help: ArgumentHelp(
             "Clicks one client network (an IPv4 address, an IPv6 --ipv6-limit-prefix) may leave for deferred linking in each "
-                + "project, a second, with a burst of 100 seconds' worth; past it clicks are redirected and counted, not kept (default: 10).",
+                + "project, a second, with a burst of 100 seconds' worth; past it clicks are redirected and counted, not kept.",
             valueName: "clicks"))
     var keptClicksPerNetwork: Int = 10
 
@@ -120,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve /metrics (Prometheus) on this port of --metrics-host only (default: not served).", valueName: "port"))
     var metricsPort: Int?
 
-    @Option(help: ArgumentHelp("The address the metrics port listens on (default: 127.0.0.1).", valueName: "address"))
+    @Option(help: ArgumentHelp("The address the metrics port listens on.", valueName: "address"))
     var metricsHost: String = "127.0.0.1"
 
     @Option(
@@ -135,7 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "port"))
     var consolePort: Int?
 
-    @Option(help: ArgumentHelp("The address the console port listens on (default: 127.0.0.1).", valueName: "address"))
+    @Option(help: ArgumentHelp("The address the console port listens on.", valueName: "address"))
     var consoleHost: String = "127.0.0.1"
 
     @Flag(help: "Serve no web console (/console is then a link path like any other).")
