@@ -26,6 +26,22 @@ struct CommandTests {
         "--ibi", "jp.furyu.pictlink.ios", "--ius", "pictlink", "--isi", "000000001",
     ]
 
+    /// Every command and subcommand, depth first.
+    static func allCommands(_ command: any ParsableCommand.Type = Relink.self) -> [any ParsableCommand.Type] {
+        [command] + command.configuration.subcommands.flatMap { allCommands($0) }
+    }
+
+    /// ArgumentParser writes an option's default after its text, so a text that says it too says it twice.
+    @Test func everyHelpStatesADefaultOnce() throws {
+        let twice = try Regex(#"\(default: [^)]*\)\.?\s+\(default: "#)
+        for command in Self.allCommands() {
+            let help = Relink.helpMessage(for: command, columns: 200)
+            let match = help.firstMatch(of: twice).map { String(help[$0.range]) }
+            #expect(match == nil, "\(command._commandName): \(match ?? "")")
+        }
+        #expect(Self.allCommands().count > 20)
+    }
+
     @Test func buildTakesAFlagPerParameter() throws {
         let command = try #require(try Relink.parseAsRoot(["build"] + Self.sample) as? BuildCommand)
         #expect(command.link.parameters.count == 5)
