@@ -19,6 +19,10 @@ struct DoctorCommandTests {
         await FirebaseMigrationTests.run(["doctor", "--project", "pictlink", "--config", E.routes] + arguments)
     }
 
+    static func pictlink() throws -> Project {
+        try #require(try RelinkConfiguration(json: Data(contentsOf: URL(fileURLWithPath: E.routes))).project(id: "pictlink"))
+    }
+
     static func entitlements(_ name: String) async -> (output: [String], error: CLIError?) {
         await doctor(["--entitlements", "\(fixtures)/\(name)"])
     }
@@ -97,12 +101,49 @@ struct DoctorCommandTests {
         #expect(paths.output.contains { $0.contains("the intent-filters for go.pictlink.com do not cover /Ab3x, /campaign/x1") })
         #expect(paths.output.contains { $0.contains("the intent-filters for pictlink.com do not cover /links/Ab3x, /links/campaign/x1") })
 
-        // <data> elements of one filter combine: /links/ applies to both hosts. Its entities stay unread.
+        // <data> elements of one filter combine: /links/ applies to both hosts. Its DTD (an unused port) is not loaded.
         let shared = await Self.manifest("Broken-SharedData-AndroidManifest.xml")
         #expect(shared.output.contains { $0.contains("the intent-filters for go.pictlink.com do not cover /Ab3x, /p/x1, /campaign/x1") })
         #expect(shared.output.contains { $0.contains("https://pictlink.com/links opens in the app") })
-        let hostname = (try? String(contentsOfFile: "/etc/hostname", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        #expect(hostname.isEmpty || !shared.output.joined().contains(hostname))
+    }
+
+    /// One short entity referred to 30,000 times would be 3 GB of text once read; an external one would be a file of
+    /// this machine; one that nothing declares would silently drop out of its value. Each is refused at once.
+    @Test(arguments: [
+        ("<!DOCTYPE plist [<!ENTITY a \"\(String(repeating: "A", count: 100_000))\">]>", String(repeating: "&a;", count: 30_000)),
+        ("<!DOCTYPE plist [<!ENTITY secret SYSTEM \"file:///etc/hostname\">]>", "applinks:&secret;"),
+        ("<!DOCTYPE plist [<!ENTITY % remote SYSTEM \"http://127.0.0.1:9/x.dtd\"> %remote;]>", "applinks:go.pictlink.com"),
+        ("<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">", "applinks:&x;go.pictlink.com"),
+    ])
+    func refusesEntitlementsWithEntities(_ doctype: String, _ value: String) throws {
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            \(doctype)
+            <plist version="1.0"><dict><key>\(AppDoctor.associatedDomainsKey)</key><array><string>\(value)</string></array></dict></plist>
+            """
+        let checks = AppDoctor.entitlements(Array(plist.utf8), file: "App.entitlements", project: try Self.pictlink())
+        #expect(checks.count == 1)
+        #expect(checks.first?.status == .fail)
+        #expect(checks.first?.message.hasPrefix("cannot be read as a property list: ") == true, "\(checks)")
+        #expect(checks.first?.message.contains("entit") == true, "\(checks)")
+    }
+
+    @Test func refusesAManifestWithEntities() throws {
+        let quadratic = """
+            <?xml version="1.0"?>
+            <!DOCTYPE manifest [<!ENTITY a "\(String(repeating: "A", count: 100_000))">]>
+            <manifest xmlns:android="http://schemas.android.com/apk/res/android" package="\(String(repeating: "&a;", count: 30_000))"/>
+            """
+        let undeclared = """
+            <?xml version="1.0"?>
+            <!DOCTYPE manifest SYSTEM "http://127.0.0.1:9/manifest.dtd">
+            <manifest xmlns:android="http://schemas.android.com/apk/res/android" package="jp.furyu.&x;pictlink.android"/>
+            """
+        for manifest in [quadratic, undeclared] {
+            let checks = AppDoctor.manifest(Array(manifest.utf8), file: "AndroidManifest.xml", project: try Self.pictlink())
+            #expect(checks.count == 1)
+            #expect(checks.first?.message.hasPrefix("cannot be read: ") == true && checks.first?.message.contains("entit") == true, "\(checks)")
+        }
     }
 
     @Test func globsMatchAsAndroidMatchesThem() {

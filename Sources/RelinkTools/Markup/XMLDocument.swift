@@ -2,8 +2,11 @@ import CLibXML2
 import Foundation
 import RelinkServer
 
-/// An XML file (a plist, an AndroidManifest.xml) read with libxml2: no network, no DTD loaded, no external entity,
-/// entities left unexpanded (XML_PARSE_NOENT is never set). Nodes are read while the document lives.
+/// An XML file (a plist, an AndroidManifest.xml) read with libxml2: no network, no DTD loaded, and no document that
+/// declares or refers to entities other than XML's five. libxml2 keeps a reference to an entity in the tree
+/// (XML_PARSE_NOENT is never set), but reading a value expands it, and one short entity referred to many times makes
+/// gigabytes of text from a small file; an entity nothing declares is left out of its value with a warning only.
+/// Entitlements and manifests never have either. Nodes are read while the document lives.
 public final class XMLDocument {
     private let document: xmlDocPtr
 
@@ -12,8 +15,19 @@ public final class XMLDocument {
         let bytes = Array(bytes)
         guard !bytes.isEmpty, bytes.count <= Int32.max else { throw HTMLDocument.ParseError(reason: "the file is empty or too large") }
         // libxml2 writes some errors (a page's broken encoding) to stderr whatever the options say; a handler of our
-        // own on this thread, where the parse runs, keeps them out of the server's log.
-        xmlSetStructuredErrorFunc(nil) { _, _ in }
+        // own on this thread, where the parse runs, keeps them out of the server's log. It also notes an entity no
+        // DTD declares: libxml2 only warns of one and leaves it out of the value it is in.
+        let notes = ParseNotes()
+        xmlSetStructuredErrorFunc(Unmanaged.passUnretained(notes).toOpaque()) { context, error in
+            guard let context, let error,
+                error.pointee.code == Int32(XML_ERR_UNDECLARED_ENTITY.rawValue) || error.pointee.code == Int32(XML_WAR_UNDECLARED_ENTITY.rawValue)
+            else { return }
+            let notes = Unmanaged<ParseNotes>.fromOpaque(context).takeUnretainedValue()
+            if notes.undeclaredEntity == nil {
+                notes.undeclaredEntity = (error.pointee.str1.map { String(cString: $0) } ?? "", Int(error.pointee.line))
+            }
+        }
+        defer { withExtendedLifetime(notes) { xmlSetStructuredErrorFunc(nil) { _, _ in } } }
         xmlResetLastError()
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
         guard
@@ -28,10 +42,31 @@ public final class XMLDocument {
             }
             throw HTMLDocument.ParseError(reason: "not well-formed XML" + (message.map { " (\($0))" } ?? ""))
         }
+        if let (name, line) = notes.undeclaredEntity {
+            xmlFreeDoc(document)
+            throw HTMLDocument.ParseError(reason: "line \(line): it refers to an entity (&\(name.prefix(40));) where text belongs")
+        }
+        if Self.declaresEntities(document) {
+            xmlFreeDoc(document)
+            throw HTMLDocument.ParseError(
+                reason: "it declares entities (<!ENTITY …> in its DOCTYPE), which an entitlements file or a manifest never has")
+        }
         self.document = document
     }
 
+    /// Whether the DOCTYPE of `document` declares a general or a parameter entity (libxml2 makes their tables for the
+    /// first one).
+    private static func declaresEntities(_ document: xmlDocPtr) -> Bool {
+        guard let subset = document.pointee.intSubset else { return false }
+        return subset.pointee.entities != nil || subset.pointee.pentities != nil
+    }
+
     deinit { xmlFreeDoc(document) }
+
+    /// What the error handler noted during a parse.
+    private final class ParseNotes {
+        var undeclaredEntity: (name: String, line: Int)?
+    }
 
     public var root: XMLNode? { xmlDocGetRootElement(document).map { XMLNode(pointer: $0, owner: self) } }
 
