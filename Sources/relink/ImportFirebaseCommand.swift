@@ -41,7 +41,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
     @Option(help: "Import rows on a Google domain (*.page.link, app.goo.gl) onto this domain of the project, same codes.")
     var rehome: String?
 
-    @Option(help: "With --rehome: write the old -> new list to this file (CSV old,new) instead of printing it.")
+    @Option(help: "With --rehome: write the old -> new list to this new file (CSV old,new) instead of printing it.")
     var rehomeMap: String?
 
     @Flag(help: "Check and count only; write nothing.")
@@ -78,6 +78,13 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         options.update = update
         options.continueOnError = continueOnError
         guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
+        // Read twice (checks, then writes): a pipe would be empty the second time.
+        var status = stat()
+        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError(message: "'\(file)' is not a regular file: the import reads it twice (checks, then writes); save the export to a file")
+        }
+        // Before the database is made: the map's file is created (exclusively) only once the import starts.
+        if let rehomeMap, FileManager.default.fileExists(atPath: rehomeMap) { throw RehomeMap.exists(rehomeMap) }
         let database = try await store.open(creating: true)
         defer { StoreOptions.close(database) }
         let importer = FirebaseImporter(configuration: configuration, store: database)
@@ -102,6 +109,11 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         progress.finish()
         for line in Self.report(summary, options: options) { Console.print(line) }
         if summary.invalid > 0 || summary.conflicts > 0 { throw CLIError(message: Self.verdict(summary, options)) }
+        if summary.notWritten > 0 {
+            throw CLIError(
+                message: "\(summary.notWritten) row(s) checked in the first pass were not written: the file or the project's links "
+                    + "changed during the import; run it again (rows already in count as unchanged)")
+        }
     }
 
     /// The file's rows, streamed and read strictly (`CSVRowReader`): a row with malformed quoting is an invalid row,
@@ -173,13 +185,19 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         let path: String
         let handle: FileHandle
 
+        /// Creates the file, which must not exist yet: a slip of the name (the export's own) must never empty a file.
         init(path: String) throws {
             self.path = path
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw CLIError(message: "cannot write '\(path)'")
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw errno == EEXIST ? Self.exists(path) : CLIError(message: "cannot write '\(path)': \(String(cString: strerror(errno)))")
             }
-            self.handle = handle
+            self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             try write("old", "new")
+        }
+
+        static func exists(_ path: String) -> CLIError {
+            CLIError(message: "'\(path)' exists: --rehome-map writes a new file; remove it or name another")
         }
 
         func write(_ old: String, _ new: String) throws {

@@ -157,6 +157,33 @@ struct FirebaseMigrationTests {
         #expect(again.output.contains("1 link(s) of a Google domain moved to https://go.pictlink.com, each with its code"))
     }
 
+    /// The export is read twice, so a pipe is refused before anything is read; `--rehome-map` never replaces a file,
+    /// least of all the export named by a slip.
+    @Test func refusesAPipeAndAnExistingMapFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-import-files-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appending(path: "relink.sqlite").path
+        let csv = folder.appending(path: "export.csv").path
+        let export = Self.export(rows: 3)
+        try export.write(toFile: csv, atomically: true, encoding: .utf8)
+        let fifo = folder.appending(path: "export.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let common = ["--project", "pictlink", "--config", E.routes, "--db", database, "--continue-on-error"]
+
+        let piped = await Self.run(["import", "firebase", fifo] + common)
+        #expect(piped.error?.message.contains("is not a regular file") == true, "\(piped)")
+
+        for map in [csv, folder.appending(path: "notes.txt").path] {
+            if map != csv { try "keep me".write(toFile: map, atomically: true, encoding: .utf8) }
+            let before = try String(contentsOfFile: map, encoding: .utf8)
+            let refused = await Self.run(["import", "firebase", csv] + common + ["--rehome", "https://go.pictlink.com", "--rehome-map", map])
+            #expect(refused.error?.message == "'\(map)' exists: --rehome-map writes a new file; remove it or name another")
+            #expect(try String(contentsOfFile: map, encoding: .utf8) == before)
+        }
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
     /// `relink verify --url` against a live server gives the offline answer, line for line, for a project as FDL had
     /// it (no difference) and with routes.json's defaults (differences); with a key the checks are not counted.
     @Test func verifyOverHTTPAgreesWithThePlanner() async throws {

@@ -243,6 +243,24 @@ struct FirebaseImporterTests {
         #expect(link.parameters.link == "https://pictlink.com/b2" && !link.archived && link.name == "Renamed")
     }
 
+    /// The second pass writes what the first one checked; rows it does not write (the file cut short or changed, a
+    /// link minted in between) are counted, never passed over in silence, and a run again writes them.
+    @Test func rowsTheSecondPassDoesNotWriteAreCounted() async throws {
+        let store = try SQLiteStore()
+        let valid = Array(Self.rows.prefix(5))
+        var passes = 0
+        let cutShort = try await FirebaseImporter(configuration: T.configuration, store: store).run(
+            FirebaseImporter.Options(projectId: "pictlink"),
+            rows: {
+                passes += 1
+                return Self.rows(passes == 1 ? [Self.header] + valid : [Self.header] + valid.prefix(2))
+            })
+        #expect(cutShort.written && cutShort.imported == 2 && cutShort.notWritten == 3, "\(cutShort)")
+
+        let again = try await Self.run(valid, store: store)
+        #expect(again.imported == 3 && again.unchanged == 2 && again.notWritten == 0, "\(again)")
+    }
+
     /// Every imported code, archived ones too, redirects each client exactly where its long link does.
     @Test func importedLinksRedirectAsTheirLongLinks() async throws {
         let store = try SQLiteStore()

@@ -56,6 +56,9 @@ public struct FirebaseImporter: Sendable {
         public var layout: FirebaseExport.Layout?
         /// Whether anything was written.
         public var written = false
+        /// Rows the first pass found to write (new, or updated with `--update`) that the second did not write: the file
+        /// or the store changed between the passes. An import run again picks them up.
+        public var notWritten = 0
 
         public static let maximumProblems = 1000
 
@@ -232,6 +235,7 @@ public struct FirebaseImporter: Sendable {
         let layout = FirebaseExport.layout(firstRow: first)
         summary.layout = layout
         var number = 1
+        var planned = 0
         func check(_ row: Int, _ fields: [String]) async throws -> (Outcome, Checked?) {
             switch draft(fields, layout: layout, options: options) {
             case .failure(let problem): return (.invalid(problem.message), nil)
@@ -255,9 +259,11 @@ public struct FirebaseImporter: Sendable {
             }
             switch outcome {
             case .new:
+                planned += 1
                 if draft?.archived == true { summary.archived += 1 }
             case .unchanged: summary.unchanged += 1
             case .conflict(let reason):
+                if options.update, Self.updatable(outcome) { planned += 1 }
                 summary.conflicts += 1
                 summary.report(Problem(row: row, shortLink: draft.map { $0.domain + "/" + $0.code }, reason: reason))
             case .invalid(let reason):
@@ -331,6 +337,7 @@ public struct FirebaseImporter: Sendable {
         progress(2, number)
         // Conflicts updated are no longer conflicts.
         summary.conflicts -= summary.updated
+        summary.notWritten = max(0, planned - summary.imported - summary.updated)
         return summary
     }
 }
