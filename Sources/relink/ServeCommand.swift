@@ -62,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The header a trusted proxy sets to the client's country code, for link rules (CF-IPCountry; default: $RELINK_COUNTRY_HEADER, else none).",
+            "The header a trusted proxy sets to the client's country code, for link rules (CF-IPCountry; default: $RELINK_COUNTRY_HEADER, else none). Needs --trust-forwarded-headers: it is read only from a trusted proxy.",
             valueName: "header"))
     var countryHeader: String?
 
@@ -275,6 +275,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let header = countryHeader ?? environment["RELINK_COUNTRY_HEADER"], !header.isEmpty {
             guard header.utf8.count <= 64, header.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
                 throw CLIError.usage("--country-header must be a header name, got '\(header)'")
+            }
+            guard case .trusting = server.forwardedHeaders else {
+                throw CLIError.usage(
+                    "--country-header needs --trust-forwarded-headers (or RELINK_TRUST_FORWARDED_HEADERS=1): it is read only from a trusted proxy")
             }
             server.countryHeader = header
         }

@@ -31,6 +31,7 @@ struct ServeOptionsTests {
         (["--dev-host", "nosuch"], "--dev-host: no project 'nosuch'"),
         (["--dev-host", "pictlink", "--host", "0.0.0.0"], "--dev-host is for local development: it needs a loopback --host"),
         (["--dev-host", "pictlink", "--trust-forwarded-headers"], "--dev-host is for local development, not behind a proxy"),
+        (["--country-header", "CF-IPCountry"], "--country-header needs --trust-forwarded-headers"),
     ])
     func badValuesAreUsageErrors(_ arguments: [String], _ message: String) async throws {
         let error = try await Self.usageError(arguments)

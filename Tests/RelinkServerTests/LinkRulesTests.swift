@@ -16,8 +16,12 @@ import Testing
 struct LinkRulesTests {
     typealias T = TestSupport
 
-    static func application(store: SQLiteStore, configuration: RelinkConfiguration = T.configuration) throws -> some ApplicationProtocol {
-        var server = ServerConfiguration(host: "127.0.0.1", port: 0, relink: configuration, logLevel: .error, store: store)
+    /// Behind a trusted proxy (the test client counts as one), which sets `CF-IPCountry`.
+    static func application(
+        store: SQLiteStore, configuration: RelinkConfiguration = T.configuration, forwardedHeaders: ForwardedHeaderPolicy = T.trustingTestClient
+    ) throws -> some ApplicationProtocol {
+        var server = ServerConfiguration(
+            host: "127.0.0.1", port: 0, relink: configuration, forwardedHeaders: forwardedHeaders, logLevel: .error, store: store)
         server.countryHeader = "CF-IPCountry"
         return try buildApplication(configuration: server)
     }
@@ -150,6 +154,24 @@ struct LinkRulesTests {
             #expect(refused.status == .badRequest)
             #expect(refused.text.contains("rules[0].when.countries: 'Spain' is not an ISO 3166-1 alpha-2 code such as ES"))
             #expect(refused.text.contains("rules[0].then.link 'https://evil.example/' is not allowed by the project's allowlist"))
+        }
+    }
+
+    /// A client that is not a trusted proxy cannot pick its own country: its `CF-IPCountry` is not read, whether
+    /// the server trusts no proxy or only others.
+    @Test(arguments: [ForwardedHeaderPolicy.none, .trusting(TrustedProxies([IPNetwork("10.0.0.0/8")!]), header: .xForwardedFor)])
+    func theCountryHeaderOfAClientThatIsNotAProxyIsNotRead(_ policy: ForwardedHeaderPolicy) async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await Self.application(store: store, forwardedHeaders: policy).test(.router) { client in
+            let request = CreateShortLinkRequest(
+                longDynamicLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fspring&ofl=https%3A%2F%2Fpictlink.com%2Fweb",
+                rules: Self.rules)
+            let minted = try await Self.mint(request, key: key, client: client)
+            let shortLink = try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink
+            let path = String(shortLink.dropFirst("https://go.pictlink.com".count))
+            var headers = T.headers(agent: T.Agent.desktop)
+            headers[HTTPField.Name("CF-IPCountry")!] = "ES"
+            #expect(try await client.execute(uri: path, method: .get, headers: headers).headers[.location] == "https://pictlink.com/web")
         }
     }
 

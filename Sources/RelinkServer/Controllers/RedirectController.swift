@@ -309,10 +309,11 @@ struct RedirectController: Sendable {
     }
 
     /// What the rules look at: the proxy's country, the preferred language, the client, and a visitor key (the
-    /// client's network and browser) so that a visitor keeps their variant without a cookie.
+    /// client's network and browser) so that a visitor keeps their variant without a cookie. The country header is
+    /// read only from a trusted proxy: a client talking to Relink directly would pick its own country.
     func clickContext(_ request: Request, origin: RequestOrigin, needsVisitorKey: Bool = true, client: DetectedClient) -> ClickContext {
         var country: String?
-        if let countryHeader, let value = request.headers[countryHeader], value.utf8.count == 2 {
+        if let countryHeader, origin.viaTrustedProxy, let value = request.headers[countryHeader], value.utf8.count == 2 {
             let upper = value.uppercased()
             // Cloudflare's XX (unknown) and T1 (Tor) are not countries.
             if upper.allSatisfy({ $0.isASCII && $0.isLetter }), upper != "XX" { country = upper }

@@ -32,6 +32,8 @@ struct RequestOrigin: Sendable {
     var scheme: String
     /// The client's IP address as text, when known.
     var clientAddress: String?
+    /// Whether the request came through a trusted proxy, whose headers (the forwarded ones, the country) are believed.
+    var viaTrustedProxy = false
 
     static let hostField = HTTPField.Name("Host")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
@@ -74,6 +76,7 @@ struct RequestOrigin: Sendable {
             clientAddress = peer?.description ?? remoteAddress?.ipAddress
             return
         }
+        viaTrustedProxy = true
         clientAddress = Self.client(headers: headers, kind: kind, proxies: proxies, peer: peer)?.description
         readHostAndScheme(headers: headers, kind: kind)
     }
