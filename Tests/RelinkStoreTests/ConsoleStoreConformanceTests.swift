@@ -38,6 +38,26 @@ struct ConsoleStoreConformanceTests {
         }
     }
 
+    /// Long links keep their values percent-encoded (`www%2Epictlink%2Ejp%2Fcampaign`); a destination is found by
+    /// any part of it as people write it, and by the stored text as before.
+    @Test(arguments: StoreKind.available) func searchFindsADestinationAsWritten(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            var winter = StoreConformanceTests.draft("w1")
+            winter.parameters.link = "https://www.pictlink.jp/campaign/winter sale"
+            winter.longLink = "https://go.pictlink.com/?" + LinkQuery.encode(winter.parameters)
+            _ = try await store.insertLink(winter)
+            _ = try await store.insertLink(StoreConformanceTests.draft("other", link: "https://pictlink.com/summer"))
+            func codes(_ text: String) async throws -> [String] {
+                try await store.links(projectId: "pictlink", matching: text, beforeId: nil, limit: 10).map(\.code)
+            }
+            for text in ["www.pictlink.jp", "pictlink.jp/campaign", "https://www.pictlink.jp/", "WINTER SALE", "jp%2Fcampaign", "w1"] {
+                #expect(try await codes(text) == ["w1"], "\(text)")
+            }
+            #expect(try await codes("pictlink.com/summer") == ["other"])
+            #expect(try await codes("winter%sale").isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.available) func dailyCountsConfidencesAndRecentClicks(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let a = try await store.insertLink(StoreConformanceTests.draft("a"))

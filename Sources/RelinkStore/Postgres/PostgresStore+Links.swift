@@ -182,11 +182,13 @@ extension PostgresStore {
         // `translate`, which made searches of large projects run past the request's wait
         // (docs/performance.md#link-search-on-postgresql).
         let lowered = LinkSearch.asciiLowercased(pattern)
+        let stored = LinkSearch.asciiLowercased(matching.flatMap(LinkSearch.storedLongLinkPattern) ?? pattern)
         return try await rows(
             """
             SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE project_id = \(projectId) AND id < \(beforeId ?? Int64.max)
             AND (lower(code COLLATE "C") LIKE \(lowered) ESCAPE '\\'
                 OR lower(long_link COLLATE "C") LIKE \(lowered) ESCAPE '\\'
+                OR lower(long_link COLLATE "C") LIKE \(stored) ESCAPE '\\'
                 OR lower(COALESCE(name, '') COLLATE "C") LIKE \(lowered) ESCAPE '\\')
             ORDER BY id DESC LIMIT \(limit)
             """

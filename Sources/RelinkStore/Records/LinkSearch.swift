@@ -1,4 +1,5 @@
 import Foundation
+import RelinkCore
 
 /// A links search as both stores run it: the text to find anywhere in a code, long link or name.
 public enum LinkSearch {
@@ -17,6 +18,19 @@ public enum LinkSearch {
             pattern.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? "\u{FFFD}" : scalar)
         }
         return pattern + "%"
+    }
+
+    /// `text` as long links store it, a LIKE pattern as `likePattern` makes: their parameters' values are
+    /// percent-encoded byte by byte (every byte but an ASCII letter or digit, `LinkQuery.encode`), so a destination
+    /// as people write it (`pictlink.jp/campaign`) is found there only in this form. Nil when it is the same text.
+    public static func storedLongLinkPattern(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        let cut = String(String.UnicodeScalarView(trimmed.unicodeScalars.prefix(maximumLength)))
+        let encoded = PercentEncoding.encodeQueryValue(cut)
+        guard encoded != cut else { return nil }
+        // The encoded text holds only letters, digits and `%`, which LIKE must take as itself.
+        return "%" + encoded.replacingOccurrences(of: "%", with: "\\%") + "%"
     }
 
     /// `text` with A–Z lowered and every other scalar kept: how the PostgreSQL store ignores case as SQLite's LIKE does.

@@ -304,10 +304,14 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT \(ShortLinkRecord.columns) FROM links WHERE project_id = :project AND id < :before
-                    AND (code LIKE :pattern ESCAPE '\\' OR long_link LIKE :pattern ESCAPE '\\' OR name LIKE :pattern ESCAPE '\\')
+                    AND (code LIKE :pattern ESCAPE '\\' OR long_link LIKE :pattern ESCAPE '\\' OR long_link LIKE :stored ESCAPE '\\'
+                        OR name LIKE :pattern ESCAPE '\\')
                     ORDER BY id DESC LIMIT :limit
                     """,
-                arguments: ["project": projectId, "before": beforeId ?? Int64.max, "pattern": pattern, "limit": limit]
+                arguments: [
+                    "project": projectId, "before": beforeId ?? Int64.max, "pattern": pattern,
+                    "stored": matching.flatMap(LinkSearch.storedLongLinkPattern) ?? pattern, "limit": limit,
+                ]
             ).map(ShortLinkRecord.init(row:))
         }
     }
