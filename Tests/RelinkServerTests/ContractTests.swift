@@ -85,6 +85,93 @@ struct ContractTests {
         }
     }
 
+    /// A body with every field a closed schema names, each filled (its first enum value, a string, 1, true, one item).
+    static func sample(_ schema: Any, in document: [String: Any]) -> Any {
+        guard var schema = schema as? [String: Any] else { return "x" }
+        if let reference = schema["$ref"] as? String, let target = resolve(reference, in: document) as? [String: Any] { schema = target }
+        if let values = schema["enum"] as? [Any], let first = values.first { return first }
+        let types = (schema["type"] as? [String]) ?? (schema["type"] as? String).map { [$0] } ?? []
+        if let properties = schema["properties"] as? [String: Any] { return properties.mapValues { sample($0, in: document) } }
+        if types.contains("array") { return [sample(schema["items"] ?? [:], in: document)] }
+        if types.contains("integer") { return 1 }
+        if types.contains("boolean") { return true }
+        return "x"
+    }
+
+    /// Every key path of a JSON value (`rules.rules[].when.countries`).
+    static func keyPaths(_ value: Any, _ prefix: String = "") -> Set<String> {
+        if let object = value as? [String: Any] {
+            return object.reduce(into: []) { paths, entry in
+                let path = prefix.isEmpty ? entry.key : prefix + "." + entry.key
+                paths.insert(path)
+                paths.formUnion(keyPaths(entry.value, path))
+            }
+        }
+        if let array = value as? [Any] { return array.reduce(into: []) { $0.formUnion(keyPaths($1, prefix + "[]")) } }
+        return []
+    }
+
+    /// The request bodies whose schemas take no other fields (`RequestBodyShape`) and the Swift messages agree field
+    /// for field: a body with every field the document names decodes and encodes again with all of them (none the
+    /// Swift type drops), and the shape check finds no unknown field in it (none the document lacks).
+    @Test func closedRequestSchemasAndTheirMessagesNameTheSameFields() throws {
+        let document = try Self.document()
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        func roundTrip<Message: Codable>(_ type: Message.Type) throws {
+            let name = String(describing: Message.self)
+            let schema = try #require(schemas[name] as? [String: Any])
+            #expect(schema["additionalProperties"] as? Bool == false, "\(name)")
+            let body = try JSONSerialization.data(withJSONObject: Self.sample(schema, in: document))
+            #expect(RequestBodyShape.unknownField(in: body, schema: name) == nil, "\(name)")
+            let again = try JSONEncoder().encode(try JSONDecoder().decode(Message.self, from: body))
+            let paths = Self.keyPaths(try JSONSerialization.jsonObject(with: body))
+            #expect(Self.keyPaths(try JSONSerialization.jsonObject(with: again)) == paths, "\(name)")
+            #expect(paths.count > 5 || name == "CreateWebhookRequest", "\(name): \(paths.sorted())")
+        }
+        try roundTrip(CreateShortLinkRequest.self)
+        try roundTrip(UpdateLinkRequest.self)
+        try roundTrip(CreateWebhookRequest.self)
+    }
+
+    /// A field the API does not know is refused with FDL's message, naming it and where it is; on the attribution
+    /// requests, which FDL's SDKs fill with fields of their own, it is not.
+    @Test func anUnknownFieldIsRefusedWhereTheSchemaIsClosed() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await T.application(store: store).test(.router) { client in
+            func post(_ uri: String, _ body: String, method: HTTPRequest.Method = .post) async throws -> TestResponse {
+                try await client.execute(
+                    uri: uri, method: method, headers: [.contentType: "application/json", .authorization: "Bearer \(key)"],
+                    body: ByteBuffer(string: body))
+            }
+            let long = "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fa"
+            let cases = [
+                (#"{"longDynamicLink": "\#(long)", "maxclicks": 1}"#, #"Unknown name \"maxclicks\": Cannot find field."#),
+                (
+                    #"{"dynamicLinkInfo": {"domainUriPrefix": "https://go.pictlink.com", "link": "https://pictlink.com/a", "iosInfo": {"iosBundleID": "x"}}}"#,
+                    #"Unknown name \"iosBundleID\" at 'dynamicLinkInfo.iosInfo'"#
+                ),
+                (
+                    #"{"longDynamicLink": "\#(long)", "rules": {"rules": [{"when": {"contries": ["ES"]}, "then": {"ofl": "https://pictlink.com/es"}}]}}"#,
+                    #"Unknown name \"contries\" at 'rules.rules[0].when'"#
+                ),
+                (#"{"longDynamicLink": "\#(long)", "suffix": {"option": "SHORT", "custom": "x"}}"#, #"Unknown name \"custom\" at 'suffix'"#),
+            ]
+            for (body, message) in cases {
+                let response = try await post("/v1/shortLinks", body)
+                #expect(response.status == .badRequest && response.text.contains(message), "\(body): \(response.text)")
+            }
+            let minted = try await post("/v1/shortLinks", #"{"longDynamicLink": "\#(long)", "maxClicks": 2}"#)
+            #expect(minted.status == .ok)
+            let shortLink = try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink
+            let patched = try await post("/v1/links/\(PercentEncoding.encodeQueryValue(shortLink))", #"{"maxclicks": 0}"#, method: .patch)
+            #expect(patched.status == .badRequest && patched.text.contains(#"Unknown name \"maxclicks\""#), "\(patched.text)")
+            let webhook = try await post("/v1/webhooks", #"{"url": "https://example.com/hook", "event": ["click"]}"#)
+            #expect(webhook.status == .badRequest && webhook.text.contains(#"Unknown name \"event\""#), "\(webhook.text)")
+            let claim = try await post("/v1/installAttribution", #"{"bundleId": "jp.furyu.pictlink.ios", "somethingNew": 1}"#)
+            #expect(claim.status == .ok, "\(claim.text)")
+        }
+    }
+
     @Test func aMethodAServedAPIPathDoesNotTakeIs405WithAllow() async throws {
         let app = try T.application()
         try await app.test(.router) { client in

@@ -34,6 +34,11 @@ public struct APIRequestDecoder: RequestDecoder {
         if let problem = JSONShape.problem(data, subject: "the request body") {
             throw APIError.invalidArgument("Invalid JSON payload received: \(problem).")
         }
+        if let unknown = RequestBodyShape.unknownField(in: data, schema: String(describing: T.self)) {
+            let name = String(String.UnicodeScalarView(unknown.name.unicodeScalars.prefix(60)))
+            throw APIError.invalidArgument(
+                "Invalid JSON payload received. Unknown name \"\(name)\"\(unknown.path.isEmpty ? "" : " at '\(unknown.path)'"): Cannot find field.")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {

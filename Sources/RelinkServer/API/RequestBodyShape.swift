@@ -1,0 +1,79 @@
+import Foundation
+
+/// The fields a request body may have, read from the OpenAPI document, their one source: an object schema with
+/// `"additionalProperties": false` names every field it takes, and a body with any other is refused, as FDL refused
+/// one ("Unknown name"). Without it a misspelt optional field (`maxclicks`) would mint a link without its limit.
+/// Schemas that stay open (the attribution requests, which FDL's SDKs fill with fields of their own) check nothing.
+enum RequestBodyShape {
+    /// What a schema says of the fields below it.
+    indirect enum Shape: Sendable {
+        /// An object: its fields, and whether it takes no others.
+        case object(fields: [String: Shape], closed: Bool)
+        case array(Shape)
+        /// Anything else, or a schema this reading does not follow (oneOf of several objects): not checked.
+        case unchecked
+    }
+
+    /// An unknown field: its name, and the path of the object it is in (`dynamicLinkInfo.androidInfo`; empty at the top).
+    struct UnknownField: Equatable {
+        var name: String
+        var path: String
+    }
+
+    /// The document's component schemas by name, read once.
+    static let shapes: [String: Shape] = {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any],
+            let components = document["components"] as? [String: Any], let schemas = components["schemas"] as? [String: Any]
+        else { return [:] }
+        return schemas.mapValues { shape(of: $0, schemas: schemas, depth: 0) }
+    }()
+
+    private static func shape(of schema: Any, schemas: [String: Any], depth: Int) -> Shape {
+        // References nest a few levels in this document; the bound only keeps a reference cycle finite.
+        guard depth < 16, let schema = schema as? [String: Any] else { return .unchecked }
+        if let reference = schema["$ref"] as? String {
+            let name = String(reference.dropFirst("#/components/schemas/".count))
+            return schemas[name].map { shape(of: $0, schemas: schemas, depth: depth + 1) } ?? .unchecked
+        }
+        if let properties = schema["properties"] as? [String: Any] {
+            return .object(
+                fields: properties.mapValues { shape(of: $0, schemas: schemas, depth: depth + 1) },
+                closed: schema["additionalProperties"] as? Bool == false)
+        }
+        if let items = schema["items"] { return .array(shape(of: items, schemas: schemas, depth: depth + 1)) }
+        return .unchecked
+    }
+
+    /// The first field of `body` (JSON) that the schema `name` does not take, or nil (also for a body that is not
+    /// JSON, which decoding refuses with its own message).
+    static func unknownField(in body: Data, schema name: String) -> UnknownField? {
+        guard let shape = shapes[name], let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return nil
+        }
+        return unknownField(in: value, shape: shape, path: "")
+    }
+
+    private static func unknownField(in value: Any, shape: Shape, path: String) -> UnknownField? {
+        switch shape {
+        case .unchecked:
+            return nil
+        case .array(let items):
+            guard let array = value as? [Any] else { return nil }
+            for (index, element) in array.enumerated() {
+                if let found = unknownField(in: element, shape: items, path: path + "[\(index)]") { return found }
+            }
+            return nil
+        case .object(let fields, let closed):
+            guard let object = value as? [String: Any] else { return nil }
+            // Sorted: the same body names the same field every time.
+            for key in object.keys.sorted() {
+                guard let field = fields[key] else {
+                    if closed { return UnknownField(name: key, path: path) }
+                    continue
+                }
+                if let found = unknownField(in: object[key]!, shape: field, path: path.isEmpty ? key : path + "." + key) { return found }
+            }
+            return nil
+        }
+    }
+}
