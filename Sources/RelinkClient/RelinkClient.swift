@@ -12,18 +12,24 @@ public struct RelinkClient: Sendable {
     public var server: URL
     /// An API key from `relink keys create`; minting and management need one.
     public var apiKey: String?
-    /// The session requests go through.
+    /// The session whose configuration requests are sent with (each on a session of its own, see `sendForData`).
     public var session: URLSession
+    /// How long one request may take in all, its answer included.
+    public var timeout: TimeInterval
+    /// The largest answer read; past it the request fails (the biggest answer, a page of 1,000 links, is far smaller).
+    public static let maxAnswerBytes = 16 << 20
 
     /// A client of one Relink server.
     /// - Parameters:
     ///   - server: the server's base URL, such as `https://go.example.com`.
     ///   - apiKey: a key from `relink keys create`, for minting and managing links; claims and re-opens need none.
-    ///   - session: the session to send requests with.
-    public init(server: URL, apiKey: String? = nil, session: URLSession = .shared) {
+    ///   - session: the session whose configuration requests are sent with.
+    ///   - timeout: how long one request may take in all, 30 seconds unless given.
+    public init(server: URL, apiKey: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 30) {
         self.server = server
         self.apiKey = apiKey
         self.session = session
+        self.timeout = timeout
     }
 
     // MARK: Short links
@@ -215,26 +221,30 @@ public struct RelinkClient: Sendable {
                 throw RelinkClientError(status: nil, apiStatus: nil, message: "cannot encode the request: \(error)")
             }
         }
+        // As the app's transport sends its calls: the whole exchange within the timeout, the answer capped, and a
+        // redirect answered as itself, so the key and the body never go to another server.
+        let status: Int
         let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw RelinkClientError(
-                status: nil, apiStatus: nil, message: "cannot reach \(server.absoluteString): \(error.localizedDescription)")
+        switch await RelinkExchange.run(
+            request, configuration: session.configuration, server: server.absoluteString, timeout: timeout, maxBytes: Self.maxAnswerBytes)
+        {
+        case .success(let (code, _, body)): (status, data) = (code, body)
+        case .failure(let error): throw RelinkClientError(status: nil, apiStatus: nil, message: error.message)
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw RelinkClientError(status: nil, apiStatus: nil, message: "the answer from \(server.absoluteString) is not HTTP")
-        }
-        guard (200..<300).contains(http.statusCode) else {
+        guard (200..<300).contains(status) else {
             if JSONShape.problem(data) == nil, JSONNumberRange.problem(data) == nil,
                 let body = try? JSONDecoder().decode(APIErrorBody.self, from: data)
             {
-                throw RelinkClientError(status: http.statusCode, apiStatus: body.error.status, message: body.error.message)
+                throw RelinkClientError(status: status, apiStatus: body.error.status, message: body.error.message)
+            }
+            if (300..<400).contains(status) {
+                throw RelinkClientError(
+                    status: status, apiStatus: nil,
+                    message: "HTTP \(status) from \(url.absoluteString): a redirect, which is not followed (the key would go with it); "
+                        + "give the server's own address")
             }
             throw RelinkClientError(
-                status: http.statusCode, apiStatus: nil,
-                message: "HTTP \(http.statusCode) from \(url.absoluteString) (is this a Relink server?)")
+                status: status, apiStatus: nil, message: "HTTP \(status) from \(url.absoluteString) (is this a Relink server?)")
         }
         return data
     }

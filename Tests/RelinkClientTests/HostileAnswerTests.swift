@@ -190,6 +190,54 @@ struct HostileAnswerTests {
         }
     }
 
+    /// The API client (the CLI's) never follows a redirect, so its key never goes to another server; it stops an
+    /// answer past its cap, and one that never ends at its timeout.
+    @Test func theAPIClientFollowsNoRedirectAndBoundsTheAnswer() async throws {
+        let keySeen = NIOLockedValueBox(false)
+        let elsewhere = Router()
+        elsewhere.get("/v1/links") { request, _ in
+            keySeen.withLockedValue { $0 = $0 || request.headers[.authorization] != nil }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"links": []}"#)))
+        }
+        try await RelinkAppClientTests.withStub(elsewhere) { target in
+            for status in [301, 302, 307, 308] {
+                let redirect = try await RawAnswerServer(
+                    answer: "HTTP/1.1 \(status) Moved\r\nLocation: \(target.absoluteString)/v1/links\r\nContent-Length: 0\r\n\r\n")
+                do throws(RelinkClientError) {
+                    _ = try await RelinkClient(server: redirect.base, apiKey: "rl_secret").links()
+                    Issue.record("followed a \(status)")
+                } catch {
+                    #expect(error.status == status && error.message.contains("not followed"), "\(error)")
+                }
+                try await redirect.close()
+            }
+        }
+        #expect(!keySeen.withLockedValue { $0 })
+
+        let huge = String(repeating: " ", count: RelinkClient.maxAnswerBytes + 1)
+        let large = try await RawAnswerServer(
+            answer: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(huge.utf8.count + 2)\r\n\r\n{}" + huge)
+        do throws(RelinkClientError) {
+            _ = try await RelinkClient(server: large.base, apiKey: "k").links()
+            Issue.record("read an answer past the cap")
+        } catch {
+            #expect(error.message.contains("larger than"), "\(error)")
+        }
+        try await large.close()
+
+        let silent = try await RawAnswerServer(answer: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{", keepOpen: true)
+        let started = ContinuousClock.now
+        do throws(RelinkClientError) {
+            _ = try await RelinkClient(server: silent.base, apiKey: "k", timeout: 1).links()
+            Issue.record("read an answer that never ended")
+        } catch {
+            #expect(error.message.contains("within"), "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+        try await silent.close()
+    }
+
     /// An interim `100 Continue` and then nothing is no answer: `timeout` at the timeout, not retried, in all three
     /// (a final answer after it is read as usual).
     @Test func aContinueAndThenSilenceTimesOut() async throws {
