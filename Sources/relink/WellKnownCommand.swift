@@ -9,7 +9,8 @@ struct WellKnownCommand: ParsableCommand {
         discussion: """
             Writes <out>/<host>/.well-known/apple-app-site-association, <out>/<host>/apple-app-site-association and \
             <out>/<host>/.well-known/assetlinks.json for every host in the configuration, byte for byte what \
-            `relink serve` answers. --check writes nothing and exits 1 when the folder differs.
+            `relink serve` answers, and removes such files of hosts no longer in it; no other file of the folder is \
+            touched. --check writes nothing and exits 1 when the folder differs.
             """
     )
 
@@ -35,20 +36,30 @@ struct WellKnownCommand: ParsableCommand {
         return files
     }
 
-    /// Files under `folder`, by relative path.
+    /// The association files' paths below a host's folder: the only files this command writes, removes or checks.
+    static let associationPaths = [".well-known/apple-app-site-association", "apple-app-site-association", ".well-known/assetlinks.json"]
+
+    /// The association files under `folder` (`<host>/<association path>`), by relative path; any other file is not
+    /// the command's and is left out. One larger than `maximumFileSize` is not read: it reads as empty, and so
+    /// differs from any generated file.
     static func existingFiles(in folder: URL) -> [String: Data] {
-        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else {
-            return [:]
-        }
+        let hosts = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var files: [String: Data] = [:]
-        let base = folder.standardizedFileURL.path + "/"
-        for case let url as URL in enumerator {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            let path = url.standardizedFileURL.path
-            files[path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path] = try? Data(contentsOf: url)
+        for host in hosts {
+            for path in associationPaths {
+                let relative = "\(host)/\(path)"
+                let url = folder.appending(path: relative)
+                guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true else {
+                    continue
+                }
+                files[relative] = (values.fileSize ?? 0) <= maximumFileSize ? (try? Data(contentsOf: url)) ?? Data() : Data()
+            }
         }
         return files
     }
+
+    /// Larger than any association file Relink writes (one host's files are a few KB).
+    static let maximumFileSize = 1 << 20
 
     /// The relative paths that are missing, different or unexpected.
     static func differences(expected: [String: Data], existing: [String: Data]) -> [String] {
@@ -91,9 +102,16 @@ struct WellKnownCommand: ParsableCommand {
             throw CLIError(message: "cannot write \(out): it is a file, not a folder")
         }
         do {
-            // Replace the folder's contents so that hosts removed from the configuration disappear too.
+            // The association files of hosts removed from the configuration go too, and their folders once empty.
             for path in Self.existingFiles(in: folder).keys where expected[path] == nil {
-                try FileManager.default.removeItem(at: folder.appending(path: path))
+                let file = folder.appending(path: path)
+                try FileManager.default.removeItem(at: file)
+                for empty in [file.deletingLastPathComponent(), file.deletingLastPathComponent().deletingLastPathComponent()]
+                where empty.standardizedFileURL.path.hasPrefix(folder.standardizedFileURL.path + "/")
+                    && (try? FileManager.default.contentsOfDirectory(atPath: empty.path))?.isEmpty == true
+                {
+                    try FileManager.default.removeItem(at: empty)
+                }
             }
             for (path, data) in expected.sorted(by: { $0.key < $1.key }) {
                 let url = folder.appending(path: path)

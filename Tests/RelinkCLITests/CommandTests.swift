@@ -129,9 +129,23 @@ struct WellKnownTests {
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 1)
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 0)
-        try Data("stale".utf8).write(to: folder.appending(path: "old.example.json"))
+        // A host no longer configured: its association files go, with its folder.
+        let stale = folder.appending(path: "old.example.com/.well-known")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+        try Data("stale".utf8).write(to: stale.appending(path: "assetlinks.json"))
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 1)
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
-        #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "old.example.json").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "old.example.com").path))
+        // Anything else in the folder (a static site's pages, a database named by a slip of `--out .`) is not the
+        // command's: neither checked nor removed.
+        let others = ["index.html", "relink.sqlite", "css/site.css", "go.pictlink.com/.well-known/security.txt"]
+        for path in others {
+            let url = folder.appending(path: path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("keep".utf8).write(to: url)
+        }
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 0)
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
+        for path in others { #expect(FileManager.default.fileExists(atPath: folder.appending(path: path).path), "\(path)") }
     }
 }
