@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RelinkClient
 import RelinkCore
+import RelinkServer
 
 struct LinksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -189,10 +190,25 @@ struct LinksCommand: AsyncParsableCommand {
         }
     }
 
-    /// A rules file, read and decoded; a one-line error naming what is wrong.
+    /// A rules file, read (1 MB at most) and decoded; a one-line error naming what is wrong. A field the API does
+    /// not know is refused here, as the server refuses it: decoding alone would drop it, and a misspelt condition
+    /// (`contries`) would make a rule match every click.
     static func readRules(_ path: String) throws(CLIError) -> RelinkCore.LinkRules {
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.usage("cannot read '\(path)'") }
-        guard data.count <= 1 << 20 else { throw CLIError.usage("'\(path)' is larger than 1 MB") }
+        let limit = 1 << 20
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.usage("cannot read '\(path)'") }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw CLIError.usage("cannot read '\(path)'")
+        }
+        guard data.count <= limit else { throw CLIError.usage("'\(path)' is larger than 1 MB") }
+        if let unknown = RequestBodyShape.unknownField(in: data, schema: "LinkRules") {
+            let place = unknown.path.isEmpty ? "" : " in \(unknown.path)"
+            let name = TerminalText.escaped(unknown.name.prefix(60))
+            throw CLIError.usage("'\(path)' has a field rules do not take\(place): '\(name)' (docs/rules.md)")
+        }
         do {
             return try JSONDecoder().decode(RelinkCore.LinkRules.self, from: data)
         } catch {

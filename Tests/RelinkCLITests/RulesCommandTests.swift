@@ -42,4 +42,27 @@ struct RulesCommandTests {
             #expect(missing.error?.exitCode == CLIError.usageExitCode)
         }
     }
+
+    /// A misspelt field would be dropped by decoding, and the rule would match every click: refused, as the API
+    /// refuses it. A file past 1 MB is refused without being read whole.
+    @Test func aRulesFileWithAFieldRulesDoNotTakeIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "relink-rules-file-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let misspelt = folder.appending(path: "misspelt.json").path
+        try #"{"rules": [{"when": {"contries": ["ES"]}, "then": {"ofl": "https://pictlink.com/es"}}]}"#
+            .write(toFile: misspelt, atomically: true, encoding: .utf8)
+        func refusal(_ path: String) -> String? {
+            do {
+                _ = try LinksCommand.readRules(path)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(refusal(misspelt) == "'\(misspelt)' has a field rules do not take in rules[0].when: 'contries' (docs/rules.md)")
+        let large = folder.appending(path: "large.json").path
+        try Data(repeating: UInt8(ascii: " "), count: (1 << 20) + 1).write(to: URL(fileURLWithPath: large))
+        #expect(refusal(large) == "'\(large)' is larger than 1 MB")
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `"additionalProperties": false` names every field it takes, and a body with any other is refused, as FDL refused
 /// one ("Unknown name"). Without it a misspelt optional field (`maxclicks`) would mint a link without its limit.
 /// Schemas that stay open (the attribution requests, which FDL's SDKs fill with fields of their own) check nothing.
-enum RequestBodyShape {
+package enum RequestBodyShape {
     /// What a schema says of the fields below it.
     indirect enum Shape: Sendable {
         /// An object: its fields, and whether it takes no others.
@@ -15,9 +15,9 @@ enum RequestBodyShape {
     }
 
     /// An unknown field: its name, and the path of the object it is in (`dynamicLinkInfo.androidInfo`; empty at the top).
-    struct UnknownField: Equatable {
-        var name: String
-        var path: String
+    package struct UnknownField: Equatable {
+        package var name: String
+        package var path: String
     }
 
     /// The document's component schemas by name, read once.
@@ -46,7 +46,7 @@ enum RequestBodyShape {
 
     /// The first field of `body` (JSON) that the schema `name` does not take, or nil (also for a body that is not
     /// JSON, which decoding refuses with its own message).
-    static func unknownField(in body: Data, schema name: String) -> UnknownField? {
+    package static func unknownField(in body: Data, schema name: String) -> UnknownField? {
         guard let shape = shapes[name], let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
             return nil
         }
