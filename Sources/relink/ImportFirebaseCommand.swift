@@ -214,8 +214,17 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
 
         /// A URL as one CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
         static func field(_ text: String) -> String {
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            // By byte: a `,` or `"` followed by a combining mark is one Character that equals neither, yet a CSV
+            // reader splits or quotes on it all the same.
+            let special: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+            guard text.utf8.contains(where: special.contains) else { return text }
+            var quoted = [UInt8(ascii: "\"")]
+            for byte in text.utf8 {
+                if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+                quoted.append(byte)
+            }
+            quoted.append(UInt8(ascii: "\""))
+            return String(decoding: quoted, as: UTF8.self)
         }
     }
 

@@ -157,6 +157,15 @@ struct FirebaseMigrationTests {
         #expect(again.output.contains("1 link(s) of a Google domain moved to https://go.pictlink.com, each with its code"))
     }
 
+    /// The map's fields are quoted by byte: a `,` or `"` with a combining mark after it is still one for a CSV reader.
+    @Test func rehomeMapFieldsAreQuotedByByte() {
+        typealias Map = ImportFirebaseCommand.RehomeMap
+        #expect(Map.field("https://go.pictlink.com/Old") == "https://go.pictlink.com/Old")
+        #expect(Map.field("https://x/a,\u{301}b") == "\"https://x/a,\u{301}b\"")
+        #expect(Map.field("https://x/\"\u{301}") == "\"https://x/\"\"\u{301}\"")
+        #expect(Map.field("a\r\nb") == "\"a\r\nb\"")
+    }
+
     /// The export is read twice, so a pipe is refused before anything is read; `--rehome-map` never replaces a file,
     /// least of all the export named by a slip.
     @Test func refusesAPipeAndAnExistingMapFile() async throws {
