@@ -257,8 +257,17 @@ struct LinkRulesTests {
 
             // Without an expired link: 410 Gone.
             let twice = try await mint(CreateShortLinkRequest(longDynamicLink: long + "&utm_source=x", maxClicks: 2))
+            func reopen() async throws -> HTTPResponse.Status {
+                try await client.execute(
+                    uri: "/v1/reopenAttribution", method: .post, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"requestedLink": "https://go.pictlink.com\#(twice)", "bundleId": "jp.furyu.pictlink.ios"}"#)
+                ).status
+            }
+            // A re-open (the installed app opened by the link) takes none of its clicks, and stops with them.
+            #expect(try await reopen() == .ok)
             for _ in 0..<2 { #expect(try await click(twice).status == .found) }
             #expect(try await click(twice).status == .gone)
+            #expect(try await reopen() == .notFound)
 
             // Already expired when minted.
             let past = try await mint(CreateShortLinkRequest(longDynamicLink: long + "&utm_source=y", expireTime: "2020-01-01T00:00:00Z"))
@@ -272,6 +281,7 @@ struct LinkRulesTests {
                 body: ByteBuffer(string: #"{"maxClicks": 0}"#))
             #expect(edited.status == .ok, "\(edited.text)")
             #expect(try await click(twice).status == .found)
+            #expect(try await reopen() == .ok)
 
             // Refused: a destination off the allowlist, a limit of 0 when minting.
             for body in [

@@ -558,6 +558,13 @@ final class DeferredLinkService: Sendable {
         if let keyProject, keyProject.id != project.id {
             throw APIError.permissionDenied("The link belongs to another project than this API key.")
         }
+        // A link over its click limit no longer hands out its deep link, as an expired one does not: a one-time
+        // invitation opened by the installed app must not open again there. A re-open takes none of its clicks.
+        if let record = target.shortLink?.record, let limit = record.maxClicks,
+            try await events.clickCount(linkId: record.id, inStore: { try await store.clickCount(linkId: record.id) }) >= limit
+        {
+            throw APIError.notFound("Dynamic Link Not Found: Short URL (\(record.domain)/\(record.code)) is no longer available.")
+        }
         // iOS unless the app is one of the project's Android apps (FDL's re-open API was iOS-only).
         var platform = AppPlatform.iOS
         if let bundle = request.bundleId, !bundle.isEmpty {
