@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RelinkCore
+import RelinkServer
 
 /// Reading routes.json from disk, with errors as the CLI prints them.
 enum ConfigurationFile {
@@ -20,11 +21,33 @@ enum ConfigurationFile {
 
     static func load(_ path: String) throws(CLIError) -> RelinkConfiguration {
         let data = try read(path)
+        let configuration: RelinkConfiguration
         do {
-            return try RelinkConfiguration(json: data)
+            configuration = try RelinkConfiguration(json: data)
         } catch {
             let lines = error.problems.map { "\(path): \($0)" }
             throw CLIError(message: "invalid configuration:\n" + lines.joined(separator: "\n"))
+        }
+        let unknown = unknownRuleFields(data)
+        guard unknown.isEmpty else {
+            throw CLIError(message: "invalid configuration:\n" + unknown.map { "\(path): \($0)" }.joined(separator: "\n"))
+        }
+        return configuration
+    }
+
+    /// A project's `rules` with a field rules do not take, checked as the API checks a body (`RequestBodyShape`, the
+    /// OpenAPI document's `LinkRules`): decoding alone would drop it, and a misspelt condition would make the rule
+    /// match every click.
+    static func unknownRuleFields(_ data: Data) -> [String] {
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let projects = root["projects"] as? [Any] else {
+            return []
+        }
+        return projects.enumerated().compactMap { index, project in
+            guard let rules = (project as? [String: Any])?["rules"], let json = try? JSONSerialization.data(withJSONObject: rules),
+                let unknown = RequestBodyShape.unknownField(in: json, schema: "LinkRules")
+            else { return nil }
+            let place = "projects[\(index)].rules" + (unknown.path.isEmpty ? "" : ".\(unknown.path)")
+            return "\(place).\(TerminalText.escaped(unknown.name.prefix(60))): unknown key (docs/rules.md lists a rule's keys)"
         }
     }
 

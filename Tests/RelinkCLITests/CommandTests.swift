@@ -42,6 +42,26 @@ struct CommandTests {
         #expect(Self.allCommands().count > 20)
     }
 
+    /// routes.json's rules are held to the rules' keys as the API holds a body: a misspelt condition would be dropped
+    /// and the rule would match every click.
+    @Test func aMisspeltRuleKeyInTheConfigurationIsRefused() throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "relink-rules-typo-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var root = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))) as? [String: Any])
+        var projects = try #require(root["projects"] as? [[String: Any]])
+        projects[0]["rules"] = ["rules": [["when": ["Countries": ["ES"]], "then": ["ofl": "https://pictlink.com/es"]]]]
+        root["projects"] = projects
+        try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
+        do {
+            _ = try ConfigurationFile.load(file)
+            Issue.record("loaded a rule with a misspelt key")
+        } catch {
+            #expect(error.message.hasSuffix("\(file): projects[0].rules.rules[0].when.Countries: unknown key (docs/rules.md lists a rule's keys)"))
+        }
+        #expect(ConfigurationFile.unknownRuleFields(try Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))).isEmpty)
+    }
+
     @Test func buildTakesAFlagPerParameter() throws {
         let command = try #require(try Relink.parseAsRoot(["build"] + Self.sample) as? BuildCommand)
         #expect(command.link.parameters.count == 5)
