@@ -16,6 +16,8 @@ struct URLPatternTests {
         ("^https://[a-z0-9-]+\\.pictlink\\.com/.*$", "https://eu-1.pictlink.com/x", true),
         ("^https://[a-z0-9-]+\\.pictlink\\.com/.*$", "https://EU.pictlink.com/x", false),
         ("^(?i)https://PICTLINK\\.com/.*$", "https://pictlink.COM/x", true),
+        ("(?i)^https://PICTLINK\\.com/.*$", "https://pictlink.COM/x", true),
+        ("(?i)^https://PICTLINK\\.com/.*$", "https://pictlink.COM.evil.example/x", false),
         ("^https://a\\.com/p/\\d{3,5}$", "https://a.com/p/1234", true),
         ("^https://a\\.com/p/\\d{3,5}$", "https://a.com/p/12", false),
         ("^https://a\\.com/p/\\d{3,5}$", "https://a.com/p/123456", false),

@@ -29,7 +29,10 @@ public struct URLPattern: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `SyntaxError` with the offset of the first problem, for unanchored or invalid patterns.
     public init(_ source: String) throws(SyntaxError) {
         self.source = source
-        let scalars = Array(source.unicodeScalars)
+        var scalars = Array(source.unicodeScalars)
+        // RE2 and FDL's examples also put the flag first, `(?i)^https://…$`: the same pattern as `^(?i)https://…$`.
+        let flagFirst = Array("(?i)^".unicodeScalars)
+        if scalars.starts(with: flagFirst) { scalars = ["^"] + flagFirst.dropLast() + scalars.dropFirst(flagFirst.count) }
         guard scalars.first == "^" else {
             throw SyntaxError(message: "the pattern must be anchored: start it with ^ (patterns match the whole URL)", offset: 0)
         }
