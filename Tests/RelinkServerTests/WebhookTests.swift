@@ -120,6 +120,17 @@ struct WebhookTests {
         return Hex.string(mac) == v1
     }
 
+    /// While deliveries flow the sender leases again at once, not a round later: two at a time per webhook would
+    /// otherwise mean two a second, however fast the receiver. Idle, it waits for the round.
+    @Test func theSenderLeasesAgainSoonWhileDeliveriesFlow() {
+        let interval = Duration.seconds(1)
+        #expect(WebhookService.pause(flowing: true, untilRound: .milliseconds(900), interval: interval) == WebhookService.flowingPause)
+        #expect(WebhookService.pause(flowing: false, untilRound: .milliseconds(900), interval: interval) == .milliseconds(900))
+        #expect(WebhookService.pause(flowing: false, untilRound: .milliseconds(-5), interval: interval) == .zero)
+        #expect(WebhookService.pause(flowing: true, untilRound: .seconds(1), interval: .milliseconds(10)) == .milliseconds(10))
+        #expect(WebhookService.flowingPause < .milliseconds(100))
+    }
+
     @Test func signedEventsOfLinksClicksAndInstalls() async throws {
         let receiver = Receiver()
         try await receiver.application().test(.live) { receiverClient in

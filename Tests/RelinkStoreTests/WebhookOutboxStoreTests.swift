@@ -43,6 +43,29 @@ struct WebhookOutboxStoreTests {
         }
     }
 
+    /// No webhook has more than two deliveries in flight, those leased in an earlier lease included: a slow receiver
+    /// never holds more of an instance's slots, and a finished delivery frees its webhook's place.
+    @Test(arguments: StoreKind.available) func aWebhookHasAtMostTwoDeliveriesInFlight(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let slow = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/slow", events: ["click"], secret: "s")
+            let other = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/b", events: ["click"], secret: "s")
+            try await store.enqueueDeliveries((0..<6).map { Self.delivery("s\($0)", webhook: slow.id) }, maximumPending: 100)
+            func lease(at offset: TimeInterval) async throws -> [String] {
+                try await store.leaseDeliveries(now: Date(timeIntervalSince1970: Self.start + offset), limit: 8, lease: .seconds(60)).map(\.0.id)
+                    .sorted()
+            }
+            #expect(try await lease(at: 1) == ["s0", "s1"])
+            #expect(try await lease(at: 2) == [])
+            try await store.enqueueDeliveries([Self.delivery("b0", webhook: other.id)], maximumPending: 100)
+            #expect(try await lease(at: 3) == ["b0"])
+            try await store.recordAttempt(
+                deliveryId: "s0", delivered: true, status: 200, error: nil, retryAt: nil, at: Date(timeIntervalSince1970: Self.start + 4))
+            #expect(try await lease(at: 5) == ["s2"])
+            // Leases run out (their instance stopped): those deliveries go out again, two of the slow webhook's.
+            #expect(try await lease(at: 70) == ["b0", "s1", "s2"])
+        }
+    }
+
     @Test(arguments: StoreKind.available) func finishedDeliveriesAreDeletedAfterTheirRetentionInBatches(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let webhook = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s")

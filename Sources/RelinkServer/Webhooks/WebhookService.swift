@@ -21,6 +21,8 @@ final class WebhookService: Service, Sendable {
     static let clickBufferCapacity = 10_000
     /// Deliveries in flight at once; each round leases what frees up, so a slow receiver holds one slot, not a round.
     static let concurrency = 8
+    /// How soon what is due is leased again while deliveries are in flight or were just started.
+    static let flowingPause = Duration.milliseconds(50)
     /// Click events a webhook takes per interval; past it they are dropped and counted (a flood of clicks on one
     /// project's links must not bury its other events, nor other projects').
     static let clicksPerWebhookPerInterval = 1000
@@ -243,16 +245,18 @@ final class WebhookService: Service, Sendable {
     }
 
     /// Leases as many due deliveries as there are free slots and starts sending them in `group`.
-    func startDue(in group: inout DiscardingTaskGroup) async {
+    /// - Returns: how many it started.
+    @discardableResult
+    func startDue(in group: inout DiscardingTaskGroup) async -> Int {
         let free = Self.concurrency - inFlight.withLockedValue { $0 }
-        guard free > 0 else { return }
+        guard free > 0 else { return 0 }
         let leased: [(WebhookDelivery, WebhookRecord)]
         do {
             leased = try await store.leaseDeliveries(now: Date(), limit: free, lease: lease)
         } catch {
             // Cut by a stop's deadline: nothing was leased, and the stop's own line says what it left.
             if !Task.isCancelled { logger.warning("webhook deliveries could not be leased: \(error)") }
-            return
+            return 0
         }
         for (delivery, webhook) in leased {
             inFlight.withLockedValue { $0 += 1 }
@@ -261,6 +265,13 @@ final class WebhookService: Service, Sendable {
                 self.inFlight.withLockedValue { $0 -= 1 }
             }
         }
+        return leased.count
+    }
+
+    /// How long the sender waits before it leases again: soon while deliveries flow (some in flight or just started),
+    /// so that a webhook's two at a time follow each other as fast as its receiver answers; else until the next round.
+    static func pause(flowing: Bool, untilRound: Duration, interval: Duration) -> Duration {
+        flowing ? min(flowingPause, interval) : max(.zero, untilRound)
     }
 
     /// One round, awaited: the clicks to the outbox, then what is due (for tests).
@@ -274,16 +285,27 @@ final class WebhookService: Service, Sendable {
         await withDiscardingTaskGroup { group in
             var rounds = 0
             var nextPurge = ContinuousClock.now
+            var nextRound = ContinuousClock.now + interval
+            var started = 0
             while true {
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                // While deliveries flow, what is due is leased again soon, not a round later: a webhook's two
+                // deliveries at a time would otherwise be two a second, however fast its receiver.
+                let flowing = started > 0 || inFlight.withLockedValue { $0 } > 0
+                let pause = Self.pause(flowing: flowing, untilRound: nextRound - .now, interval: interval)
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
                 // Shutting down: no new sends (they could outlast it); what is due goes from the next start or another
                 // instance. Sends in flight finish (the group waits for them).
                 if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                guard ContinuousClock.now >= nextRound else {
+                    started = await startDue(in: &group)
+                    continue
+                }
+                nextRound = .now + interval
                 rounds += 1
                 // Other instances' changes to webhooks arrive within 30 intervals.
                 if rounds % 30 == 0 { await reloadSubscriptions() }
                 await writeClicks()
-                await startDue(in: &group)
+                started = await startDue(in: &group)
                 // Beside the sends, not before them: a large backlog of old rows takes many writes.
                 if ContinuousClock.now >= nextPurge, purging.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
                     nextPurge = .now + Self.purgeInterval

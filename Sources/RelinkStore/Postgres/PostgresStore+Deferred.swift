@@ -288,13 +288,19 @@ extension PostgresStore {
         // SKIP LOCKED: instances leasing at once each get other rows, so every delivery goes out from one of them.
         return try await rows(
             """
-            WITH candidates AS (
-                -- At most two per webhook: one project's backlog (or one slow receiver) never holds back the others.
-                SELECT id FROM (
-                    SELECT id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
+            WITH flying AS (
+                SELECT webhook_id, count(*) AS c FROM webhook_deliveries
+                WHERE status = 'PENDING' AND leased_until >= \(time) GROUP BY webhook_id
+            ), candidates AS (
+                -- At most two per webhook in flight, those leased before included: one project's backlog (or one slow
+                -- receiver) never holds back the others.
+                SELECT c.id FROM (
+                    SELECT id, next_attempt_at, webhook_id,
+                        ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
                     FROM webhook_deliveries
                     WHERE status = 'PENDING' AND next_attempt_at <= \(time) AND (leased_until IS NULL OR leased_until < \(time))
-                ) c WHERE n <= 2 ORDER BY next_attempt_at LIMIT \(limit)
+                ) c LEFT JOIN flying f ON f.webhook_id = c.webhook_id
+                WHERE c.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight) ORDER BY c.next_attempt_at LIMIT \(limit)
             ), due AS (
                 -- The conditions again: a row another instance has just leased is read afresh here, and skipped.
                 SELECT id FROM webhook_deliveries

@@ -14,7 +14,7 @@ public protocol WebhookRepository: Sendable {
     @discardableResult
     func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int
     /// Leases up to `limit` pending deliveries due at `now` whose lease has run out, for `lease`: each is handed to
-    /// one caller at a time, across instances.
+    /// one caller at a time, across instances, and no webhook has more than `webhookDeliveriesInFlight` leased at once.
     func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)]
     /// Records an attempt: delivered, to be retried at `retryAt`, or given up (failed) when `retryAt` is nil.
     func recordAttempt(
@@ -26,4 +26,9 @@ public protocol WebhookRepository: Sendable {
     /// outbox's retention); pending ones are never touched.
     /// - Returns: how many were deleted; `limit` means there may be more.
     func purgeFinishedDeliveries(before: Date, limit: Int) async throws -> Int
+}
+
+extension WebhookRepository {
+    /// The most deliveries of one webhook in flight at once, across instances: a slow receiver holds no more slots.
+    public static var webhookDeliveriesInFlight: Int { 2 }
 }

@@ -534,19 +534,25 @@ extension SQLiteStore {
         return try await write { db in
             let rows = try Row.fetchAll(
                 db,
-                // At most two per webhook: one project's backlog (or one slow receiver) never holds back the others.
+                // At most two per webhook in flight, those leased before included: one project's backlog (or one
+                // slow receiver) never holds back the others.
                 sql: """
+                    WITH flying AS (
+                        SELECT webhook_id, count(*) AS c FROM webhook_deliveries
+                        WHERE status = 'PENDING' AND leased_until >= :now GROUP BY webhook_id
+                    )
                     SELECT \(WebhookDelivery.leasedColumns) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                     WHERE d.id IN (
-                        SELECT id FROM (
-                            SELECT id, next_attempt_at,
+                        SELECT c.id FROM (
+                            SELECT id, next_attempt_at, webhook_id,
                                 ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
                             FROM webhook_deliveries
-                            WHERE status = 'PENDING' AND next_attempt_at <= ? AND (leased_until IS NULL OR leased_until < ?)
-                        ) WHERE n <= 2 ORDER BY next_attempt_at LIMIT ?
+                            WHERE status = 'PENDING' AND next_attempt_at <= :now AND (leased_until IS NULL OR leased_until < :now)
+                        ) c LEFT JOIN flying f ON f.webhook_id = c.webhook_id
+                        WHERE c.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight) ORDER BY c.next_attempt_at LIMIT :limit
                     )
                     """,
-                arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, limit])
+                arguments: ["now": now.timeIntervalSince1970, "limit": limit])
             let leased = try rows.map { (try WebhookDelivery(row: $0), try WebhookRecord(row: $0, prefix: "w_")) }
             let statement = try db.cachedStatement(sql: "UPDATE webhook_deliveries SET leased_until = ? WHERE id = ?")
             for (delivery, _) in leased { try statement.execute(arguments: [until, delivery.id]) }
