@@ -101,7 +101,7 @@ struct ApplicationParts {
         webhookFetcher.timeout = configuration.webhookTimeout
         let webhooks = WebhookService(
             store: store, fetcher: webhookFetcher, interval: configuration.webhookInterval, lease: configuration.webhookLease,
-            retryBase: configuration.webhookRetryBase, logger: logger)
+            retryBase: configuration.webhookRetryBase, logger: logger, outages: outages)
         let knowsCountries = configuration.countryHeader != nil || configuration.countryDatabase != nil
         let service = ShortLinkService(resolver: resolver, previews: previews, webhooks: webhooks, knowsCountries: knowsCountries)
         if !knowsCountries {

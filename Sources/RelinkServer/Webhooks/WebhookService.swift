@@ -53,6 +53,8 @@ final class WebhookService: Service, Sendable {
     private let subscriptions = NIOLockedValueBox<(byProject: [String: [WebhookRecord]], loaded: ContinuousClock.Instant?)>(([:], nil))
     private let clicks: BufferedWriter<WebhookClickBuffer>
     private let inFlight = NIOLockedValueBox(0)
+    /// Where the store's failures are counted and logged, once per 10 seconds in an outage (else each is logged).
+    private let outages: StoreOutageLog?
     /// Whether any project has a webhook: a click on a server without any takes no lock.
     private let anySubscription = ManagedAtomic(false)
     /// Events dropped because their webhook had `maximumPending` deliveries waiting, since last logged.
@@ -62,8 +64,10 @@ final class WebhookService: Service, Sendable {
 
     init(
         store: any RelinkStore, fetcher: SafeFetcher, interval: Duration = .seconds(1), lease: Duration = .seconds(60),
-        retryBase: Duration = .seconds(30), maximumPending: Int = WebhookService.maximumPendingPerWebhook, logger: Logger
+        retryBase: Duration = .seconds(30), maximumPending: Int = WebhookService.maximumPendingPerWebhook, logger: Logger,
+        outages: StoreOutageLog? = nil
     ) {
+        self.outages = outages
         self.lease = lease
         self.maximumPending = maximumPending
         let (seconds, attoseconds) = retryBase.components
@@ -76,7 +80,7 @@ final class WebhookService: Service, Sendable {
         self.overPending = overPending
         clicks = BufferedWriter(
             buffer: { WebhookClickBuffer(capacity: Self.clickBufferCapacity, perWebhook: Self.clicksPerWebhookPerInterval) }, queue: nil,
-            metrics: nil, outages: nil, logger: logger, failureMessage: { count, _ in "\(count) click webhook events not written to the outbox" },
+            metrics: nil, outages: outages, logger: logger, failureMessage: { count, _ in "\(count) click webhook events not written to the outbox" },
             write: { batches in
                 let dropped = try await store.enqueueDeliveries(batches[0], maximumPending: maximumPending)
                 overPending.wrappingIncrement(by: dropped, ordering: .relaxed)
@@ -143,7 +147,7 @@ final class WebhookService: Service, Sendable {
             subscriptions.withLockedValue { $0 = (Dictionary(grouping: all, by: \.projectId), .now) }
             anySubscription.store(!all.isEmpty, ordering: .relaxed)
         } catch {
-            logger.warning("webhooks could not be read: \(error)")
+            reportStoreFailure("webhooks could not be read", error: error)
         }
     }
 
@@ -192,7 +196,7 @@ final class WebhookService: Service, Sendable {
                 deliveryId: delivery.id, delivered: delivered, status: status.map { Int($0) }, error: failure, retryAt: retryAt, at: Date())
         } catch {
             // The lease runs out and the delivery goes again: a receiver may see it twice (Relink-Delivery says so).
-            logger.warning("webhook delivery \(delivery.id) could not be recorded: \(error)")
+            reportStoreFailure("webhook delivery \(delivery.id) could not be recorded", error: error)
         }
     }
 
@@ -255,7 +259,7 @@ final class WebhookService: Service, Sendable {
             leased = try await store.leaseDeliveries(now: Date(), limit: free, lease: lease)
         } catch {
             // Cut by a stop's deadline: nothing was leased, and the stop's own line says what it left.
-            if !Task.isCancelled { logger.warning("webhook deliveries could not be leased: \(error)") }
+            if !Task.isCancelled { reportStoreFailure("webhook deliveries could not be leased", error: error) }
             return 0
         }
         for (delivery, webhook) in leased {
@@ -266,6 +270,12 @@ final class WebhookService: Service, Sendable {
             }
         }
         return leased.count
+    }
+
+    /// A store failure of the sender's: through the outage log when there is one, so an outage is a line per 10
+    /// seconds (with its count), not one per lease.
+    private func reportStoreFailure(_ message: String, error: any Error) {
+        if let outages { outages.report("webhooks", message, error: error) } else { logger.warning("\(message): \(error)") }
     }
 
     /// How long the sender waits before it leases again: soon while deliveries flow (some in flight or just started),
