@@ -120,8 +120,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve /metrics (Prometheus) on this port of --metrics-host only (default: not served).", valueName: "port"))
     var metricsPort: Int?
 
-    @Option(help: ArgumentHelp("The address the metrics port listens on.", valueName: "address"))
-    var metricsHost: String = "127.0.0.1"
+    @Option(help: ArgumentHelp("The address the metrics port listens on (default: 127.0.0.1); only with --metrics-port.", valueName: "address"))
+    var metricsHost: String?
 
     @Option(
         help: ArgumentHelp(
@@ -135,8 +135,8 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "port"))
     var consolePort: Int?
 
-    @Option(help: ArgumentHelp("The address the console port listens on.", valueName: "address"))
-    var consoleHost: String = "127.0.0.1"
+    @Option(help: ArgumentHelp("The address the console port listens on (default: 127.0.0.1); only with --console-port.", valueName: "address"))
+    var consoleHost: String?
 
     @Flag(help: "Serve no web console (/console is then a link path like any other).")
     var noConsole = false
@@ -157,7 +157,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The file holding the secret client addresses are hashed with, created (mode 0600) when absent (default: $RELINK_SECRET_FILE, else ~/.config/relink/secret). $RELINK_SECRET, when set, is the secret itself.",
+            "The file holding the secret client addresses are hashed with, created (mode 0600) when absent (default: $RELINK_SECRET_FILE, else $XDG_CONFIG_HOME/relink/secret, else ~/.config/relink/secret). $RELINK_SECRET, when set, is the secret itself.",
             valueName: "file"))
     var secretFile: String?
 
@@ -365,24 +365,29 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Where the console goes: the main port, its own port, or nowhere.
-    static func consoleEndpoint(port: Int?, host: String, disabled: Bool) throws -> ConsoleEndpoint {
+    static func consoleEndpoint(port: Int?, host: String?, disabled: Bool) throws -> ConsoleEndpoint {
         if disabled {
             guard port == nil else { throw CLIError.usage("--no-console and --console-port cannot go together") }
             return .disabled
         }
-        guard let port else { return .mainPort }
+        guard let port else {
+            // Said rather than ignored: whoever gives it means the console to listen there.
+            if host != nil { throw CLIError.usage("--console-host has no effect without --console-port") }
+            return .mainPort
+        }
         guard (0...65535).contains(port) else { throw CLIError.usage("--console-port must be 0 to 65535, got \(port)") }
-        return .port(host: host, port: port)
+        return .port(host: host ?? "127.0.0.1", port: port)
     }
 
     /// Where /metrics goes: its own port, the main port behind a token, or nowhere.
-    static func metricsEndpoint(port: Int?, host: String, token: String?) throws -> MetricsEndpoint {
+    static func metricsEndpoint(port: Int?, host: String?, token: String?) throws -> MetricsEndpoint {
         let token = token.flatMap { $0.isEmpty ? nil : $0 }
         if let token, token.utf8.count < 16 { throw CLIError.usage("--metrics-token must be at least 16 characters") }
         if let port {
             guard (0...65535).contains(port) else { throw CLIError.usage("--metrics-port must be 0 to 65535, got \(port)") }
-            return .port(host: host, port: port, token: token)
+            return .port(host: host ?? "127.0.0.1", port: port, token: token)
         }
+        if host != nil { throw CLIError.usage("--metrics-host has no effect without --metrics-port") }
         return token.map { .token($0) } ?? .disabled
     }
 

@@ -12,7 +12,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .customLong("database"),
         help:
-            "A PostgreSQL URL, postgres://user:password@host:5432/database[?sslmode=disable|prefer|require|verify-ca|verify-full&sslrootcert=PATH|system&sslcert=PATH&sslkey=PATH&schema=…], for several instances (default: $RELINK_DATABASE_URL). See docs/deployment.md."
+            "A PostgreSQL URL, postgres://user:password@host:5432/database[?sslmode=disable|prefer|require|verify-ca|verify-full&sslrootcert=PATH|system&sslcert=PATH&sslkey=PATH&schema=…&pool_max_conns=N&wait_timeout=SECONDS], for several instances (default: $RELINK_DATABASE_URL). See docs/deployment.md."
     )
     var databaseURL: String?
 

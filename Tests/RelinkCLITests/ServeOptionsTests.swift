@@ -32,6 +32,8 @@ struct ServeOptionsTests {
         (["--dev-host", "pictlink", "--host", "0.0.0.0"], "--dev-host is for local development: it needs a loopback --host"),
         (["--dev-host", "pictlink", "--trust-forwarded-headers"], "--dev-host is for local development, not behind a proxy"),
         (["--country-header", "CF-IPCountry"], "--country-header needs --trust-forwarded-headers"),
+        (["--metrics-host", "0.0.0.0"], "--metrics-host has no effect without --metrics-port"),
+        (["--console-host", "0.0.0.0"], "--console-host has no effect without --console-port"),
     ])
     func badValuesAreUsageErrors(_ arguments: [String], _ message: String) async throws {
         let error = try await Self.usageError(arguments)
@@ -40,11 +42,11 @@ struct ServeOptionsTests {
     }
 
     @Test func metricsGoWhereTheFlagsSay() throws {
-        #expect(try ServeCommand.metricsEndpoint(port: nil, host: "127.0.0.1", token: nil) == .disabled)
-        #expect(try ServeCommand.metricsEndpoint(port: nil, host: "127.0.0.1", token: "") == .disabled)
-        #expect(
-            try ServeCommand.metricsEndpoint(port: nil, host: "127.0.0.1", token: "0123456789abcdef") == .token("0123456789abcdef"))
+        #expect(try ServeCommand.metricsEndpoint(port: nil, host: nil, token: nil) == .disabled)
+        #expect(try ServeCommand.metricsEndpoint(port: nil, host: nil, token: "") == .disabled)
+        #expect(try ServeCommand.metricsEndpoint(port: nil, host: nil, token: "0123456789abcdef") == .token("0123456789abcdef"))
         #expect(
             try ServeCommand.metricsEndpoint(port: 9464, host: "0.0.0.0", token: nil) == .port(host: "0.0.0.0", port: 9464, token: nil))
+        #expect(try ServeCommand.metricsEndpoint(port: 9464, host: nil, token: nil) == .port(host: "127.0.0.1", port: 9464, token: nil))
     }
 }

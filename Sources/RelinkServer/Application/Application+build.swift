@@ -29,7 +29,11 @@ public func buildApplication(configuration: ServerConfiguration) throws -> some 
         services: parts.services,
         onServerRunning: { channel in
             if let port = channel.localAddress?.port { await configuration.onServerRunning?(port) }
-            let address = channel.localAddress.map { "\($0.ipAddress ?? configuration.host):\($0.port ?? configuration.port)" }
+            // An IPv6 address goes in brackets, or the URL is not one.
+            let address = channel.localAddress.map { local in
+                let host = local.ipAddress ?? configuration.host
+                return "\(host.contains(":") ? "[\(host)]" : host):\(local.port ?? configuration.port)"
+            }
             logger.info(
                 "Relink listening on http://\(address ?? "\(configuration.host):\(configuration.port)"); \(configuration.store.description); serving \(summary)"
             )
