@@ -128,6 +128,41 @@ struct DoctorCommandTests {
         #expect(checks.first?.message.contains("entit") == true, "\(checks)")
     }
 
+    /// Android compares an intent filter's scheme and host as written, and a Unicode look-alike (the Kelvin sign) is
+    /// not its ASCII letter anywhere: neither passes.
+    @Test func capitalsAndLookAlikesInHostsAndSchemesFail() throws {
+        func manifest(scheme: String, host: String) -> String {
+            """
+            <manifest xmlns:android="http://schemas.android.com/apk/res/android" package="jp.furyu.pictlink.android"><application>
+            <activity android:name=".Main"><intent-filter android:autoVerify="true"><action android:name="android.intent.action.VIEW"/>
+            <category android:name="android.intent.category.DEFAULT"/><category android:name="android.intent.category.BROWSABLE"/>
+            <data android:scheme="\(scheme)" android:host="\(host)"/><data android:host="pictlink.com" android:pathPrefix="/links/"/>
+            </intent-filter></activity></application></manifest>
+            """
+        }
+        for (scheme, host, named) in [
+            ("https", "GO.PICTLINK.COM", #"android:host="GO.PICTLINK.COM""#), ("HTTPS", "go.pictlink.com", #"android:scheme="HTTPS""#),
+            ("https", "go.pictlin\u{212A}.com", "android:host=\"go.pictlin\u{212A}.com\""),
+        ] {
+            let checks = AppDoctor.manifest(Array(manifest(scheme: scheme, host: host).utf8), file: "m.xml", project: try Self.pictlink())
+            #expect(checks.contains { $0.status == .fail && $0.message.hasPrefix(named) }, "\(checks)")
+            #expect(!checks.contains { $0.status == .pass && $0.message.contains("go.pictlink.com opens in the app") }, "\(checks)")
+        }
+        #expect(AppDoctor.entry("applinks:go.pictlink.com", service: "applinks", covers: "go.pictlink.com"))
+        #expect(AppDoctor.entry("AppLinks:GO.pictlink.com", service: "applinks", covers: "go.pictlink.com"))
+        #expect(!AppDoctor.entry("applin\u{212A}s:go.pictlink.com", service: "applinks", covers: "go.pictlink.com"))
+        #expect(!AppDoctor.entry("applinks:go.pictlin\u{212A}.com", service: "applinks", covers: "go.pictlink.com"))
+    }
+
+    /// A component that asks for a query item or a fragment opens no link without them, as Relink's links are.
+    @Test func aComponentThatAsksForAQueryOpensNoBareLink() {
+        let detail: [String: Any] = ["components": [["/": "*", "?": ["utm_source": "?*"]]]]
+        #expect(!AppDoctor.opens("/Ab3x", detail: detail, caseSensitive: true))
+        #expect(!AppDoctor.opens("/Ab3x", detail: ["components": [["/": "*", "#": "top"]]], caseSensitive: true))
+        #expect(AppDoctor.opens("/Ab3x", detail: ["components": [["/": "*", "?": "*", "#": "*"]]], caseSensitive: true))
+        #expect(AppDoctor.opens("/ab3x", detail: ["components": [["/": "/AB3X", "caseSensitive": false]]], caseSensitive: true))
+    }
+
     @Test func refusesAManifestWithEntities() throws {
         let quadratic = """
             <?xml version="1.0"?>

@@ -191,27 +191,40 @@ extension AppDoctor {
         return checks
     }
 
-    /// Whether an `applinks` detail opens `path`: its `components` (iOS 13+) or else its `paths` (`NOT ` excludes),
-    /// the first match deciding; `*` any run of characters, `?` one.
+    /// Whether an `applinks` detail opens `path` (a link without query or fragment, as Relink's are): its
+    /// `components` (iOS 13+) or else its `paths` (`NOT ` excludes), the first match deciding; `*` any run of
+    /// characters, `?` one.
     static func opens(_ path: String, detail: [String: Any], caseSensitive: Bool) -> Bool {
-        let subject = caseSensitive ? path : path.lowercased()
-        func matches(_ pattern: String) -> Bool {
-            AASAPattern.matches(subject, caseSensitive ? pattern : pattern.lowercased())
+        func matches(_ pattern: String, caseSensitive: Bool) -> Bool {
+            caseSensitive ? AASAPattern.matches(path, pattern) : AASAPattern.matches(path.lowercased(), pattern.lowercased())
         }
         if let components = detail["components"] as? [[String: Any]] {
             for component in components {
-                // A component without "/" matches every path.
-                guard matches(component["/"] as? String ?? "*") else { continue }
+                // A component without "/" matches every path; one that asks for a query item or a fragment ("?",
+                // "#" other than "*") matches no link without them.
+                let sensitive = component["caseSensitive"] as? Bool ?? caseSensitive
+                guard matches(component["/"] as? String ?? "*", caseSensitive: sensitive), Self.takesNoQueryOrFragment(component) else { continue }
                 return (component["exclude"] as? Bool) != true
             }
             return false
         }
         for entry in detail["paths"] as? [String] ?? [] {
             let excluded = entry.hasPrefix("NOT ")
-            guard matches(excluded ? String(entry.dropFirst(4)) : entry) else { continue }
+            guard matches(excluded ? String(entry.dropFirst(4)) : entry, caseSensitive: caseSensitive) else { continue }
             return !excluded
         }
         return false
+    }
+
+    /// Whether a component matches a link without query and fragment: its "?" and "#", when given, take anything.
+    static func takesNoQueryOrFragment(_ component: [String: Any]) -> Bool {
+        func any(_ value: Any?) -> Bool {
+            guard let value else { return true }
+            if let pattern = value as? String { return pattern == "*" }
+            if let items = value as? [String: Any] { return items.isEmpty }
+            return false
+        }
+        return any(component["?"]) && any(component["#"])
     }
 }
 

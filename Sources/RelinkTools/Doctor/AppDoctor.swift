@@ -118,12 +118,18 @@ public enum AppDoctor {
     /// covers `host` for `service`.
     static func entry(_ entry: String, service: String, covers host: String) -> Bool {
         let prefix = service + ":"
-        guard entry.lowercased().hasPrefix(prefix) else { return false }
+        // ASCII case only: Unicode's mapping would take the Kelvin sign for a k, a domain no device asks for.
+        guard asciiLowercased(entry).hasPrefix(prefix) else { return false }
         var domain = entry.dropFirst(prefix.count)
         if let mark = domain.firstIndex(of: "?") { domain = domain[..<mark] }
-        let pattern = domain.lowercased()
+        let pattern = asciiLowercased(domain)
         if pattern.hasPrefix("*.") { return host.hasSuffix(pattern.dropFirst(1)) && host.count > pattern.count - 1 }
         return pattern == host
+    }
+
+    /// `text` with A–Z lowered and every other byte kept.
+    static func asciiLowercased(_ text: some StringProtocol) -> String {
+        String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     // MARK: Android manifest
@@ -151,6 +157,17 @@ public enum AppDoctor {
                     : Check(
                         file, .fail, "package \(package) is not one of the project's (\(packages.joined(separator: ", ")))",
                         fix: "add it to android[] in routes.json with its signing certificate's SHA-256"))
+        }
+        // Android compares schemes and hosts as written: a capital (or a look-alike outside ASCII) never matches.
+        for filter in filters {
+            for value in filter.hosts.map({ ("host", $0) }) + filter.schemes.sorted().map({ ("scheme", $0) })
+            where value.1 != Self.asciiLowercased(value.1) || !value.1.utf8.allSatisfy({ $0 < 0x80 }) {
+                checks.append(
+                    Check(
+                        file, .fail,
+                        "android:\(value.0)=\"\(value.1)\" (intent-filter at line \(filter.line)) is not lowercase ASCII: Android compares it as written, so no link matches it",
+                        fix: "write it in lowercase ASCII (hosts in their xn-- form)"))
+            }
         }
         for prefix in project.domains {
             let paths = [prefix.path + "/Ab3x"] + project.routes.map { prefix.path + Self.examplePath($0.path) }

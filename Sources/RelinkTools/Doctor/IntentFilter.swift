@@ -33,8 +33,9 @@ struct IntentFilter {
             case "action": child.attribute("name", namespace: android).map { _ = actions.insert($0) }
             case "category": child.attribute("name", namespace: android).map { _ = categories.insert($0) }
             case "data":
-                if let scheme = child.attribute("scheme", namespace: android) { schemes.insert(scheme.lowercased()) }
-                if let host = child.attribute("host", namespace: android) { hosts.append(host.lowercased()) }
+                // As written: Android compares schemes and hosts case-sensitively (AppDoctor says so of capitals).
+                if let scheme = child.attribute("scheme", namespace: android) { schemes.insert(scheme) }
+                if let host = child.attribute("host", namespace: android) { hosts.append(host) }
                 if let path = child.attribute("path", namespace: android) { paths.append(.exact(path)) }
                 if let path = child.attribute("pathPrefix", namespace: android) { paths.append(.prefix(path)) }
                 if let path = child.attribute("pathSuffix", namespace: android) { paths.append(.suffix(path)) }
