@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import NIOCore
+import NIOPosix
 import RelinkCore
 import RelinkTestSupport
 import Testing
@@ -152,6 +153,21 @@ struct DoctorCommandTests {
         #expect(AppDoctor.entry("AppLinks:GO.pictlink.com", service: "applinks", covers: "go.pictlink.com"))
         #expect(!AppDoctor.entry("applin\u{212A}s:go.pictlink.com", service: "applinks", covers: "go.pictlink.com"))
         #expect(!AppDoctor.entry("applinks:go.pictlin\u{212A}.com", service: "applinks", covers: "go.pictlink.com"))
+    }
+
+    /// A server that takes the connection and never answers the TLS handshake gets the fetch's own timeout, not the
+    /// HTTP client's 10 s connect timeout on top of it.
+    @Test(.measuresTime) func aHandshakeThatNeverEndsTakesTheFetchsTimeout() async throws {
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(silent.localAddress?.port)
+        let started = ContinuousClock.now
+        let checks = await AppDoctor.deployment("https://127.0.0.1:\(port)", project: try Self.pictlink(), timeout: .seconds(1))
+        let elapsed = ContinuousClock.now - started
+        try await silent.close()
+        #expect(checks.allSatisfy { $0.status == .fail } && checks.first?.message.contains("no complete answer in 1 s") == true, "\(checks)")
+        #expect(elapsed < .seconds(8), "\(elapsed)")
     }
 
     /// A component that asks for a query item or a fragment opens no link without them, as Relink's links are.

@@ -15,8 +15,10 @@ extension AppDoctor {
             return [Check(url, .fail, "is not a deployment URL (scheme, host and port only)", fix: "pass --url https://go.example.com")]
         }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        // A refused connection is an answer: no retrying until the deadline.
+        // A refused connection is an answer: no retrying until the deadline. A connection (its TLS handshake too)
+        // gets no longer than the whole fetch, or a server that never finishes the handshake would hold it 30 s.
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = timeout
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         var checks: [Check] = []
         let expected = AssociationFiles.generate(for: RelinkConfiguration(projects: [project])).filter { onlyHost == nil || $0.host == onlyHost }
@@ -73,7 +75,7 @@ extension AppDoctor {
 
     /// Whether a fetch failed on its deadline: the one around it, or the HTTP client's own, whichever fired first.
     static func timedOut(_ error: any Error) -> Bool {
-        error is DeadlineExceeded || (error as? HTTPClientError) == .deadlineExceeded
+        error is DeadlineExceeded || (error as? HTTPClientError) == .deadlineExceeded || (error as? HTTPClientError) == .connectTimeout
     }
 
     /// `scheme://host[:port]` of a deployment URL, an IPv6 address in brackets; nil when it has no scheme or host.

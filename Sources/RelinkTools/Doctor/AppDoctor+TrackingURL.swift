@@ -58,6 +58,7 @@ extension AppDoctor {
         }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = timeout
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         // One deadline for the whole chain: a service (or a loop between tracking domains) that answers each request
         // just in time must not keep the doctor for every hop's timeout.

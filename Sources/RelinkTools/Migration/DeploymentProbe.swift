@@ -68,6 +68,8 @@ public struct DeploymentProbe: Sendable {
         // A client of its own: redirects are answers here, never followed.
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        // A connection (its TLS handshake too) gets no longer than a request.
+        configuration.timeout.connect = timeout
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -94,7 +96,7 @@ public struct DeploymentProbe: Sendable {
                 let response = try await client.execute(request, deadline: deadline)
                 return (response, try await Self.read(response.body, limit: Self.maximumPageBytes))
             }
-        } catch is DeadlineExceeded {
+        } catch let error where AppDoctor.timedOut(error) {
             throw ProbeError.unreachable(record.shortLink, underlying: "no complete answer in \(timeout.nanoseconds / 1_000_000_000) s")
         } catch {
             throw ProbeError.unreachable(record.shortLink, underlying: "\(error)")
