@@ -25,12 +25,13 @@ enum ConfigurationFile {
         do {
             configuration = try RelinkConfiguration(json: data)
         } catch {
-            let lines = error.problems.map { "\(path): \($0)" }
+            // One line a problem: a value it quotes cannot start a line of its own (a forged "valid").
+            let lines = error.problems.map { "\(TerminalText.escaped(path)): \(TerminalText.escaped($0.description))" }
             throw CLIError(message: "invalid configuration:\n" + lines.joined(separator: "\n"))
         }
         let unknown = unknownRuleFields(data)
         guard unknown.isEmpty else {
-            throw CLIError(message: "invalid configuration:\n" + unknown.map { "\(path): \($0)" }.joined(separator: "\n"))
+            throw CLIError(message: "invalid configuration:\n" + unknown.map { "\(TerminalText.escaped(path)): \($0)" }.joined(separator: "\n"))
         }
         return configuration
     }

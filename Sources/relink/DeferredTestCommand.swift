@@ -100,9 +100,11 @@ struct DeferredTestCommand: AsyncParsableCommand {
         } catch {
             throw error.cliError
         }
-        for warning in minted.warning { Console.error("warning: \(warning.warningCode): \(TerminalText.escaped(warning.warningMessage))") }
+        for warning in minted.warning {
+            Console.error("warning: \(TerminalText.escaped(warning.warningCode)): \(TerminalText.escaped(warning.warningMessage))")
+        }
         Console.print("Open this link on the test device, with the app deleted:")
-        Console.print("  \(minted.shortLink)")
+        Console.print("  \(TerminalText.escaped(minted.shortLink))")
         Console.print(
             "Then install and run your development build: its first launch claims the click. Watching for \(Int(timeout)) s (Ctrl-C stops).")
         if !project.deferred.debug {

@@ -87,8 +87,9 @@ struct MintCommand: AsyncParsableCommand {
             throw error.cliError
         }
         for warning in response.warning {
-            Console.error("warning: \(warning.warningCode): \(TerminalText.escaped(warning.warningMessage))")
+            Console.error("warning: \(TerminalText.escaped(warning.warningCode)): \(TerminalText.escaped(warning.warningMessage))")
         }
-        Console.print(json ? try Console.json(response) : response.shortLink)
+        // One line, whatever the server sent: a script reads it as the link.
+        Console.print(json ? try Console.json(response) : TerminalText.escaped(response.shortLink))
     }
 }

@@ -42,6 +42,28 @@ struct CommandTests {
         #expect(Self.allCommands().count > 20)
     }
 
+    /// A configuration error quotes the file's values on its own line: a line feed in one cannot print a line of its
+    /// own (a forged "valid").
+    @Test func aConfigurationErrorQuotesAValueOnOneLine() throws {
+        let file = FileManager.default.temporaryDirectory.appending(path: "relink-config-lf-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var root = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))) as? [String: Any])
+        var projects = try #require(root["projects"] as? [[String: Any]])
+        projects[0]["domains"] = ["https://evil.example\n✓ routes.json: valid"]
+        root["projects"] = projects
+        try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
+        do {
+            _ = try ConfigurationFile.load(file)
+            Issue.record("loaded a domain with a line feed")
+        } catch {
+            let lines = error.message.split(separator: "\n")
+            #expect(lines.first == "invalid configuration:")
+            #expect(lines.dropFirst().allSatisfy { $0.hasPrefix(file + ": ") }, "\(error.message)")
+            #expect(error.message.contains("\\u{A}✓ routes.json: valid"), "\(error.message)")
+        }
+    }
+
     /// routes.json's rules are held to the rules' keys as the API holds a body: a misspelt condition would be dropped
     /// and the rule would match every click.
     @Test func aMisspeltRuleKeyInTheConfigurationIsRefused() throws {
