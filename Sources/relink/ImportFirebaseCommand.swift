@@ -108,6 +108,8 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         }
         progress.finish()
         for line in Self.report(summary, options: options) { Console.print(line) }
+        // A lost or emptied export must not look like an import that went well.
+        if summary.rows == 0 { throw CLIError(message: "'\(TerminalText.escaped(file))' has no rows: nothing was imported (is it the export?)") }
         if summary.invalid > 0 || summary.conflicts > 0 { throw CLIError(message: Self.verdict(summary, options)) }
         if summary.notWritten > 0 {
             throw CLIError(
@@ -175,7 +177,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         if options.dryRun { return "dry run: \(summary.invalid) invalid row(s) and \(summary.conflicts) conflict(s)" }
         if !summary.written, !options.continueOnError {
             return "nothing was imported: fix the rows above, or pass --continue-on-error to import the valid ones"
-                + (summary.conflicts > 0 ? " (or --update to overwrite the conflicting links)" : "")
+                + (summary.conflicts > summary.duplicates ? " (or --update to overwrite the conflicting links)" : "")
         }
         return "imported what was valid; \(summary.invalid) invalid row(s) and \(summary.conflicts) conflict(s) were not"
     }

@@ -183,6 +183,12 @@ struct FirebaseMigrationTests {
         let piped = await Self.run(["import", "firebase", fifo] + common)
         #expect(piped.error?.message.contains("is not a regular file") == true, "\(piped)")
 
+        // A file without rows (emptied, or the header alone) is not an import that went well.
+        let headerOnly = folder.appending(path: "header.csv").path
+        try (Self.header + "\n").write(toFile: headerOnly, atomically: true, encoding: .utf8)
+        let empty = await Self.run(["import", "firebase", headerOnly] + common)
+        #expect(empty.error?.message == "'\(headerOnly)' has no rows: nothing was imported (is it the export?)", "\(empty)")
+
         for map in [csv, folder.appending(path: "notes.txt").path] {
             if map != csv { try "keep me".write(toFile: map, atomically: true, encoding: .utf8) }
             let before = try String(contentsOfFile: map, encoding: .utf8)
@@ -190,7 +196,6 @@ struct FirebaseMigrationTests {
             #expect(refused.error?.message == "'\(map)' exists: --rehome-map writes a new file; remove it or name another")
             #expect(try String(contentsOfFile: map, encoding: .utf8) == before)
         }
-        #expect(!FileManager.default.fileExists(atPath: database))
     }
 
     /// `relink verify --url` against a live server gives the offline answer, line for line, for a project as FDL had

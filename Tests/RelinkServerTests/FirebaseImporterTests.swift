@@ -243,6 +243,18 @@ struct FirebaseImporterTests {
         #expect(link.parameters.link == "https://pictlink.com/b2" && !link.archived && link.name == "Renamed")
     }
 
+    /// A code twice in the file is for the file's author to settle: `--update` does not (either row could be meant),
+    /// only `--continue-on-error` imports the rest.
+    @Test func aCodeTwiceInTheFileBlocksTheImportEvenWithUpdate() async throws {
+        let store = try SQLiteStore()
+        let rows = [Self.row("dupA", link: "https://pictlink.com/first"), Self.row("dupA", link: "https://pictlink.com/second"), Self.row("b1")]
+        let updating = try await Self.run(rows, store: store) { $0.update = true }
+        #expect(!updating.written && updating.duplicates == 1 && updating.conflicts == 1, "\(updating)")
+        #expect(try await store.link(domain: "https://go.pictlink.com", code: "b1") == nil)
+        let continuing = try await Self.run(rows, store: store) { $0.continueOnError = true }
+        #expect(continuing.written && continuing.imported == 2, "\(continuing)")
+    }
+
     /// The second pass writes what the first one checked; rows it does not write (the file cut short or changed, a
     /// link minted in between) are counted, never passed over in silence, and a run again writes them.
     @Test func rowsTheSecondPassDoesNotWriteAreCounted() async throws {

@@ -47,6 +47,9 @@ public struct FirebaseImporter: Sendable {
         public var updated = 0
         public var unchanged = 0
         public var conflicts = 0
+        /// The conflicts that are a code appearing again in the file (counted in `conflicts` too): `--update` cannot
+        /// settle them, since either row could be meant.
+        public var duplicates = 0
         public var invalid = 0
         public var archived = 0
         /// Rows on a Google domain that are (or, when nothing was written, would be) on `Options.rehome`.
@@ -254,6 +257,7 @@ public struct FirebaseImporter: Sendable {
             let draft = checked?.draft
             if let draft, try !seen.insert(domain: draft.domain, code: draft.code) {
                 summary.conflicts += 1
+                summary.duplicates += 1
                 summary.report(Problem(row: row, shortLink: draft.domain + "/" + draft.code, reason: "the code appears earlier in the file"))
                 return
             }
@@ -291,9 +295,11 @@ public struct FirebaseImporter: Sendable {
             if number % options.batchSize == 0 { progress(1, summary.rows) }
         }
         progress(1, summary.rows)
-        let blocked = !options.continueOnError && (summary.invalid > 0 || (summary.conflicts > 0 && !options.update))
+        let blocked =
+            !options.continueOnError
+            && (summary.invalid > 0 || summary.duplicates > 0 || (summary.conflicts > summary.duplicates && !options.update))
         // An import run again finds every row unchanged: nothing to write, no second pass.
-        let toWrite = summary.rows - summary.unchanged - summary.invalid - (options.update ? 0 : summary.conflicts)
+        let toWrite = summary.rows - summary.unchanged - summary.invalid - (options.update ? summary.duplicates : summary.conflicts)
         guard !options.dryRun, !blocked, toWrite > 0 else { return summary }
 
         // Pass 2: the same rows again, new ones inserted a batch a transaction, changed ones updated with --update.
