@@ -83,6 +83,10 @@ struct DoctorCommand: AsyncParsableCommand {
 
     /// A file's bytes, at most 4 MB (a manifest or an entitlements file is a few KB).
     static func read(_ path: String) throws(CLIError) -> Data {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CLIError.usage("'\(path)' is a directory: name the file itself")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.usage("cannot read '\(path)'") }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: 4 << 20 + 1)) ?? Data()

@@ -77,6 +77,10 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         options.dryRun = dryRun
         options.update = update
         options.continueOnError = continueOnError
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CLIError(message: "'\(file)' is a directory: name the export's CSV file")
+        }
         guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError(message: "cannot read '\(file)'") }
         // Read twice (checks, then writes): a pipe would be empty the second time.
         var status = stat()
@@ -133,7 +137,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
                 row = try reader.next()
             } catch {
                 throw CLIError(
-                    message: "'\(file)' cannot be read on at \(error); fix the file and run the import again (rows already in count as unchanged)")
+                    message: "'\(file)' could not be read past \(error); fix the file and run the import again (rows already in count as unchanged)")
             }
             switch row {
             case nil: return nil

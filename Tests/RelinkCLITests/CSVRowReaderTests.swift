@@ -103,8 +103,8 @@ struct CSVRowReaderTests {
         try Data(latin1).write(to: URL(fileURLWithPath: latin1Path))
         let notText = await M.run(["import", "firebase", latin1Path, "--continue-on-error"] + common)
         #expect(
-            notText.error?.message.contains("cannot be read on at line 2: field 28 is not UTF-8 text") == true, "\(String(describing: notText.error))"
-        )
+            notText.error?.message.contains("could not be read past line 2: field 28 is not UTF-8 text") == true,
+            "\(String(describing: notText.error))")
         let verified = await M.run(["verify"] + common)
         #expect(verified.output.contains { $0.hasPrefix("1 link(s)") }, "\(verified.output)")
     }

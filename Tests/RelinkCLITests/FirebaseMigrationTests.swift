@@ -90,7 +90,7 @@ struct FirebaseMigrationTests {
         let brokenPath = folder.appending(path: "broken.csv").path
         try broken.write(to: URL(fileURLWithPath: brokenPath))
         let unreadable = await Self.run(["import", "firebase", brokenPath, "--continue-on-error"] + common)
-        #expect(unreadable.error?.message.contains("cannot be read on at line ") == true, "\(String(describing: unreadable.error))")
+        #expect(unreadable.error?.message.contains("could not be read past line ") == true, "\(String(describing: unreadable.error))")
         #expect(unreadable.error?.message.contains("is not UTF-8 text") == true, "\(String(describing: unreadable.error))")
         #expect(await Self.run(["verify"] + common).output.last == "0 link(s), 0 check(s): 0 difference(s)")
 

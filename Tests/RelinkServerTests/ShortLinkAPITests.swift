@@ -350,6 +350,11 @@ struct ShortLinkAPITests {
             // Digits only, as documented: `Int` alone read `+7` as 7.
             try Self.expectError(
                 try await client.execute(uri: "/v1/links?key=\(key)&pageSize=%2B7", method: .get), .badRequest, "INVALID_ARGUMENT", "pageSize")
+            for twice in ["pageSize=2&pageSize=3", "q=a&q=b", "pageToken=5&pageToken=6"] {
+                try Self.expectError(
+                    try await client.execute(uri: "/v1/links?key=\(key)&\(twice)", method: .get), .badRequest, "INVALID_ARGUMENT",
+                    "may each be given once")
+            }
             try Self.expectError(
                 try await client.execute(uri: "/v1/links/nonsense?key=\(key)", method: .get), .badRequest, "INVALID_ARGUMENT", "is not a short link")
         }

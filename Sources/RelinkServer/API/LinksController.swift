@@ -26,6 +26,10 @@ struct LinksController: Sendable {
     func list(_ request: Request, _ context: RelinkRequestContext) async throws -> LinkListResponse {
         let caller = try context.requireCaller()
         let parameters = request.uri.queryParameters
+        // One value each, as linkStats takes its own: which of two a request meant would be a guess.
+        guard ["pageSize", "pageToken", "q"].allSatisfy({ parameters.getAll($0).count <= 1 }) else {
+            throw APIError.invalidArgument("pageSize, pageToken and q may each be given once.")
+        }
         let pageSize = try Self.integer(parameters.get("pageSize"), name: "pageSize", default: 100, in: 1...Self.maximumPageSize)
         let before: Int64?
         if let token = parameters.get("pageToken"), !token.isEmpty {
