@@ -673,4 +673,25 @@ struct ShortLinkAPITests {
             #expect(served.text == OpenAPIDocument.json)
         }
     }
+
+    /// A change that changes nothing (the console's form saved untouched, a PATCH sent again) writes nothing: the
+    /// link keeps its updateTime and no link.updated event goes out.
+    @Test func aPatchThatChangesNothingLeavesTheLinkAsItWas() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await T.application(store: store).test(.router) { client in
+            let minted = try Self.decode(
+                CreateShortLinkResponse.self,
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
+            let code = String(try #require(minted.shortLink.split(separator: "/").last))
+            let before = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
+            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+            for body in [#"{"disabled": false}"#, #"{"longDynamicLink": "\#(before.longLink)"}"#, "{}"] {
+                let response = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(body))
+                #expect(response.status == .ok, "\(response.text)")
+                #expect(try await store.link(domain: "https://go.pictlink.com", code: code) == before, "\(body)")
+            }
+            _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"fetchPreview": true}"#))
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: code)?.updatedAt != before.updatedAt)
+        }
+    }
 }

@@ -313,6 +313,9 @@ public final class ShortLinkService: Sendable {
         {
             link.idempotencyKey = nil
         }
+        // Nothing changed (the console's form saved untouched, a PATCH repeated): no write, no new updateTime, no
+        // link.updated event for what did not happen.
+        if link == original { return original }
         let saved = try await store.updateLink(link)
         resolver.remember(saved)
         await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
