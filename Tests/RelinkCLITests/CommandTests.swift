@@ -42,45 +42,42 @@ struct CommandTests {
         #expect(Self.allCommands().count > 20)
     }
 
-    /// A configuration error quotes the file's values on its own line: a line feed in one cannot print a line of its
-    /// own (a forged "valid").
-    @Test func aConfigurationErrorQuotesAValueOnOneLine() throws {
-        let file = FileManager.default.temporaryDirectory.appending(path: "relink-config-lf-\(UUID()).json").path
+    /// The repository's routes.json with its first project's `key` set to `value`, loaded as every command loads it
+    /// (from a file of its own): the file's path and the refusal's message, nil when it loaded.
+    static func loading(firstProject key: String, as value: Any) throws -> (file: String, refusal: String?) {
+        let file = FileManager.default.temporaryDirectory.appending(path: "relink-config-\(UUID()).json").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         var root = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))) as? [String: Any])
         var projects = try #require(root["projects"] as? [[String: Any]])
-        projects[0]["domains"] = ["https://evil.example\n✓ routes.json: valid"]
+        projects[0][key] = value
         root["projects"] = projects
         try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
         do {
             _ = try ConfigurationFile.load(file)
-            Issue.record("loaded a domain with a line feed")
+            return (file, nil)
         } catch {
-            let lines = error.message.split(separator: "\n")
-            #expect(lines.first == "invalid configuration:")
-            #expect(lines.dropFirst().allSatisfy { $0.hasPrefix(file + ": ") }, "\(error.message)")
-            #expect(error.message.contains("\\u{A}✓ routes.json: valid"), "\(error.message)")
+            return (file, error.message)
         }
+    }
+
+    /// A configuration error quotes the file's values on its own line: a line feed in one cannot print a line of its
+    /// own (a forged "valid").
+    @Test func aConfigurationErrorQuotesAValueOnOneLine() throws {
+        let (file, refusal) = try Self.loading(firstProject: "domains", as: ["https://evil.example\n✓ routes.json: valid"])
+        let message = try #require(refusal)
+        let lines = message.split(separator: "\n")
+        #expect(lines.first == "invalid configuration:")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix(file + ": ") }, "\(message)")
+        #expect(message.contains("\\u{A}✓ routes.json: valid"), "\(message)")
     }
 
     /// routes.json's rules are held to the rules' keys as the API holds a body: a misspelt condition would be dropped
     /// and the rule would match every click.
     @Test func aMisspeltRuleKeyInTheConfigurationIsRefused() throws {
-        let file = FileManager.default.temporaryDirectory.appending(path: "relink-rules-typo-\(UUID()).json").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        var root = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))) as? [String: Any])
-        var projects = try #require(root["projects"] as? [[String: Any]])
-        projects[0]["rules"] = ["rules": [["when": ["Countries": ["ES"]], "then": ["ofl": "https://pictlink.com/es"]]]]
-        root["projects"] = projects
-        try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
-        do {
-            _ = try ConfigurationFile.load(file)
-            Issue.record("loaded a rule with a misspelt key")
-        } catch {
-            #expect(error.message.hasSuffix("\(file): projects[0].rules.rules[0].when.Countries: unknown key (docs/rules.md lists a rule's keys)"))
-        }
+        let rules = ["rules": [["when": ["Countries": ["ES"]], "then": ["ofl": "https://pictlink.com/es"]]]]
+        let (file, refusal) = try Self.loading(firstProject: "rules", as: rules)
+        #expect(refusal?.hasSuffix("\(file): projects[0].rules.rules[0].when.Countries: unknown key (docs/rules.md lists a rule's keys)") == true)
         #expect(ConfigurationFile.unknownRuleFields(try Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))).isEmpty)
     }
 
