@@ -328,6 +328,13 @@ import Testing
                 service.destination.withLockedValue { $0 = "https://evil.test/x" }
                 let elsewhere = await follow(sample)
                 #expect(elsewhere.last?.status == .fail && elsewhere.last?.message.contains("not a link of the project") == true, "\(elsewhere)")
+                // An http link on the https domain does not open the app; a user name or password is never followed.
+                service.destination.withLockedValue { $0 = minted.shortLink.replacingOccurrences(of: "https://", with: "http://") }
+                let plain = await follow(sample)
+                #expect(plain.last?.status == .fail && plain.last?.message.contains("not a link of the project") == true, "\(plain)")
+                service.destination.withLockedValue { $0 = minted.shortLink.replacingOccurrences(of: "https://", with: "https://u:hunter3@") }
+                let credentials = await follow(sample)
+                #expect(credentials.last?.status == .fail && !"\(credentials)".contains("hunter3"), "\(credentials)")
                 service.destination.withLockedValue { $0 = "https://go.pictlink.com/NeverMinted" }
                 let unknown = await follow(sample)
                 #expect(unknown.last?.status == .fail && unknown.last?.message.contains("HTTP 404") == true, "\(unknown)")

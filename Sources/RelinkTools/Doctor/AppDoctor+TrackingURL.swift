@@ -82,7 +82,12 @@ extension AppDoctor {
             // Checked before asking: a URL outside the project (an unsubscribe or one-time sign-in link, another
             // site) is not the doctor's to open.
             let path = Substring(current.percentEncodedPath)
-            guard isTracking || project.domains.contains(where: { $0.hostAndPort == host && $0.relativePath(of: path) != nil }) else {
+            // The scheme too: an http link on the project's https domain does not open the app.
+            let scheme = current.scheme?.lowercased()
+            guard
+                isTracking
+                    || project.domains.contains(where: { $0.scheme == scheme && $0.hostAndPort == host && $0.relativePath(of: path) != nil })
+            else {
                 return [
                     Check(
                         sample, .fail, "leads to \(url), which is not a link of the project \(project.id)",
@@ -103,14 +108,17 @@ extension AppDoctor {
             if isTracking {
                 guard (300...399).contains(answer.status), let location = answer.location,
                     let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
-                    let components = URLComponents(url: next, resolvingAgainstBaseURL: true), components.host?.isEmpty == false
+                    let components = URLComponents(url: next, resolvingAgainstBaseURL: true), components.host?.isEmpty == false,
+                    // A user name or password in a redirect is never followed, nor shown.
+                    components.user == nil, components.password == nil
                 else {
                     let reason =
                         switch answer.status {
                         case 502:
                             "Relink got no usable answer from the email service (HTTP 502: unreachable, refused, or an answer over Relink's caps)"
                         case 504: "the email service did not answer Relink in time (HTTP 504)"
-                        case 300...399: "the email service answered HTTP \(answer.status) without a usable Location"
+                        case 300...399:
+                            "the email service answered HTTP \(answer.status) without a usable Location (or with a user name or password in it)"
                         default: "the email service answered HTTP \(answer.status) through \(host), not a redirect"
                         }
                     return [
