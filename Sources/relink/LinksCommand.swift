@@ -204,10 +204,20 @@ struct LinksCommand: AsyncParsableCommand {
             throw CLIError.usage("cannot read '\(path)'")
         }
         guard data.count <= limit else { throw CLIError.usage("'\(path)' is larger than 1 MB") }
-        if let unknown = RequestBodyShape.unknownField(in: data, schema: "LinkRules") {
+        // As the API reads a body: UTF-8, each key once, every field known.
+        guard !data.contains(0), String(validating: data, as: UTF8.self) != nil else {
+            throw CLIError.usage("'\(path)' is not UTF-8 JSON text")
+        }
+        if let problem = JSONShape.problem(data, subject: "'\(path)'") { throw CLIError.usage(problem) }
+        switch RequestBodyShape.problem(in: data, schema: "LinkRules") {
+        case .unknownField(let unknown)?:
             let place = unknown.path.isEmpty ? "" : " in \(unknown.path)"
             let name = TerminalText.escaped(unknown.name.prefix(60))
             throw CLIError.usage("'\(path)' has a field rules do not take\(place): '\(name)' (docs/rules.md)")
+        case .unreadable?:
+            throw CLIError.usage("'\(path)' is not a rules file: a number is out of range or a string is not Unicode text")
+        case nil:
+            break
         }
         do {
             return try JSONDecoder().decode(RelinkCore.LinkRules.self, from: data)

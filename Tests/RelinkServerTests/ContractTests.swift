@@ -160,6 +160,20 @@ struct ContractTests {
                 let response = try await post("/v1/shortLinks", body)
                 #expect(response.status == .badRequest && response.text.contains(message), "\(body): \(response.text)")
             }
+            // Beside what the check cannot read (a number past a double, a lone surrogate), or in another encoding
+            // than UTF-8, a misspelt field would pass unseen: such bodies are refused whole.
+            let unreadable = [
+                #"{"longDynamicLink": "\#(long)", "maxclicks": 1, "z": 1e999}"#, #"{"longDynamicLink": "\#(long)", "maxclicks": 1, "p": "\udc00"}"#,
+            ]
+            for body in unreadable {
+                let response = try await post("/v1/shortLinks", body)
+                #expect(response.status == .badRequest && response.text.contains("out of range"), "\(body): \(response.text)")
+            }
+            let utf16 = try await client.execute(
+                uri: "/v1/shortLinks", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer \(key)"],
+                body: ByteBuffer(
+                    bytes: Array(#"{"longDynamicLink": "\#(long)", "maxclicks": 1}"#.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
+            #expect(utf16.status == .badRequest && utf16.text.contains("not UTF-8 JSON text"), "\(utf16.text)")
             let minted = try await post("/v1/shortLinks", #"{"longDynamicLink": "\#(long)", "maxClicks": 2}"#)
             #expect(minted.status == .ok)
             let shortLink = try JSONDecoder().decode(CreateShortLinkResponse.self, from: minted.data).shortLink

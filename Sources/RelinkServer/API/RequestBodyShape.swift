@@ -44,13 +44,26 @@ package enum RequestBodyShape {
         return .unchecked
     }
 
-    /// The first field of `body` (JSON) that the schema `name` does not take, or nil (also for a body that is not
-    /// JSON, which decoding refuses with its own message).
+    /// What keeps a body from the schema `name`.
+    package enum Problem: Equatable {
+        /// A field the schema does not take.
+        case unknownField(UnknownField)
+        /// JSON this check cannot read, though the decoder might (a number past a double, a lone surrogate in a
+        /// string no field is decoded from): refused, or a field hidden beside it would pass unchecked.
+        case unreadable
+    }
+
+    /// What keeps `body` (UTF-8 JSON) from the schema `name`, or nil; nil too for a schema that is not closed.
+    package static func problem(in body: Data, schema name: String) -> Problem? {
+        guard let shape = shapes[name] else { return nil }
+        guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return .unreadable }
+        return unknownField(in: value, shape: shape, path: "").map { .unknownField($0) }
+    }
+
+    /// The first field of `body` that the schema `name` does not take, or nil.
     package static func unknownField(in body: Data, schema name: String) -> UnknownField? {
-        guard let shape = shapes[name], let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
-            return nil
-        }
-        return unknownField(in: value, shape: shape, path: "")
+        guard case .unknownField(let field)? = problem(in: body, schema: name) else { return nil }
+        return field
     }
 
     private static func unknownField(in value: Any, shape: Shape, path: String) -> UnknownField? {
