@@ -120,15 +120,31 @@ struct WebhookTests {
         return Hex.string(mac) == v1
     }
 
-    /// While deliveries flow the sender leases again at once, not a round later: two at a time per webhook would
-    /// otherwise mean two a second, however fast the receiver. Idle, it waits for the round.
-    @Test func theSenderLeasesAgainSoonWhileDeliveriesFlow() {
-        let interval = Duration.seconds(1)
-        #expect(WebhookService.pause(flowing: true, untilRound: .milliseconds(900), interval: interval) == WebhookService.flowingPause)
-        #expect(WebhookService.pause(flowing: false, untilRound: .milliseconds(900), interval: interval) == .milliseconds(900))
-        #expect(WebhookService.pause(flowing: false, untilRound: .milliseconds(-5), interval: interval) == .zero)
-        #expect(WebhookService.pause(flowing: true, untilRound: .seconds(1), interval: .milliseconds(10)) == .milliseconds(10))
-        #expect(WebhookService.flowingPause < .milliseconds(100))
+    /// A delivery that ends has its slot leased again at once, not a round later: with rounds an hour apart, one
+    /// webhook's 12 deliveries (two at a time) all go out, each finished one starting the next.
+    @Test func aFinishedDeliveryStartsTheNextWithoutWaitingForTheRound() async throws {
+        let receiver = Receiver()
+        try await receiver.application().test(.live) { receiverClient in
+            let store = try SQLiteStore()
+            var logger = Logger(label: "relink.test")
+            logger.logLevel = .error
+            let hook = "http://127.0.0.1:\(try #require(receiverClient.port))/hook"
+            let webhook = try await store.insertWebhook(projectId: "pictlink", url: hook, events: ["link.created"], secret: "whsec_test")
+            let now = Date()
+            try await store.enqueueDeliveries(
+                (0..<12).map {
+                    WebhookDelivery(
+                        id: "d\($0)", webhookId: webhook.id, event: "link.created", payload: #"{"n":\#($0)}"#, createdAt: now, nextAttemptAt: now)
+                }, maximumPending: 100)
+            let service = WebhookService(
+                store: store, fetcher: Self.server(store).webhookFetcher, interval: .seconds(3600), lease: .seconds(30), logger: logger)
+            let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
+            let task = Task { try await group.run() }
+            let received = try await receiver.wait(for: 12, timeout: .seconds(60))
+            await group.triggerGracefulShutdown()
+            try await task.value
+            #expect(Set(received.map(\.delivery)).count == 12)
+        }
     }
 
     @Test func signedEventsOfLinksClicksAndInstalls() async throws {

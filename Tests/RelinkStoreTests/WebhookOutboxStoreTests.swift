@@ -66,6 +66,32 @@ struct WebhookOutboxStoreTests {
         }
     }
 
+    /// One project's webhooks take at most half the slots, each webhook's first due delivery before any second:
+    /// another project's newest event goes out in the same lease as the first project's oldest backlog.
+    @Test(arguments: StoreKind.available) func oneProjectsWebhooksLeaveSlotsToTheOthers(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            var busy: [Int64] = []
+            for index in 0..<4 {
+                let webhook = try await store.insertWebhook(
+                    projectId: "pictlink", url: "https://hooks.example.com/hang\(index)", events: ["click"], secret: "s")
+                busy.append(webhook.id)
+                try await store.enqueueDeliveries(
+                    (0..<5).map { Self.delivery("h\(index)-\($0)", webhook: webhook.id, at: Self.start + Double($0)) }, maximumPending: 100)
+            }
+            let other = try await store.insertWebhook(projectId: "fieldnotes", url: "https://hooks.example.com/b", events: ["click"], secret: "s")
+            try await store.enqueueDeliveries([Self.delivery("b0", webhook: other.id, at: Self.start + 10)], maximumPending: 100)
+            let leased = try await store.leaseDeliveries(now: Date(timeIntervalSince1970: Self.start + 20), limit: 8, lease: .seconds(60))
+            let ids = Set(leased.map(\.0.id))
+            #expect(ids.contains("b0"), "\(ids.sorted())")
+            #expect(leased.filter { busy.contains($0.1.id) }.count == 4, "\(ids.sorted())")
+            // Round robin: each of the four webhooks got its first.
+            #expect(ids.isSuperset(of: ["h0-0", "h1-0", "h2-0", "h3-0"]), "\(ids.sorted())")
+            // In flight, the project's four leave it no more slots.
+            let again = try await store.leaseDeliveries(now: Date(timeIntervalSince1970: Self.start + 21), limit: 8, lease: .seconds(60))
+            #expect(again.isEmpty, "\(again.map(\.0.id))")
+        }
+    }
+
     @Test(arguments: StoreKind.available) func finishedDeliveriesAreDeletedAfterTheirRetentionInBatches(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             let webhook = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s")

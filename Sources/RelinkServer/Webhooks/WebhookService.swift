@@ -21,8 +21,6 @@ final class WebhookService: Service, Sendable {
     static let clickBufferCapacity = 10_000
     /// Deliveries in flight at once; each round leases what frees up, so a slow receiver holds one slot, not a round.
     static let concurrency = 8
-    /// How soon what is due is leased again while deliveries are in flight or were just started.
-    static let flowingPause = Duration.milliseconds(50)
     /// Click events a webhook takes per interval; past it they are dropped and counted (a flood of clicks on one
     /// project's links must not bury its other events, nor other projects').
     static let clicksPerWebhookPerInterval = 1000
@@ -80,7 +78,8 @@ final class WebhookService: Service, Sendable {
         self.overPending = overPending
         clicks = BufferedWriter(
             buffer: { WebhookClickBuffer(capacity: Self.clickBufferCapacity, perWebhook: Self.clicksPerWebhookPerInterval) }, queue: nil,
-            metrics: nil, outages: outages, logger: logger, failureMessage: { count, _ in "\(count) click webhook events not written to the outbox" },
+            metrics: nil, outages: outages, logger: logger,
+            failureMessage: { count, _ in "\(count) click webhook events dropped: the outbox could not be written" },
             write: { batches in
                 let dropped = try await store.enqueueDeliveries(batches[0], maximumPending: maximumPending)
                 overPending.wrappingIncrement(by: dropped, ordering: .relaxed)
@@ -248,10 +247,11 @@ final class WebhookService: Service, Sendable {
         return removed
     }
 
-    /// Leases as many due deliveries as there are free slots and starts sending them in `group`.
+    /// Leases as many due deliveries as there are free slots and starts sending them in `group`; each one that
+    /// ends yields to `finished`, so that its slot is leased again at once.
     /// - Returns: how many it started.
     @discardableResult
-    func startDue(in group: inout DiscardingTaskGroup) async -> Int {
+    func startDue(in group: inout DiscardingTaskGroup, finished: AsyncStream<Void>.Continuation? = nil) async -> Int {
         let free = Self.concurrency - inFlight.withLockedValue { $0 }
         guard free > 0 else { return 0 }
         let leased: [(WebhookDelivery, WebhookRecord)]
@@ -267,6 +267,7 @@ final class WebhookService: Service, Sendable {
             group.addTask {
                 await self.deliver(delivery, to: webhook)
                 self.inFlight.withLockedValue { $0 -= 1 }
+                finished?.yield()
             }
         }
         return leased.count
@@ -278,12 +279,6 @@ final class WebhookService: Service, Sendable {
         if let outages { outages.report("webhooks", message, error: error) } else { logger.warning("\(message): \(error)") }
     }
 
-    /// How long the sender waits before it leases again: soon while deliveries flow (some in flight or just started),
-    /// so that a webhook's two at a time follow each other as fast as its receiver answers; else until the next round.
-    static func pause(flowing: Bool, untilRound: Duration, interval: Duration) -> Duration {
-        flowing ? min(flowingPause, interval) : max(.zero, untilRound)
-    }
-
     /// One round, awaited: the clicks to the outbox, then what is due (for tests).
     func deliverDue() async {
         await writeClicks()
@@ -292,22 +287,28 @@ final class WebhookService: Service, Sendable {
 
     func run() async throws {
         await reloadSubscriptions()
+        // What wakes the sender: the rounds' clock, and every delivery that ends (its slot is leased again at once,
+        // so a webhook's two at a time follow each other as fast as its receiver answers, and a slow receiver costs
+        // a lease only when it answers). Coalesced: a wake that finds nothing to do costs one lease.
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withDiscardingTaskGroup { group in
+            group.addTask {
+                wake.yield()
+                while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                    wake.yield()
+                }
+                wake.finish()
+            }
             var rounds = 0
             var nextPurge = ContinuousClock.now
-            var nextRound = ContinuousClock.now + interval
-            var started = 0
-            while true {
-                // While deliveries flow, what is due is leased again soon, not a round later: a webhook's two
-                // deliveries at a time would otherwise be two a second, however fast its receiver.
-                let flowing = started > 0 || inFlight.withLockedValue { $0 } > 0
-                let pause = Self.pause(flowing: flowing, untilRound: nextRound - .now, interval: interval)
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            var nextRound = ContinuousClock.now
+            for await _ in wakes {
                 // Shutting down: no new sends (they could outlast it); what is due goes from the next start or another
                 // instance. Sends in flight finish (the group waits for them).
                 if Task.isShuttingDownGracefully || Task.isCancelled { break }
                 guard ContinuousClock.now >= nextRound else {
-                    started = await startDue(in: &group)
+                    await startDue(in: &group, finished: wake)
                     continue
                 }
                 nextRound = .now + interval
@@ -315,7 +316,7 @@ final class WebhookService: Service, Sendable {
                 // Other instances' changes to webhooks arrive within 30 intervals.
                 if rounds % 30 == 0 { await reloadSubscriptions() }
                 await writeClicks()
-                started = await startDue(in: &group)
+                await startDue(in: &group, finished: wake)
                 // Beside the sends, not before them: a large backlog of old rows takes many writes.
                 if ContinuousClock.now >= nextPurge, purging.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
                     nextPurge = .now + Self.purgeInterval
@@ -325,6 +326,7 @@ final class WebhookService: Service, Sendable {
                     }
                 }
             }
+            wake.finish()
         }
         // The last clicks go to the outbox; what is due goes out from the next start (or another instance).
         await writeClicks()

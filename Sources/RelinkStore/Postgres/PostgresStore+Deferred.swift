@@ -289,18 +289,25 @@ extension PostgresStore {
         return try await rows(
             """
             WITH flying AS (
-                SELECT webhook_id, count(*) AS c FROM webhook_deliveries
-                WHERE status = 'PENDING' AND leased_until >= \(time) GROUP BY webhook_id
+                SELECT d.webhook_id, w.project_id, count(*) AS c FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                WHERE d.status = 'PENDING' AND d.leased_until >= \(time) GROUP BY d.webhook_id, w.project_id
+            ), project_flying AS (
+                SELECT project_id, sum(c) AS c FROM flying GROUP BY project_id
+            ), ranked AS (
+                SELECT d.id, d.next_attempt_at, d.webhook_id, w.project_id,
+                    ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
+                FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                WHERE d.status = 'PENDING' AND d.next_attempt_at <= \(time) AND (d.leased_until IS NULL OR d.leased_until < \(time))
+            ), eligible AS (
+                -- At most two per webhook in flight, those leased before included.
+                SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.project_id ORDER BY r.n, r.next_attempt_at, r.id) AS pn
+                FROM ranked r LEFT JOIN flying f ON f.webhook_id = r.webhook_id
+                WHERE r.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight)
             ), candidates AS (
-                -- At most two per webhook in flight, those leased before included: one project's backlog (or one slow
-                -- receiver) never holds back the others.
-                SELECT c.id FROM (
-                    SELECT id, next_attempt_at, webhook_id,
-                        ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
-                    FROM webhook_deliveries
-                    WHERE status = 'PENDING' AND next_attempt_at <= \(time) AND (leased_until IS NULL OR leased_until < \(time))
-                ) c LEFT JOIN flying f ON f.webhook_id = c.webhook_id
-                WHERE c.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight) ORDER BY c.next_attempt_at LIMIT \(limit)
+                -- At most half the slots per project, and every webhook's first before any webhook's second: one
+                -- project's backlog or slow receivers never hold back another webhook.
+                SELECT e.id FROM eligible e LEFT JOIN project_flying p ON p.project_id = e.project_id
+                WHERE e.pn + COALESCE(p.c, 0) <= \(Self.projectDeliveriesInFlight) ORDER BY e.n, e.next_attempt_at LIMIT \(limit)
             ), due AS (
                 -- The conditions again: a row another instance has just leased is read afresh here, and skipped.
                 SELECT id FROM webhook_deliveries

@@ -534,22 +534,29 @@ extension SQLiteStore {
         return try await write { db in
             let rows = try Row.fetchAll(
                 db,
-                // At most two per webhook in flight, those leased before included: one project's backlog (or one
-                // slow receiver) never holds back the others.
+                // At most two per webhook in flight (those leased before included) and half the slots per project, and
+                // every webhook's first before any webhook's second: one project's backlog or slow receivers never hold
+                // back another webhook.
                 sql: """
                     WITH flying AS (
-                        SELECT webhook_id, count(*) AS c FROM webhook_deliveries
-                        WHERE status = 'PENDING' AND leased_until >= :now GROUP BY webhook_id
+                        SELECT d.webhook_id, w.project_id, count(*) AS c FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                        WHERE d.status = 'PENDING' AND d.leased_until >= :now GROUP BY d.webhook_id
+                    ), project_flying AS (
+                        SELECT project_id, sum(c) AS c FROM flying GROUP BY project_id
+                    ), ranked AS (
+                        SELECT d.id, d.next_attempt_at, d.webhook_id, w.project_id,
+                            ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
+                        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                        WHERE d.status = 'PENDING' AND d.next_attempt_at <= :now AND (d.leased_until IS NULL OR d.leased_until < :now)
+                    ), eligible AS (
+                        SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.project_id ORDER BY r.n, r.next_attempt_at, r.id) AS pn
+                        FROM ranked r LEFT JOIN flying f ON f.webhook_id = r.webhook_id
+                        WHERE r.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight)
                     )
                     SELECT \(WebhookDelivery.leasedColumns) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                     WHERE d.id IN (
-                        SELECT c.id FROM (
-                            SELECT id, next_attempt_at, webhook_id,
-                                ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n
-                            FROM webhook_deliveries
-                            WHERE status = 'PENDING' AND next_attempt_at <= :now AND (leased_until IS NULL OR leased_until < :now)
-                        ) c LEFT JOIN flying f ON f.webhook_id = c.webhook_id
-                        WHERE c.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight) ORDER BY c.next_attempt_at LIMIT :limit
+                        SELECT e.id FROM eligible e LEFT JOIN project_flying p ON p.project_id = e.project_id
+                        WHERE e.pn + COALESCE(p.c, 0) <= \(Self.projectDeliveriesInFlight) ORDER BY e.n, e.next_attempt_at LIMIT :limit
                     )
                     """,
                 arguments: ["now": now.timeIntervalSince1970, "limit": limit])
