@@ -213,6 +213,8 @@ public struct RelinkClient: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        // Uncompressed: an answer's size is then what is read (RelinkExchange refuses a compressed one).
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
         if let body {
             do {
@@ -226,7 +228,8 @@ public struct RelinkClient: Sendable {
         let status: Int
         let data: Data
         switch await RelinkExchange.run(
-            request, configuration: session.configuration, server: server.absoluteString, timeout: timeout, maxBytes: Self.maxAnswerBytes)
+            request, configuration: session.configuration, server: server.absoluteString, timeout: timeout, maxBytes: Self.maxAnswerBytes,
+            refusesEncodedAnswers: true)
         {
         case .success(let (code, _, body)): (status, data) = (code, body)
         case .failure(let error): throw RelinkClientError(status: nil, apiStatus: nil, message: error.message)

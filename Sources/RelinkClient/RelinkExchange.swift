@@ -16,6 +16,10 @@ final class RelinkExchange: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private let server: String
     private let timeout: TimeInterval
     private let maxBytes: Int
+    /// Whether an answer with a `Content-Encoding` is refused before its body: Linux's URLSession inflates it ahead
+    /// of `maxBytes`, so 2 MB of gzip would take gigabytes. The API client asks for none (`identity`); the app's
+    /// transport takes what the platform decodes (Apple's URLSession asks for gzip itself, and a CDN may send it).
+    private let refusesEncodedAnswers: Bool
     // Guarded by `lock`: delegate calls, the timer and cancellation come from different threads.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Outcome, Never>?
@@ -23,17 +27,19 @@ final class RelinkExchange: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private var task: URLSessionDataTask?
     private var body = Data()
 
-    private init(server: String, timeout: TimeInterval, maxBytes: Int) {
+    private init(server: String, timeout: TimeInterval, maxBytes: Int, refusesEncodedAnswers: Bool) {
         self.server = server
         self.timeout = timeout
         self.maxBytes = maxBytes
+        self.refusesEncodedAnswers = refusesEncodedAnswers
     }
 
     /// Sends `request` and answers its outcome within `timeout` seconds.
     static func run(
-        _ request: URLRequest, configuration: URLSessionConfiguration, server: String, timeout: TimeInterval, maxBytes: Int
+        _ request: URLRequest, configuration: URLSessionConfiguration, server: String, timeout: TimeInterval, maxBytes: Int,
+        refusesEncodedAnswers: Bool = false
     ) async -> Outcome {
-        let exchange = RelinkExchange(server: server, timeout: timeout, maxBytes: maxBytes)
+        let exchange = RelinkExchange(server: server, timeout: timeout, maxBytes: maxBytes, refusesEncodedAnswers: refusesEncodedAnswers)
         let session = URLSession(configuration: configuration, delegate: exchange, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
@@ -76,6 +82,30 @@ final class RelinkExchange: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         lock.unlock()
         task?.cancel()
         continuation?.resume(returning: outcome)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // Refused by its head, before any of its body is read (or inflated).
+        let http = response as? HTTPURLResponse
+        if response.expectedContentLength > Int64(maxBytes) {
+            completionHandler(.cancel)
+            finish(.failure(RelinkError(kind: .malformed, message: "the answer from \(server) is larger than \(maxBytes) bytes")))
+            return
+        }
+        if refusesEncodedAnswers, let encoding = http?.value(forHTTPHeaderField: "Content-Encoding"),
+            encoding.lowercased() != "identity"
+        {
+            completionHandler(.cancel)
+            finish(
+                .failure(
+                    RelinkError(
+                        kind: .malformed, message: "the answer from \(server) is compressed (\(encoding.prefix(20))), which was not asked for")))
+            return
+        }
+        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -226,6 +226,18 @@ struct HostileAnswerTests {
         }
         try await large.close()
 
+        // An answer that says it is larger, or compressed (which the client asks not to be), is refused by its head.
+        for head in ["Content-Length: 99999999999", "Content-Encoding: x-packed\r\nContent-Length: 2"] {
+            let refused = try await RawAnswerServer(answer: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(head)\r\n\r\n{}")
+            do throws(RelinkClientError) {
+                _ = try await RelinkClient(server: refused.base, apiKey: "k").links()
+                Issue.record("read an answer with \(head)")
+            } catch {
+                #expect(error.message.contains("larger than") || error.message.contains("compressed"), "\(error)")
+            }
+            try await refused.close()
+        }
+
         let silent = try await RawAnswerServer(answer: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{", keepOpen: true)
         let started = ContinuousClock.now
         do throws(RelinkClientError) {
