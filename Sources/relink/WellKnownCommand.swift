@@ -43,19 +43,27 @@ struct WellKnownCommand: ParsableCommand {
     /// the command's and is left out. One larger than `maximumFileSize` is not read: it reads as empty, and so
     /// differs from any generated file.
     static func existingFiles(in folder: URL) -> [String: Data] {
-        let hosts = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        // A host's folder is named like one (never `.well-known`, the site's own), and nothing on the way is a link:
+        // a link would lead the command to read, replace or remove files outside the folder.
+        let hosts = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            !$0.hasPrefix(".") && !isLink(folder.appending(path: $0))
+        }
         var files: [String: Data] = [:]
-        for host in hosts {
+        for host in hosts where !isLink(folder.appending(path: "\(host)/.well-known")) {
             for path in associationPaths {
                 let relative = "\(host)/\(path)"
                 let url = folder.appending(path: relative)
-                guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true else {
-                    continue
-                }
+                guard !isLink(url), let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true
+                else { continue }
                 files[relative] = (values.fileSize ?? 0) <= maximumFileSize ? (try? Data(contentsOf: url)) ?? Data() : Data()
             }
         }
         return files
+    }
+
+    /// Whether `url` is a symbolic link (not followed).
+    static func isLink(_ url: URL) -> Bool {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType) == .typeSymbolicLink
     }
 
     /// Larger than any association file Relink writes (one host's files are a few KB).
@@ -115,9 +123,17 @@ struct WellKnownCommand: ParsableCommand {
             }
             for (path, data) in expected.sorted(by: { $0.key < $1.key }) {
                 let url = folder.appending(path: path)
+                // Written in folders of the command's own, never through a link to another place; a link at the
+                // file's own name is replaced (an atomic write renames over it), not followed.
+                for parent in [url.deletingLastPathComponent(), folder.appending(path: String(path.prefix { $0 != "/" }))]
+                where Self.isLink(parent) {
+                    throw CLIError(message: "cannot write \(out): \(parent.path) is a symbolic link; remove it or choose another folder")
+                }
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try data.write(to: url)
+                try data.write(to: url, options: .atomic)
             }
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw CLIError(message: "cannot write \(out): \(Self.reason(error))")
         }

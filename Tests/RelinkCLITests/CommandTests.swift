@@ -186,5 +186,25 @@ struct WellKnownTests {
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 0)
         #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
         for path in others { #expect(FileManager.default.fileExists(atPath: folder.appending(path: path).path), "\(path)") }
+
+        // Links never lead it outside the folder: a link at a file's name is replaced, a linked host folder is not
+        // taken for one of its own (nor emptied), and the site's own .well-known is not a host.
+        let outside = folder.deletingLastPathComponent().appending(path: "relink-outside-\(UUID())")
+        try FileManager.default.createDirectory(at: outside.appending(path: ".well-known"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try Data("precious".utf8).write(to: outside.appending(path: "victim"))
+        try Data("[]".utf8).write(to: outside.appending(path: ".well-known/assetlinks.json"))
+        let file = folder.appending(path: "go.pictlink.com/apple-app-site-association")
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: outside.appending(path: "victim"))
+        try FileManager.default.createSymbolicLink(at: folder.appending(path: "old.example.com"), withDestinationURL: outside)
+        try FileManager.default.createDirectory(at: folder.appending(path: ".well-known"), withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: folder.appending(path: ".well-known/apple-app-site-association"))
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path]) == 0)
+        #expect(try String(contentsOf: outside.appending(path: "victim"), encoding: .utf8) == "precious")
+        #expect(!WellKnownCommand.isLink(file))
+        #expect(FileManager.default.fileExists(atPath: outside.appending(path: ".well-known/assetlinks.json").path))
+        #expect(FileManager.default.fileExists(atPath: folder.appending(path: ".well-known/apple-app-site-association").path))
+        #expect(CommandTests.exitCode(["well-known", "--config", routes, "--out", folder.path, "--check"]) == 0)
     }
 }
