@@ -40,7 +40,7 @@ struct LinksCommand: AsyncParsableCommand {
                 [link.shortLink, LinksCommand.name(link), LinksCommand.state(link), link.createTime, LinksCommand.destination(link)]
             }
             Console.print(page.links.isEmpty ? "no links" : Console.table(rows))
-            if let next = page.nextPageToken { Console.error("more: relink links list --page-token \(next)") }
+            if let next = page.nextPageToken { Console.error("more: relink links list --page-token \(TerminalText.escaped(next))") }
         }
     }
 
@@ -108,14 +108,16 @@ struct LinksCommand: AsyncParsableCommand {
             } catch {
                 throw error.cliError
             }
-            guard let preview = link.preview else { throw CLIError(message: "\(link.shortLink): no preview was stored") }
+            guard let preview = link.preview else { throw CLIError(message: "\(TerminalText.escaped(link.shortLink)): no preview was stored") }
             Console.print(
                 Console.table(
                     [
                         ["title", preview.title ?? "-"], ["description", preview.description ?? "-"], ["image", preview.imageLink ?? "-"],
                         ["page", preview.pageLink ?? "-"], ["fetched", preview.fetchTime],
                     ]))
-            if let failure = preview.failure { throw CLIError(message: "\(link.shortLink): the page gave no preview: \(failure)") }
+            if let failure = preview.failure {
+                throw CLIError(message: TerminalText.escaped("\(link.shortLink): the page gave no preview: \(failure)"))
+            }
         }
     }
 
@@ -186,7 +188,8 @@ struct LinksCommand: AsyncParsableCommand {
             var parts = [LinksCommand.state(link)]
             if let limit = link.maxClicks { parts.append("at most \(limit) clicks") }
             if let over = link.expiredLink { parts.append("then \(over)") }
-            Console.print("\(link.shortLink): " + parts.joined(separator: ", "))
+            // One line, whatever the server's values hold.
+            Console.print(TerminalText.escaped("\(link.shortLink): " + parts.joined(separator: ", ")))
         }
     }
 
@@ -234,7 +237,7 @@ struct LinksCommand: AsyncParsableCommand {
         } catch {
             throw error.cliError
         }
-        Console.print("\(link.shortLink): \(state(link))")
+        Console.print(TerminalText.escaped("\(link.shortLink): \(state(link))"))
     }
 
     /// `disabled`, `archived` (in Firebase, before the import; still served), `expires …` or `active`; an archived

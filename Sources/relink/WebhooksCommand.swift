@@ -43,8 +43,10 @@ struct WebhooksCommand: AsyncParsableCommand {
             do { webhook = try await client.client().addWebhook(url: url, events: names) } catch let error as RelinkClientError {
                 throw error.cliError
             }
-            Console.print(webhook.secret ?? "")
-            Console.error("created webhook \(webhook.id) for \(webhook.events.joined(separator: ", ")); the secret above is not shown again")
+            // One line each, whatever the server's values hold: a script reads the first as the secret.
+            Console.print(TerminalText.escaped(webhook.secret ?? ""))
+            let events = webhook.events.joined(separator: ", ")
+            Console.error(TerminalText.escaped("created webhook \(webhook.id) for \(events); the secret above is not shown again"))
         }
     }
 
@@ -67,7 +69,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         func run() async throws {
             let delivery: String
             do { delivery = try await client.client().testWebhook(id: id) } catch let error as RelinkClientError { throw error.cliError }
-            Console.print("queued test delivery \(delivery)")
+            Console.print(TerminalText.escaped("queued test delivery \(delivery)"))
         }
     }
 
