@@ -147,6 +147,22 @@ struct WebhookTests {
         }
     }
 
+    /// A receiver that fails at once gets a line per 10 seconds, with the failures left out since; each webhook its
+    /// own, and the table is bounded.
+    @Test func failedDeliveriesAreLoggedOncePerIntervalPerWebhook() {
+        let log = WebhookService.FailureLog(interval: .seconds(10), capacity: 3)
+        let start = ContinuousClock.now
+        #expect(log.shouldLog(1, now: start) == 0)
+        for offset in 1...5 { #expect(log.shouldLog(1, now: start + .seconds(offset)) == nil) }
+        #expect(log.shouldLog(2, now: start + .seconds(1)) == 0)
+        #expect(log.shouldLog(1, now: start + .seconds(11)) == 5)
+        #expect(log.shouldLog(1, now: start + .seconds(12)) == nil)
+        // Past its capacity it starts again from empty: a line too many, never unbounded.
+        #expect(log.shouldLog(3, now: start + .seconds(12)) == 0)
+        #expect(log.shouldLog(4, now: start + .seconds(12)) == 0)
+        #expect(log.shouldLog(1, now: start + .seconds(13)) == 0)
+    }
+
     @Test func signedEventsOfLinksClicksAndInstalls() async throws {
         let receiver = Receiver()
         try await receiver.application().test(.live) { receiverClient in

@@ -51,6 +51,8 @@ final class WebhookService: Service, Sendable {
     private let subscriptions = NIOLockedValueBox<(byProject: [String: [WebhookRecord]], loaded: ContinuousClock.Instant?)>(([:], nil))
     private let clicks: BufferedWriter<WebhookClickBuffer>
     private let inFlight = NIOLockedValueBox(0)
+    /// When each webhook's last failed delivery was logged, and how many failed since.
+    private let failureLog = FailureLog()
     /// Where the store's failures are counted and logged, once per 10 seconds in an outage (else each is logged).
     private let outages: StoreOutageLog?
     /// Whether any project has a webhook: a click on a server without any takes no lock.
@@ -185,9 +187,11 @@ final class WebhookService: Service, Sendable {
         }
         let delivered = failure == nil
         let retryAt = delivered ? nil : Self.retryTime(after: delivery.attempts + 1, createdAt: delivery.createdAt, now: Date(), base: retryBase)
-        if !delivered {
+        if !delivered, let unlogged = failureLog.shouldLog(webhook.id) {
+            // A line per webhook per 10 seconds: a receiver failing at once must not write one per delivery.
+            let more = unlogged > 0 ? " (and \(unlogged) more failed deliveries of this webhook in the last 10 s)" : ""
             logger.info(
-                "webhook \(webhook.id) delivery \(delivery.id) failed (attempt \(delivery.attempts + 1)): \(failure ?? "")\(retryAt == nil ? "; given up" : "")"
+                "webhook \(webhook.id) delivery \(delivery.id) failed (attempt \(delivery.attempts + 1)): \(failure ?? "")\(retryAt == nil ? "; given up" : "")\(more)"
             )
         }
         do {
