@@ -38,6 +38,21 @@ struct ConfigurationTests {
         #expect(!pictlink.allowlist.allows("https://evil.example/", projectDomains: pictlink.domains))
     }
 
+    /// UTF-8 only: in UTF-16 the check of keys given twice (which reads bytes as UTF-8) would see none, and a strict
+    /// allowlist could be read while a loose one applies.
+    @Test func aFileInAnotherEncodingThanUTF8IsRefused() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../routes.json")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for data in [Data(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), Data([0xFF, 0xFE]) + Data(text.utf8)] {
+            do {
+                _ = try RelinkConfiguration(json: data)
+                Issue.record("read a file that is not UTF-8")
+            } catch {
+                #expect(error.problems.map(\.message) == ["not UTF-8 JSON text (save the file as UTF-8)"])
+            }
+        }
+    }
+
     @Test func aProjectSetsItsCandidateBounds() throws {
         let json = Self.project(#""deferred": {"candidatesPerAddress": 50, "candidatesPerNetwork": 1000}"#)
         let project = try #require(try RelinkConfiguration(json: Data(json.utf8)).projects.first)
@@ -150,6 +165,8 @@ struct ConfigurationTests {
             #"{"projects": [{"id": "p", "domains": ["https://\#(String(repeating: "a", count: 64)).example.com"]}]}"#,
             "has a host name longer than DNS allows"
         ),
+        (#"{"projects": [{"id": "p", "domains": ["https://go.example.com/a/.."]}]}"#, "has a '.' or '..' segment, which browsers remove"),
+        (#"{"projects": [{"id": "p", "domains": ["https://go.example.com/./links"]}]}"#, "has a '.' or '..' segment, which browsers remove"),
         // A key twice: one meaning here, another to most JSON tools.
         (
             #"{"projects": [{"id": "p", "allowlist": ["^https://a\\.com/"], "domains": ["https://a.com"], "allowlist": [".*"]}]}"#,

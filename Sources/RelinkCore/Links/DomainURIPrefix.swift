@@ -18,6 +18,7 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         case hasQueryOrFragment(String)
         case hasUserInfo(String)
         case badPath(String)
+        case dotSegment(String)
 
         public var description: String {
             switch self {
@@ -27,6 +28,8 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
             case .hasUserInfo(let value): "'\(value)' must not have a user name or password"
             case .badPath(let value):
                 "'\(value)' has a path with characters other than letters, digits and -._~/"
+            case .dotSegment(let value):
+                "'\(value)' has a '.' or '..' segment, which browsers remove before they ask: no link under it could be reached"
             }
         }
     }
@@ -44,6 +47,7 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
             $0.isASCIILetter || $0.isASCIIDigit || "-._~/".unicodeScalars.contains($0)
         }
         guard allowed, !path.contains("//") else { throw .badPath(string) }
+        guard !path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else { throw .dotSegment(string) }
         self.scheme = uri.scheme
         self.host = host
         self.port = uri.port
