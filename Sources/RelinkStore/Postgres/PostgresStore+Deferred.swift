@@ -294,10 +294,15 @@ extension PostgresStore {
             ), project_flying AS (
                 SELECT project_id, sum(c) AS c FROM flying GROUP BY project_id
             ), ranked AS (
-                SELECT d.id, d.next_attempt_at, d.webhook_id, w.project_id,
-                    ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
-                FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                WHERE d.status = 'PENDING' AND d.next_attempt_at <= \(time) AND (d.leased_until IS NULL OR d.leased_until < \(time))
+                -- Each webhook's first due deliveries, from the index (webhook_deliveries_pending), whatever the backlog.
+                SELECT x.id, x.next_attempt_at, x.webhook_id, w.project_id,
+                    ROW_NUMBER() OVER (PARTITION BY x.webhook_id ORDER BY x.next_attempt_at, x.id) AS n
+                FROM webhooks w CROSS JOIN LATERAL (
+                    SELECT y.id, y.next_attempt_at, y.webhook_id FROM webhook_deliveries y
+                    WHERE y.webhook_id = w.id AND y.status = 'PENDING' AND y.next_attempt_at <= \(time)
+                        AND (y.leased_until IS NULL OR y.leased_until < \(time))
+                    ORDER BY y.next_attempt_at, y.id LIMIT \(Self.webhookDeliveriesInFlight)
+                ) x
             ), eligible AS (
                 -- At most two per webhook in flight, those leased before included.
                 SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.project_id ORDER BY r.n, r.next_attempt_at, r.id) AS pn

@@ -287,6 +287,16 @@ extension PostgresStore {
                 "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'PENDING'"
             ]
         ),
+        (
+            "18-webhook-lease-indexes",
+            [
+                // A lease reads each webhook's first due deliveries and the leased ones from indexes, whatever the
+                // backlog: it runs again each time a delivery ends. The first also counts a webhook's pending ones.
+                "DROP INDEX webhook_deliveries_pending",
+                "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, next_attempt_at, id) WHERE status = 'PENDING'",
+                "CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (leased_until) WHERE status = 'PENDING'",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -212,6 +212,16 @@ extension SQLiteStore {
             // A webhook's pending deliveries are counted before more are written (their cap), from the index alone.
             try db.execute(sql: "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id) WHERE status = 'PENDING'")
         }
+        migrator.registerMigration("18-webhook-lease-indexes") { db in
+            // A lease reads each webhook's first due deliveries and the leased ones from indexes, whatever the backlog:
+            // it runs again each time a delivery ends. The first also counts a webhook's pending ones (its cap).
+            try db.execute(
+                sql: """
+                    DROP INDEX webhook_deliveries_pending;
+                    CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, next_attempt_at, id) WHERE status = 'PENDING';
+                    CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (leased_until) WHERE status = 'PENDING';
+                    """)
+        }
     }
 
     private static let clickPositions = IndexedRow.Positions(uniqueKeysWithValues: ClickedLink.clickColumns.enumerated().map { ($1, $0) })
@@ -539,15 +549,20 @@ extension SQLiteStore {
                 // back another webhook.
                 sql: """
                     WITH flying AS (
-                        SELECT d.webhook_id, w.project_id, count(*) AS c FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                        SELECT d.webhook_id, w.project_id, count(*) AS c
+                        FROM webhook_deliveries d INDEXED BY webhook_deliveries_leased JOIN webhooks w ON w.id = d.webhook_id
                         WHERE d.status = 'PENDING' AND d.leased_until >= :now GROUP BY d.webhook_id
                     ), project_flying AS (
                         SELECT project_id, sum(c) AS c FROM flying GROUP BY project_id
                     ), ranked AS (
                         SELECT d.id, d.next_attempt_at, d.webhook_id, w.project_id,
                             ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
-                        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                        WHERE d.status = 'PENDING' AND d.next_attempt_at <= :now AND (d.leased_until IS NULL OR d.leased_until < :now)
+                        FROM webhooks w JOIN webhook_deliveries d ON d.id IN (
+                            SELECT y.id FROM webhook_deliveries y
+                            WHERE y.webhook_id = w.id AND y.status = 'PENDING' AND y.next_attempt_at <= :now
+                                AND (y.leased_until IS NULL OR y.leased_until < :now)
+                            ORDER BY y.next_attempt_at, y.id LIMIT \(Self.webhookDeliveriesInFlight)
+                        )
                     ), eligible AS (
                         SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.project_id ORDER BY r.n, r.next_attempt_at, r.id) AS pn
                         FROM ranked r LEFT JOIN flying f ON f.webhook_id = r.webhook_id
