@@ -183,6 +183,11 @@ struct ContractTests {
             #expect(webhook.status == .badRequest && webhook.text.contains(#"Unknown name \"event\""#), "\(webhook.text)")
             let claim = try await post("/v1/installAttribution", #"{"bundleId": "jp.furyu.pictlink.ios", "somethingNew": 1}"#)
             #expect(claim.status == .ok, "\(claim.text)")
+            // Open schemas are the decoder's alone: what it takes passes, and malformed JSON gets its own message.
+            let odd = try await post("/v1/installAttribution", #"{"bundleId": "jp.furyu.pictlink.ios", "x": 1e999, "y": "\udc00"}"#)
+            #expect(odd.status == .ok, "\(odd.text)")
+            let truncated = try await post("/v1/shortLinks", #"{"longDynamicLink": "\#(long)""#)
+            #expect(truncated.status == .badRequest && !truncated.text.contains("out of range"), "\(truncated.text)")
         }
     }
 

@@ -45,8 +45,11 @@ public struct APIRequestDecoder: RequestDecoder {
             throw APIError.invalidArgument(
                 "Invalid JSON payload received. Unknown name \"\(name)\"\(unknown.path.isEmpty ? "" : " at '\(unknown.path)'"): Cannot find field.")
         case .unreadable?:
-            throw APIError.invalidArgument(
-                "Invalid JSON payload received: a number is out of range or a string is not Unicode text.")
+            // Malformed JSON gets the decoder's own message below; this one only for what the decoder would take.
+            if (try? JSONDecoder().decode(T.self, from: data)) != nil {
+                throw APIError.invalidArgument(
+                    "Invalid JSON payload received: a number is out of range or a string is not Unicode text.")
+            }
         case nil:
             break
         }

@@ -55,9 +55,19 @@ package enum RequestBodyShape {
 
     /// What keeps `body` (UTF-8 JSON) from the schema `name`, or nil; nil too for a schema that is not closed.
     package static func problem(in body: Data, schema name: String) -> Problem? {
-        guard let shape = shapes[name] else { return nil }
+        guard let shape = shapes[name], isClosed(shape) else { return nil }
         guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return .unreadable }
         return unknownField(in: value, shape: shape, path: "").map { .unknownField($0) }
+    }
+
+    /// Whether `shape` takes no other fields somewhere: only then is a body checked (and one the check cannot read
+    /// refused); an open schema is left to the decoder.
+    private static func isClosed(_ shape: Shape) -> Bool {
+        switch shape {
+        case .unchecked: false
+        case .array(let items): isClosed(items)
+        case .object(let fields, let closed): closed || fields.values.contains(where: isClosed)
+        }
     }
 
     /// The first field of `body` that the schema `name` does not take, or nil.

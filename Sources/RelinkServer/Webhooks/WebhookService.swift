@@ -168,7 +168,9 @@ final class WebhookService: Service, Sendable {
         return next.timeIntervalSince(createdAt) <= retryWindow ? next : nil
     }
 
-    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async {
+    /// - Returns: whether the receiver took it.
+    @discardableResult
+    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async -> Bool {
         let now = Date()
         let timestamp = Int(now.timeIntervalSince1970)
         let headers = [
@@ -201,6 +203,7 @@ final class WebhookService: Service, Sendable {
             // The lease runs out and the delivery goes again: a receiver may see it twice (Relink-Delivery says so).
             reportStoreFailure("webhook delivery \(delivery.id) could not be recorded", error: error)
         }
+        return delivered
     }
 
     /// The clicks of the last interval to the outbox (after a write that is running, if any).
@@ -251,8 +254,8 @@ final class WebhookService: Service, Sendable {
         return removed
     }
 
-    /// Leases as many due deliveries as there are free slots and starts sending them in `group`; each one that
-    /// ends yields to `finished`, so that its slot is leased again at once.
+    /// Leases as many due deliveries as there are free slots and starts sending them in `group`; each one the
+    /// receiver takes yields to `finished`, so that its slot is leased again at once.
     /// - Returns: how many it started.
     @discardableResult
     func startDue(in group: inout DiscardingTaskGroup, finished: AsyncStream<Void>.Continuation? = nil) async -> Int {
@@ -269,9 +272,11 @@ final class WebhookService: Service, Sendable {
         for (delivery, webhook) in leased {
             inFlight.withLockedValue { $0 += 1 }
             group.addTask {
-                await self.deliver(delivery, to: webhook)
+                let delivered = await self.deliver(delivery, to: webhook)
                 self.inFlight.withLockedValue { $0 -= 1 }
-                finished?.yield()
+                // Only a delivery that went through: a receiver that is down would otherwise be tried as fast as it
+                // fails; its backlog goes out a round at a time, each delivery then on its own retry schedule.
+                if delivered { finished?.yield() }
             }
         }
         return leased.count

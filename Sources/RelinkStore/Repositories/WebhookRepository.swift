@@ -14,8 +14,8 @@ public protocol WebhookRepository: Sendable {
     @discardableResult
     func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int
     /// Leases up to `limit` pending deliveries due at `now` whose lease has run out, for `lease`: each is handed to
-    /// one caller at a time, across instances; no webhook has more than `webhookDeliveriesInFlight` leased at once, no
-    /// project more than `projectDeliveriesInFlight`, and every webhook's first due delivery comes before any second.
+    /// one caller at a time, across instances; no webhook has more than `webhookDeliveriesInFlight` leased at once, and
+    /// the projects, then the webhooks, with the fewest in flight come first.
     func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)]
     /// Records an attempt: delivered, to be retried at `retryAt`, or given up (failed) when `retryAt` is nil.
     func recordAttempt(
@@ -32,7 +32,4 @@ public protocol WebhookRepository: Sendable {
 extension WebhookRepository {
     /// The most deliveries of one webhook in flight at once, across instances: a slow receiver holds no more slots.
     public static var webhookDeliveriesInFlight: Int { 2 }
-    /// The most deliveries of one project's webhooks in flight at once, across instances: half an instance's slots
-    /// (`WebhookService.concurrency`), so another project's webhooks always find some.
-    public static var projectDeliveriesInFlight: Int { 4 }
 }
