@@ -303,20 +303,8 @@ extension PostgresStore {
                         AND (y.leased_until IS NULL OR y.leased_until < \(time))
                     ORDER BY y.next_attempt_at, y.id LIMIT \(Self.webhookDeliveriesInFlight)
                 ) x
-            ), eligible AS (
-                -- At most two per webhook in flight, those leased before included.
-                SELECT r.*, r.n + COALESCE(f.c, 0) AS webhook_load
-                FROM ranked r LEFT JOIN flying f ON f.webhook_id = r.webhook_id
-                WHERE r.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight)
-            ), loaded AS (
-                SELECT e.*, COALESCE(p.c, 0)
-                    + ROW_NUMBER() OVER (PARTITION BY e.project_id ORDER BY e.webhook_load, e.next_attempt_at, e.id) AS project_load
-                FROM eligible e LEFT JOIN project_flying p ON p.project_id = e.project_id
-            ), candidates AS (
-                -- The free slots go first to the projects, then to the webhooks, with the fewest deliveries in flight,
-                -- then to the oldest: one project's backlog or slow receivers hold back another webhook at most until
-                -- a slot frees.
-                SELECT id FROM loaded ORDER BY project_load, webhook_load, next_attempt_at, id LIMIT \(limit)
+            ), \(unescaped: WebhookLease.loadedCTEs), candidates AS (
+                SELECT id FROM loaded \(unescaped: WebhookLease.order) LIMIT \(limit)
             ), due AS (
                 -- The conditions again: a row another instance has just leased is read afresh here, and skipped.
                 SELECT id FROM webhook_deliveries

@@ -31,5 +31,5 @@ public protocol WebhookRepository: Sendable {
 
 extension WebhookRepository {
     /// The most deliveries of one webhook in flight at once, across instances: a slow receiver holds no more slots.
-    public static var webhookDeliveriesInFlight: Int { 2 }
+    public static var webhookDeliveriesInFlight: Int { WebhookLease.deliveriesPerWebhook }
 }

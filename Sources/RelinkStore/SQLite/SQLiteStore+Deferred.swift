@@ -544,9 +544,7 @@ extension SQLiteStore {
         return try await write { db in
             let rows = try Row.fetchAll(
                 db,
-                // At most two per webhook in flight (those leased before included); the free slots go first to the
-                // projects, then to the webhooks, with the fewest deliveries in flight, then to the oldest: one
-                // project's backlog or slow receivers hold back another webhook at most until a slot frees.
+                // Which deliveries, and in what order: `WebhookLease`.
                 sql: """
                     WITH flying AS (
                         SELECT d.webhook_id, w.project_id, count(*) AS c
@@ -563,19 +561,9 @@ extension SQLiteStore {
                                 AND (y.leased_until IS NULL OR y.leased_until < :now)
                             ORDER BY y.next_attempt_at, y.id LIMIT \(Self.webhookDeliveriesInFlight)
                         )
-                    ), eligible AS (
-                        SELECT r.*, r.n + COALESCE(f.c, 0) AS webhook_load
-                        FROM ranked r LEFT JOIN flying f ON f.webhook_id = r.webhook_id
-                        WHERE r.n + COALESCE(f.c, 0) <= \(Self.webhookDeliveriesInFlight)
-                    ), loaded AS (
-                        SELECT e.*, COALESCE(p.c, 0)
-                            + ROW_NUMBER() OVER (PARTITION BY e.project_id ORDER BY e.webhook_load, e.next_attempt_at, e.id) AS project_load
-                        FROM eligible e LEFT JOIN project_flying p ON p.project_id = e.project_id
-                    )
+                    ), \(WebhookLease.loadedCTEs)
                     SELECT \(WebhookDelivery.leasedColumns) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                    WHERE d.id IN (
-                        SELECT id FROM loaded ORDER BY project_load, webhook_load, next_attempt_at, id LIMIT :limit
-                    )
+                    WHERE d.id IN (SELECT id FROM loaded \(WebhookLease.order) LIMIT :limit)
                     """,
                 arguments: ["now": now.timeIntervalSince1970, "limit": limit])
             let leased = try rows.map { (try WebhookDelivery(row: $0), try WebhookRecord(row: $0, prefix: "w_")) }
