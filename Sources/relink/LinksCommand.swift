@@ -208,7 +208,7 @@ struct LinksCommand: AsyncParsableCommand {
         }
         guard data.count <= limit else { throw CLIError.usage("'\(path)' is larger than 1 MB") }
         // As the API reads a body: UTF-8, each key once, every field known.
-        guard !data.contains(0), String(validating: data, as: UTF8.self) != nil else {
+        guard JSONShape.isUTF8Text(data) else {
             throw CLIError.usage("'\(path)' is not UTF-8 JSON text")
         }
         if let problem = JSONShape.problem(data, subject: "'\(path)'") { throw CLIError.usage(problem) }

@@ -9,6 +9,13 @@ public enum JSONShape {
     /// Relink's answers nest two or three levels, its request bodies a few more.
     public static let maxDepth = 64
 
+    /// Whether `data` is UTF-8 text without a NUL, as JSON exchanged between systems must be (RFC 8259 8.1). The
+    /// decoders also read UTF-16 and UTF-32, which `problem` (reading bytes as UTF-8) would pass over: a NUL is never
+    /// in JSON text, and is how those encodings look byte by byte.
+    public static func isUTF8Text(_ data: Data) -> Bool {
+        !data.contains(0) && String(validating: data, as: UTF8.self) != nil
+    }
+
     /// Why `data` is not JSON to decode, or nil. Bytes that are not JSON pass; the decoder refuses them.
     /// - Parameters:
     ///   - data: the JSON text.

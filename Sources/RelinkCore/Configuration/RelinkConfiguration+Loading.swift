@@ -7,9 +7,8 @@ extension RelinkConfiguration {
     /// - Throws: `ConfigurationError` listing every problem with its JSON path.
     public init(json data: Data) throws(ConfigurationError) {
         let root: JSONValue
-        // UTF-8 only: the decoder also reads UTF-16 and UTF-32, which the check of keys given twice below, reading bytes
-        // as UTF-8, would pass over. A NUL is never in JSON text, and is how those encodings look byte by byte.
-        guard !data.contains(0), String(validating: data, as: UTF8.self) != nil else {
+        // UTF-8 only, or the check of keys given twice below would pass over the file.
+        guard JSONShape.isUTF8Text(data) else {
             throw ConfigurationError(problems: [ConfigurationProblem(path: "", message: "not UTF-8 JSON text (save the file as UTF-8)")])
         }
         do {

@@ -31,9 +31,7 @@ public struct APIRequestDecoder: RequestDecoder {
         let data = Data(body.readableBytesView)
         // A key given twice would mean one thing here (Foundation keeps the first) and another to a proxy that
         // checked the body (most keep the last).
-        // UTF-8 only (RFC 8259 8.1): the decoders also take UTF-16 and UTF-32, which the checks below, reading bytes as
-        // UTF-8, would pass over. A NUL is never in JSON text, and is how UTF-16 and UTF-32 look byte by byte.
-        guard !data.contains(0), String(validating: data, as: UTF8.self) != nil else {
+        guard JSONShape.isUTF8Text(data) else {
             throw APIError.invalidArgument("Invalid JSON payload received: the request body is not UTF-8 JSON text.")
         }
         if let problem = JSONShape.problem(data, subject: "the request body") {
