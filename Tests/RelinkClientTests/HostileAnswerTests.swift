@@ -46,6 +46,15 @@ struct HostileAnswerTests {
         #expect(JSONShape.problem(Data(#"{"a": "a", "b": {"a": "x"}}"#.utf8)) == nil, "one key in two objects, or as a value")
     }
 
+    @Test func theShapeCheckRefusesACommaWithNoValueOnOneSide() {
+        for text in [#"{"a": 1,}"#, "[1, 2 ,\n]", #"{"a": [1,], "b": 2}"#, "[1,,2]", "[,1]", #"{, "a": 1}"#, ","] {
+            #expect(JSONShape.problem(Data(text.utf8)) != nil, "\(text)")
+        }
+        for text in [#"{"a": 1, "b": [1, 2]}"#, #"{"a": ",}", "b": "[,"}"#, "[[], {}, \"\"]", "[]", "{}", #""""#] {
+            #expect(JSONShape.problem(Data(text.utf8)) == nil, "\(text)")
+        }
+    }
+
     @Test(
         arguments: [
             ("Mon, 21 Sep 2026 14:14:00 GMT", 40), ("Sun, 06 Nov 1994 08:49:37 GMT", 0), ("Fri, 31 Dec 9999 23:59:59 GMT", Int(Int32.max)),
@@ -64,6 +73,7 @@ struct HostileAnswerTests {
         #"{"matchMessage": "m", "deepLink": "https://first.example/", "attributionConfidence": "UNIQUE", "deepLink": "https://second.example/"}"#,
         #"{"deepLink": "a", "resolvedLink": "r", "routeParameters": {"id": "1", "id": "2"}}"#,
         #"{"matchMessage": "m", "deepLink": "x", "attributionConfidence": "WEAK", "resolvedLink": 5}"#,
+        #"{"deepLink": "a", "resolvedLink": "r", "matchMessage": "m", "attributionConfidence": "UNIQUE",}"#,
     ])
     func answersTooDeepOrWithAKeyTwiceAreMalformed(_ body: String) async throws {
         try await Self.withAnswer(.ok, body) { server, _ in

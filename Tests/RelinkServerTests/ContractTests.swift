@@ -188,6 +188,13 @@ struct ContractTests {
             #expect(odd.status == .ok, "\(odd.text)")
             let truncated = try await post("/v1/shortLinks", #"{"longDynamicLink": "\#(long)""#)
             #expect(truncated.status == .badRequest && !truncated.text.contains("out of range"), "\(truncated.text)")
+            // A trailing comma is no JSON, though Foundation's parsers take it (Android's reads a null there).
+            for (uri, body) in [
+                ("/v1/shortLinks", #"{"longDynamicLink": "\#(long)",}"#), ("/v1/installAttribution", #"{"bundleId": "jp.furyu.pictlink.ios",}"#),
+            ] {
+                let comma = try await post(uri, body)
+                #expect(comma.status == .badRequest && comma.text.contains("a comma before a closing bracket"), "\(comma.text)")
+            }
         }
     }
 

@@ -344,17 +344,24 @@ function isLeapYear(year) {
 /**
  * Why an answer's text is not one to read, or null: nesting deeper than MAX_DEPTH, an object with one key twice
  * (JSON.parse keeps the last, Swift's decoder the first: all three clients call it malformed instead), or a number
- * past a double's range (JSON.parse reads 1e999999 as Infinity, Android's parser refuses it). Text that is not JSON
- * passes; JSON.parse refuses it.
+ * past a double's range (JSON.parse reads 1e999999 as Infinity, Android's parser refuses it), or a comma with no
+ * value on one side (JSON.parse refuses `[1,]`, Android's parser reads a null there, Swift's skips it: named here so
+ * all three say the same). Text that is not JSON passes; JSON.parse refuses it.
  * @param {string} text
  * @returns {string|null}
  */
 function shapeProblem(text) {
     const open = []; // per open bracket: a Set of the object's keys, or null for an array
     const length = text.length;
+    // The last character outside a string that is not white space (a string counts as its quote, a number as 0).
+    let previous = 0;
     let i = 0;
     while (i < length) {
         const c = text.charCodeAt(i);
+        if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+            i++;
+            continue;
+        }
         if (c === 0x22) {
             let end = i + 1;
             while (end < length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
@@ -367,6 +374,7 @@ function shapeProblem(text) {
                     keys.add(key);
                 }
             }
+            previous = 0x22;
             i = end;
             continue;
         }
@@ -377,15 +385,20 @@ function shapeProblem(text) {
             if (Math.abs(Number(number)) === Infinity) {
                 return `the answer holds the number ${number.length > 32 ? number.slice(0, 32) + "…" : number}, past a double's range`;
             }
+            previous = 0x30;
             i = end;
             continue;
         }
         if (c === 0x7b || c === 0x5b) {
             if (open.length >= MAX_DEPTH) return `the answer nests deeper than ${MAX_DEPTH} levels`;
             open.push(c === 0x7b ? new Set() : null);
-        } else if ((c === 0x7d || c === 0x5d) && open.length > 0) {
-            open.pop();
+        } else if (c === 0x7d || c === 0x5d) {
+            if (previous === 0x2c) return "the answer has a comma before a closing bracket";
+            if (open.length > 0) open.pop();
+        } else if (c === 0x2c && (previous === 0 || previous === 0x2c || previous === 0x5b || previous === 0x7b)) {
+            return "the answer has a comma with no value before it";
         }
+        previous = c;
         i++;
     }
     return null;

@@ -4,7 +4,9 @@ import Foundation
 /// do, so the three refuse the same answers (clients/conformance/README.md), and the API's request bodies. Nesting
 /// past `maxDepth` (Android's parser recurses per bracket, and a stack overflow there kills the app), and an object
 /// with one key twice: Foundation's decoder keeps the first, JavaScript's and Android's parsers (and most proxies
-/// and firewalls in front of a server) the last, so the same bytes would mean two things.
+/// and firewalls in front of a server) the last, so the same bytes would mean two things. And a comma with no value
+/// on one side (`[1,]`, `{"a":1,}`, `[1,,2]`), which JSON does not have: Foundation skips it, Android's parser reads
+/// a null there and JavaScript's refuses the text.
 public enum JSONShape {
     /// Relink's answers nest two or three levels, its request bodies a few more.
     public static let maxDepth = 64
@@ -25,9 +27,16 @@ public enum JSONShape {
         let bytes = [UInt8](data)
         // One entry per open bracket: the keys of an object (as UTF-8), nil for an array.
         var open: [Set<[UInt8]>?] = []
+        // The last byte outside a string that is not white space (a string counts as its quote).
+        var previous: UInt8?
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                index += 1
+                continue
+            }
+            defer { previous = byte }
             if byte == UInt8(ascii: "\"") {
                 let end = stringEnd(bytes, from: index)
                 if let keys = open.last, let keys, nextNonSpace(bytes, from: end) == UInt8(ascii: ":") {
@@ -45,7 +54,14 @@ public enum JSONShape {
                 guard open.count < maxDepth else { return "\(subject) nests deeper than \(maxDepth) levels" }
                 open.append(byte == UInt8(ascii: "{") ? Set() : nil)
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if previous == UInt8(ascii: ",") { return "\(subject) has a comma before a closing bracket" }
                 if !open.isEmpty { open.removeLast() }
+            case UInt8(ascii: ","):
+                if previous == nil || previous == UInt8(ascii: ",") || previous == UInt8(ascii: "[")
+                    || previous == UInt8(ascii: "{")
+                {
+                    return "\(subject) has a comma with no value before it"
+                }
             default:
                 break
             }

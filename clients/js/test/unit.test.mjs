@@ -125,6 +125,19 @@ describe("hostile answers (the same results as the Swift and Android clients)", 
         assert.equal(resolved.link.routeParameters.__proto__, "p", "a parameter named __proto__ is kept as a parameter");
     });
 
+    test("a comma with no value on one side is malformed, and says so", async () => {
+        const answers = ['{"matchMessage": "m", "deepLink": "x", "attributionConfidence": "WEAK",}', '{"matchMessage": "m", "deepLink": "x", "u": [1,,2]}',
+            '{"matchMessage": "m", "deepLink": "x", "u": [1, 2 ,\n]}', '{, "deepLink": "x"}'];
+        const relink = client({ fetch: fakeFetch(...answers.map((answer) => json(200, answer))) });
+        for (const answer of answers) {
+            const claimed = await relink.claimDeferredLink({});
+            assert.equal(claimed.error.kind, "malformed", answer);
+            assert.match(claimed.error.message, /a comma/, answer);
+        }
+        const fine = '{"matchMessage": "m", "deepLink": ",]", "x": [[], {}, "", -1, 2e3], "attributionConfidence": "WEAK"}';
+        assert.equal((await client({ fetch: fakeFetch(json(200, fine)) }).claimDeferredLink({})).result, "matched", "commas in strings are text");
+    });
+
     test("Retry-After: IMF-fixdates of real days only, and at most 2147483647", () => {
         const now = Date.parse("2026-09-21T14:13:20Z");
         assert.equal(parseRetryAfter("Mon, 21 Sep 2026 14:14:00 GMT", now), 40);

@@ -9,8 +9,9 @@ import java.util.Set;
  * Checks an answer's text before {@code org.json} parses it: org.json recurses once per bracket, so a few thousand
  * of them overflow the stack, and it keeps the last of two equal keys where other parsers keep the first. A number
  * past a double's range ({@code 1e999999}) it refuses wherever it stands, where the other parsers read it as infinity
- * or skip it: named here so the message says why. The Swift and JavaScript clients make the same checks
- * (clients/conformance/README.md).
+ * or skip it: named here so the message says why. A comma with no value on one side ({@code [1,]}, {@code [1,,2]})
+ * it reads as a null where the other parsers skip it or refuse the text. The Swift and JavaScript clients make the
+ * same checks (clients/conformance/README.md).
  */
 final class JsonShape {
     /** Deeper than this is not a Relink answer (its answers nest two levels). */
@@ -20,7 +21,7 @@ final class JsonShape {
 
     /**
      * Why the text is not an answer to parse, or null: nesting deeper than {@link #MAX_DEPTH}, an object with one
-     * key twice, or a number past a double's range. Text that is not JSON at all passes; the parser refuses it.
+     * key twice, a number past a double's range, or a comma with no value on one side. Text that is not JSON at all passes; the parser refuses it.
      *
      * @param text the answer's body.
      * @return the problem in words, or null.
@@ -29,9 +30,15 @@ final class JsonShape {
         // One entry per open bracket: the keys of an object, null for an array.
         List<Set<String>> open = new ArrayList<Set<String>>();
         int length = text.length();
+        // The last character outside a string that is not white space (a string counts as its quote, a number as 0).
+        char previous = 0;
         int i = 0;
         while (i < length) {
             char c = text.charAt(i);
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                i++;
+                continue;
+            }
             if (c == '"') {
                 int end = stringEnd(text, i);
                 Set<String> keys = open.isEmpty() ? null : open.get(open.size() - 1);
@@ -39,6 +46,7 @@ final class JsonShape {
                     String key = decode(text, i + 1, end - 1);
                     if (!keys.add(key)) return "The answer has the key \"" + printable(key) + "\" twice in one object.";
                 }
+                previous = '"';
                 i = end;
                 continue;
             }
@@ -50,15 +58,20 @@ final class JsonShape {
                     return "The answer holds the number " + (number.length() > 32 ? number.substring(0, 32) + "…" : number)
                             + ", past a double's range.";
                 }
+                previous = '0';
                 i = end;
                 continue;
             }
             if (c == '{' || c == '[') {
                 if (open.size() >= MAX_DEPTH) return "The answer nests deeper than " + MAX_DEPTH + " levels.";
                 open.add(c == '{' ? new HashSet<String>() : null);
-            } else if ((c == '}' || c == ']') && !open.isEmpty()) {
-                open.remove(open.size() - 1);
+            } else if (c == '}' || c == ']') {
+                if (previous == ',') return "The answer has a comma before a closing bracket.";
+                if (!open.isEmpty()) open.remove(open.size() - 1);
+            } else if (c == ',' && (previous == 0 || previous == ',' || previous == '[' || previous == '{')) {
+                return "The answer has a comma with no value before it.";
             }
+            previous = c;
             i++;
         }
         return null;

@@ -199,6 +199,20 @@ class HostileAnswerTest {
         assertNull(JsonShape.problem("{\"a\": \"1e999999\"}"), "a number in a string is text");
     }
 
+    /** org.json reads {@code [1,]} as {@code [1,null]}, where Swift's parser skips the comma and JavaScript's refuses it. */
+    @Test
+    void aCommaWithNoValueOnOneSideIsMalformed() {
+        for (String text : new String[] {"{\"a\": 1,}", "[1, 2 ,\n]", "{\"a\": [1,], \"b\": 2}", "[1,,2]", "[,1]", "{, \"a\": 1}", ","}) {
+            assertTrue(JsonShape.problem(text) != null, text);
+        }
+        for (String text : new String[] {"{\"a\": 1, \"b\": [1, 2]}", "{\"a\": \",}\", \"b\": \"[,\"}", "[[], {}, \"\"]", "[]", "{}", "[-1, 2e3]"}) {
+            assertNull(JsonShape.problem(text), text);
+        }
+        String answer = "{\"matchMessage\": \"m\", \"deepLink\": \"x\", \"attributionConfidence\": \"WEAK\", \"utm\": [1,]}";
+        assertEquals(ClaimResult.Kind.FAILED, Answers.claim(200, answer).getKind());
+        assertEquals(RelinkError.Kind.MALFORMED, Answers.claim(200, answer).getError().getKind());
+    }
+
     /** An interim 100 Continue and then nothing is no answer: a timeout, not retried; a final answer after it is read. */
     @Test
     void aContinueAndThenSilenceTimesOut() throws Exception {
