@@ -21,18 +21,17 @@ enum ConfigurationFile {
 
     static func load(_ path: String) throws(CLIError) -> RelinkConfiguration {
         let data = try read(path)
+        // Listed with the reader's problems, so one run of `config check` names every problem it can.
+        let unknown = unknownRuleFields(data).map { "\(TerminalText.escaped(path)): \($0)" }
         let configuration: RelinkConfiguration
         do {
             configuration = try RelinkConfiguration(json: data)
         } catch {
             // One line a problem: a value it quotes cannot start a line of its own (a forged "valid").
             let lines = error.problems.map { "\(TerminalText.escaped(path)): \(TerminalText.escaped($0.description))" }
-            throw CLIError(message: "invalid configuration:\n" + lines.joined(separator: "\n"))
+            throw CLIError(message: "invalid configuration:\n" + (lines + unknown).joined(separator: "\n"))
         }
-        let unknown = unknownRuleFields(data)
-        guard unknown.isEmpty else {
-            throw CLIError(message: "invalid configuration:\n" + unknown.map { "\(TerminalText.escaped(path)): \($0)" }.joined(separator: "\n"))
-        }
+        guard unknown.isEmpty else { throw CLIError(message: "invalid configuration:\n" + unknown.joined(separator: "\n")) }
         return configuration
     }
 

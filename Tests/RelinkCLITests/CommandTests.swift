@@ -44,13 +44,14 @@ struct CommandTests {
 
     /// The repository's routes.json with its first project's `key` set to `value`, loaded as every command loads it
     /// (from a file of its own): the file's path and the refusal's message, nil when it loaded.
-    static func loading(firstProject key: String, as value: Any) throws -> (file: String, refusal: String?) {
+    static func loading(firstProject key: String, as value: Any, also others: [String: Any] = [:]) throws -> (file: String, refusal: String?) {
         let file = FileManager.default.temporaryDirectory.appending(path: "relink-config-\(UUID()).json").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         var root = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))) as? [String: Any])
         var projects = try #require(root["projects"] as? [[String: Any]])
         projects[0][key] = value
+        projects[0].merge(others) { _, other in other }
         root["projects"] = projects
         try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
         do {
@@ -79,6 +80,11 @@ struct CommandTests {
         let (file, refusal) = try Self.loading(firstProject: "rules", as: rules)
         #expect(refusal?.hasSuffix("\(file): projects[0].rules.rules[0].when.Countries: unknown key (docs/rules.md lists a rule's keys)") == true)
         #expect(ConfigurationFile.unknownRuleFields(try Data(contentsOf: URL(fileURLWithPath: EndToEndTests.routes))).isEmpty)
+        // Beside another problem, both are named: one run of `config check` lists all it can.
+        let (other, both) = try Self.loading(firstProject: "rules", as: rules, also: ["allowlist": ["not anchored"]])
+        let lines = try #require(both).split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("\(other): projects[0].allowlist[0]") }, "\(lines)")
+        #expect(lines.last == "\(other): projects[0].rules.rules[0].when.Countries: unknown key (docs/rules.md lists a rule's keys)")
     }
 
     @Test func buildTakesAFlagPerParameter() throws {
