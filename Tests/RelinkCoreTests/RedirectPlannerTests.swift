@@ -399,5 +399,11 @@ struct LinkRequestTests {
         #expect(directory.match(host: "other.example", path: "/x") == nil)
         #expect(directory.servesHost("example.com:443"))
         #expect(!directory.servesHost("other.example"))
+        // A short link written with its scheme's own port is the link without it; another port is another host.
+        #expect(directory.shortLink("https://example.com:443/links/Ab3x")?.code.value == "Ab3x")
+        #expect(directory.shortLink("https://example.com/links/Ab3x")?.project.id == "links")
+        #expect(directory.shortLink("http://localhost:80/Ab3x")?.project.id == "links")
+        #expect(directory.shortLink("https://example.com:8443/links/Ab3x") == nil)
+        #expect(directory.shortLink("http://localhost:443/Ab3x") == nil)
     }
 }

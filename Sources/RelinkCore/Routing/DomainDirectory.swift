@@ -62,7 +62,9 @@ public struct DomainDirectory: Sendable {
             uri.query == nil || uri.query == APIPath.debugQuery
         else { return nil }
         let path = uri.path
-        guard let match = match(hostKey: uri.port.map { "\(host):\($0)" } ?? host, path: Substring(path)),
+        // The scheme's own port (`https://go.pictlink.com:443/x`) is the link without it, as browsers ask for it.
+        let port = uri.port == (uri.scheme == "https" ? 443 : 80) ? nil : uri.port
+        guard let match = match(hostKey: port.map { "\(host):\($0)" } ?? host, path: Substring(path)),
             match.relativePath.hasPrefix("/"), let code = ShortCode(match.relativePath.dropFirst())
         else { return nil }
         return (match.project, match.prefix, code)
