@@ -71,7 +71,7 @@ struct LinkVerifierTests {
         // A disabled link is a difference on every client: FDL served it.
         var disabled = try #require(try await store.link(domain: "https://go.pictlink.com", code: "q1"))
         disabled.disabled = true
-        _ = try await store.updateLink(disabled)
+        _ = try await store.updateLink(id: disabled.id) { [disabled] _ in disabled }
         let after = try await LinkVerifier(configuration: Self.plain, store: store).verify(projectId: "pictlink")
         #expect(after.differenceCount == 5 && after.differences.allSatisfy { $0.shortLink.hasSuffix("/q1") })
         #expect(after.causes == [[]: 5])

@@ -694,4 +694,49 @@ struct ShortLinkAPITests {
             #expect(try await store.link(domain: "https://go.pictlink.com", code: code)?.updatedAt != before.updatedAt)
         }
     }
+
+    /// PATCHes of different fields at once all take effect: a `disabled: true` answered 200 is never undone by a
+    /// rename that read the link before it. Each round sends them on connections of their own, so they overlap.
+    @Test func patchesAtOnceKeepEachOthersChanges() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await T.application(store: store).test(.live) { client in
+            let port = try #require(client.port)
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            configuration.connectionPool = .init(idleTimeout: .seconds(5), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            var failure: (any Error)?
+            do {
+                for round in 0..<5 {
+                    let minted = try Self.decode(
+                        CreateShortLinkResponse.self,
+                        try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
+                    let code = String(try #require(minted.shortLink.split(separator: "/").last))
+                    let uri = "http://127.0.0.1:\(port)/v1/links/\(PercentEncoding.encodeQueryValue(minted.shortLink))?key=\(key)"
+                    let bodies = [#"{"disabled": true}"#, #"{"maxClicks": 5}"#] + (0..<16).map { #"{"name": "renamed \#($0)"}"# }
+                    let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+                        for body in bodies {
+                            group.addTask {
+                                var request = HTTPClientRequest(url: uri)
+                                request.method = .PATCH
+                                request.headers.add(name: "Host", value: "go.pictlink.com")
+                                request.headers.add(name: "Content-Type", value: "application/json")
+                                request.body = .bytes(ByteBuffer(string: body))
+                                let response = try await http.execute(request, timeout: .seconds(30))
+                                _ = try await response.body.collect(upTo: 1 << 20)
+                                return response.status.code
+                            }
+                        }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                    #expect(statuses.allSatisfy { $0 == 200 }, "round \(round): \(statuses)")
+                    let link = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
+                    #expect(link.disabled && link.maxClicks == 5 && link.name?.hasPrefix("renamed ") == true, "round \(round): \(link)")
+                }
+            } catch {
+                failure = error
+            }
+            try await http.shutdown()
+            if let failure { throw failure }
+        }
+    }
 }

@@ -119,7 +119,7 @@ struct PostgresStoreTests {
         var link = try await test.store.insertLink(StoreConformanceTests.draft("live"))
         #expect(await iterator.next() == .link(domain: "https://go.pictlink.com", code: "live"))
         link.disabled = true
-        _ = try await test.store.updateLink(link)
+        _ = try await test.store.updateLink(id: link.id) { [link] _ in link }
         #expect(await iterator.next() == .link(domain: "https://go.pictlink.com", code: "live"))
 
         watcher.cancel()

@@ -66,7 +66,7 @@ struct StoreConformanceTests {
             var renamed = imported
             renamed.archived = false
             renamed.name = nil
-            _ = try await store.updateLink(renamed)
+            _ = try await store.updateLink(id: renamed.id) { [renamed] _ in renamed }
             let saved = try #require(try await store.link(domain: "https://go.pictlink.com", code: "AbC"))
             #expect(!saved.archived && saved.name == nil)
             #expect(try await store.importLinks([]).isEmpty)
@@ -107,6 +107,27 @@ struct StoreConformanceTests {
         }
     }
 
+    /// Changes made at once apply one after the other: each is given the link as the one before it left it, so none
+    /// is written over (a PATCH of `disabled` racing a rename, on one instance or several).
+    @Test(arguments: StoreKind.available) func changesAtOnceAreNotLost(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let link = try await store.insertLink(Self.draft("race"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        _ = try await store.updateLink(id: link.id) { stored in
+                            var renamed = stored
+                            renamed.name = (stored.name ?? "") + "x"
+                            return renamed
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "race")?.name == String(repeating: "x", count: 20))
+        }
+    }
+
     @Test(arguments: StoreKind.available) func updatesAndPages(_ kind: StoreKind) async throws {
         try await TestStore.with(kind) { store in
             var ids: [Int64] = []
@@ -121,7 +142,9 @@ struct StoreConformanceTests {
             link.disabled = true
             link.expiresAt = Date(timeIntervalSince1970: 1_900_000_000)
             link.parameters.ofl = "https://pictlink.com/desk"
-            let saved = try await store.updateLink(link)
+            let (stored, written) = try await store.updateLink(id: link.id) { [link] _ in link }
+            let saved = try #require(written)
+            #expect(!stored.disabled && stored.parameters.ofl == nil, "the link as it was")
             #expect(saved.updatedAt > link.createdAt)
             let reread = try #require(try await store.link(domain: "https://go.pictlink.com", code: "c0"))
             #expect(reread.disabled)
@@ -129,8 +152,20 @@ struct StoreConformanceTests {
             #expect(reread.parameters.ofl == "https://pictlink.com/desk")
             #expect(!reread.isActive(at: Date(timeIntervalSince1970: 1_800_000_000)))
             #expect(reread == saved)
-            link.id = 999
-            await #expect(throws: StoreError.notFound) { try await store.updateLink(link) }
+            await #expect(throws: StoreError.notFound) { try await store.updateLink(id: 999) { $0 } }
+            // A change that leaves the link writes nothing; one that throws writes nothing and throws.
+            let unchanged = try await store.updateLink(id: link.id) { _ in nil }
+            #expect(unchanged.saved == nil && unchanged.stored == reread)
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                try await store.updateLink(id: link.id) { stored in
+                    var renamed = stored
+                    renamed.name = "never"
+                    _ = renamed
+                    throw Refused()
+                }
+            }
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "c0") == reread)
         }
     }
 

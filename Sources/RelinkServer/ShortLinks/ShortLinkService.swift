@@ -43,8 +43,13 @@ public final class ShortLinkService: Sendable {
         var (record, warnings) = try await mintRecord(request, caller: caller)
         if request.fetchPreview == true, !record.fetchPreview {
             // The same link minted again, now asking for its page's card.
-            record.fetchPreview = true
-            record = try await store.updateLink(record)
+            let (stored, saved) = try await store.updateLink(id: record.id) { stored in
+                guard !stored.fetchPreview else { return nil }
+                var asking = stored
+                asking.fetchPreview = true
+                return asking
+            }
+            record = saved ?? stored
             resolver.remember(record)
         }
         if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
@@ -270,6 +275,24 @@ public final class ShortLinkService: Sendable {
     }
 
     func update(_ link: ShortLinkRecord, with request: UpdateLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
+        // Applied to the link as stored when the write begins, not as read before: a change made meanwhile (another
+        // PATCH, the console, another instance) is kept, not written over.
+        let (stored, saved) = try await store.updateLink(id: link.id) { stored in
+            let changed = try self.changed(stored, by: request, caller: caller)
+            // Nothing changed (the console's form saved untouched, a PATCH repeated): no write, no new updateTime, no
+            // link.updated event for what did not happen.
+            return changed == stored ? nil : changed
+        }
+        guard let saved else { return stored }
+        resolver.remember(saved)
+        await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
+        // A new destination has a new page; a link newly asking for its card gets it.
+        if let previews, previews.fetches(saved), saved.longLink != stored.longLink || saved.preview == nil { previews.enqueue(saved) }
+        return saved
+    }
+
+    /// The link as `request` changes it, checked (a 400 naming what is wrong).
+    func changed(_ link: ShortLinkRecord, by request: UpdateLinkRequest, caller: APIKeyAuthenticator.Caller) throws -> ShortLinkRecord {
         let original = link
         var link = link
         if request.longDynamicLink != nil || request.dynamicLinkInfo != nil {
@@ -281,7 +304,6 @@ public final class ShortLinkService: Sendable {
             link.longLink = target.canonicalLongLink
         }
         if let disabled = request.disabled { link.disabled = disabled }
-        let destinationChanged = link.longLink != original.longLink
         if let fetchPreview = request.fetchPreview { link.fetchPreview = fetchPreview }
         if let name = request.name { link.name = try Self.checkedName(name) }
         if let project = resolver.configuration.project(id: link.projectId) {
@@ -313,15 +335,7 @@ public final class ShortLinkService: Sendable {
         {
             link.idempotencyKey = nil
         }
-        // Nothing changed (the console's form saved untouched, a PATCH repeated): no write, no new updateTime, no
-        // link.updated event for what did not happen.
-        if link == original { return original }
-        let saved = try await store.updateLink(link)
-        resolver.remember(saved)
-        await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
-        // A new destination has a new page; a link newly asking for its card gets it.
-        if let previews, previews.fetches(saved), destinationChanged || saved.preview == nil { previews.enqueue(saved) }
-        return saved
+        return link
     }
 
     /// Expiry, click limit and the link clicks go to once over, checked (a 400 naming what is wrong).

@@ -195,25 +195,40 @@ extension PostgresStore {
         ).map(ShortLinkRecord.init(row:))
     }
 
-    public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
-        let updated = link.forUpdate()
-        let parameters = try StoreCoding.encode(link.parameters)
-        // One statement: the row changes and the NOTIFY goes out when it commits, never one without the other.
-        let rows = try await rows(
-            """
-            WITH changed AS (
-                UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
-                    expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
-                    archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview),
-                    rules = \(try StoreCoding.encode(rules: updated.rules)), max_clicks = \(updated.maxClicks.map(Int64.init)),
-                    expired_link = \(updated.expiredLink), idempotency_key = \(updated.idempotencyKey)
-                WHERE id = \(updated.id)
-                RETURNING domain, code
-            )
-            SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM changed
-            """)
-        guard rows.count == 1 else { throw StoreError.notFound }
-        return updated
+    public func updateLink(
+        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+    ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
+        let logger = self.logger
+        let channel = self.channel
+        return try await transaction { connection in
+            // The row lock holds other changes of the link until this one commits; they then read what it wrote.
+            let read = try await connection.query(
+                "SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE id = \(id) FOR UPDATE", logger: logger
+            ).collect().map(PostgresRandomAccessRow.init)
+            guard let row = read.first else { throw StoreError.notFound }
+            let stored = try ShortLinkRecord(row: row)
+            guard let link = try change(stored) else { return (stored, nil) }
+            var updated = link.forUpdate()
+            updated.id = stored.id
+            let parameters = try StoreCoding.encode(updated.parameters)
+            // One statement: the row changes and the NOTIFY goes out when it commits, never one without the other.
+            let changed = try await connection.query(
+                """
+                WITH changed AS (
+                    UPDATE links SET long_link = \(updated.longLink), parameters = \(parameters), disabled = \(updated.disabled),
+                        expires_at = \(updated.expiresAt?.timeIntervalSince1970), updated_at = \(updated.updatedAt.timeIntervalSince1970),
+                        archived = \(updated.archived), name = \(updated.name), fetch_preview = \(updated.fetchPreview),
+                        rules = \(try StoreCoding.encode(rules: updated.rules)), max_clicks = \(updated.maxClicks.map(Int64.init)),
+                        expired_link = \(updated.expiredLink), idempotency_key = \(updated.idempotencyKey)
+                    WHERE id = \(updated.id)
+                    RETURNING domain, code
+                )
+                SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM changed
+                """, logger: logger
+            ).collect()
+            guard changed.count == 1 else { throw StoreError.notFound }
+            return (stored, updated)
+        }
     }
 
     public func savePreview(linkId: Int64, preview: PagePreview) async throws {

@@ -11,9 +11,16 @@ public protocol LinkRepository: Sendable {
     /// A project's links, newest first, with ids below `beforeId` when given; with `matching`, only those whose code,
     /// long link or name contains it (ignoring ASCII case).
     func links(projectId: String, matching: String?, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord]
-    /// Saves the link's parameters, long link, `disabled`, `expiresAt`, `archived`, `name`, `fetchPreview`, rules, limits
-    /// and `idempotencyKey` (nil once the link no longer answers the request that minted it), stamping `updatedAt`.
-    func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord
+    /// Changes the link with this id in one transaction. `change` is given the link as stored, which stays locked until
+    /// the write, so changes made at once (two PATCHes, on one instance or several) apply one after the other, never
+    /// one over the other. It returns the link to save, or nil to leave it as it is; what it throws is thrown here,
+    /// and nothing is written. Saved are the parameters, long link, `disabled`, `expiresAt`, `archived`, `name`,
+    /// `fetchPreview`, rules, limits and `idempotencyKey` (nil once the link no longer answers the request that
+    /// minted it), with `updatedAt` stamped. Throws `StoreError.notFound` when the link is gone.
+    /// - Returns: the link as it was stored, and as saved (nil when `change` left it).
+    func updateLink(
+        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+    ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?)
     /// Inserts `drafts` in one transaction, each unless its domain already has its code (an import run again, or a
     /// link minted meanwhile). Returns the codes of the drafts it skipped, as `domain\tcode`.
     func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String>

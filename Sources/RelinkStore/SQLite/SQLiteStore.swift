@@ -316,11 +316,19 @@ extension SQLiteStore {
         }
     }
 
-    public func updateLink(_ link: ShortLinkRecord) async throws -> ShortLinkRecord {
-        let updated = link.forUpdate()
-        let parameters = try StoreCoding.encode(link.parameters)
-        let rules = try StoreCoding.encode(rules: link.rules)
-        let changed = try await write { [updated] db in
+    public func updateLink(
+        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+    ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
+        // Read and written in one write transaction: SQLite has one writer at a time, so other changes of the link
+        // wait for this one and then read what it wrote.
+        try await write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE id = ?", arguments: [id]) else {
+                throw StoreError.notFound
+            }
+            let stored = try ShortLinkRecord(row: row)
+            guard let link = try change(stored) else { return (stored, nil) }
+            var updated = link.forUpdate()
+            updated.id = stored.id
             try db.execute(
                 sql: """
                     UPDATE links SET long_link = ?, parameters = ?, disabled = ?, expires_at = ?, updated_at = ?, archived = ?, name = ?,
@@ -328,14 +336,13 @@ extension SQLiteStore {
                     WHERE id = ?
                     """,
                 arguments: [
-                    updated.longLink, parameters, updated.disabled, updated.expiresAt?.timeIntervalSince1970,
-                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview, rules, updated.maxClicks,
-                    updated.expiredLink, updated.idempotencyKey, updated.id,
+                    updated.longLink, try StoreCoding.encode(updated.parameters), updated.disabled, updated.expiresAt?.timeIntervalSince1970,
+                    updated.updatedAt.timeIntervalSince1970, updated.archived, updated.name, updated.fetchPreview,
+                    try StoreCoding.encode(rules: updated.rules), updated.maxClicks, updated.expiredLink, updated.idempotencyKey, updated.id,
                 ])
-            return db.changesCount
+            guard db.changesCount == 1 else { throw StoreError.notFound }
+            return (stored, updated)
         }
-        guard changed == 1 else { throw StoreError.notFound }
-        return updated
     }
 
     public func savePreview(linkId: Int64, preview: PagePreview) async throws {

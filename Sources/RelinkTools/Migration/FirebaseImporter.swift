@@ -328,13 +328,17 @@ public struct FirebaseImporter: Sendable {
                     progress(2, number)
                 }
             case .conflict where options.update && Self.updatable(outcome):
-                guard var existing = try await store.link(domain: draft.domain, code: draft.code), existing.projectId == draft.projectId
+                guard let existing = try await store.link(domain: draft.domain, code: draft.code), existing.projectId == draft.projectId
                 else { continue }
-                existing.longLink = draft.longLink
-                existing.parameters = draft.parameters
-                existing.archived = draft.archived
-                existing.name = draft.name
-                _ = try await store.updateLink(existing)
+                // Applied to the link as stored at the write: a change made meanwhile to its other fields is kept.
+                _ = try await store.updateLink(id: existing.id) { stored in
+                    var updated = stored
+                    updated.longLink = draft.longLink
+                    updated.parameters = draft.parameters
+                    updated.archived = draft.archived
+                    updated.name = draft.name
+                    return updated
+                }
                 summary.updated += 1
             default: continue
             }
