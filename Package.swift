@@ -181,6 +181,8 @@ let package = Package(
                 // The importer's, the verifier's and the deployment probe's tests use the server's test support.
                 "RelinkTools",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // A test closes connections of a bare NIO server (`LingeringCloseHandler`).
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
