@@ -210,7 +210,8 @@ struct ApplicationParts {
         )
         http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                LingeringCloseHandler.Installer(), RequestHeadCheck.Installer(), RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit),
+                LingeringCloseHandler.Installer(), RequestHeadCheck.Installer(),
+                RequestTimeoutHandler(headerTimeout: header, bodyTimeout: body, sendTimeout: send, limit: limit),
             ],
             idleTimeout: TimeAmount(configuration.idleTimeout))
         self.metricsServer = Self.metricsServer(configuration: configuration, http1: http1, metrics: metrics, logger: logger)
