@@ -513,6 +513,33 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// After an edit, the next click reads the link as stored, not the editing instance's own copy: another
+    /// instance's change committed just after it (its notice already applied here) must not be hidden for the
+    /// cache's whole age. The store's row is changed underneath, as that other instance would.
+    @Test func aClickAfterAnEditReadsTheLinkAsStored() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await T.application(store: store).test(.router) { client in
+            let minted = try Self.decode(
+                CreateShortLinkResponse.self,
+                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
+            let code = String(try #require(minted.shortLink.split(separator: "/").last))
+            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+            func click() async throws -> TestResponse {
+                try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
+            }
+            _ = try await click()
+            let renamed = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"name": "x"}"#))
+            #expect(renamed.status == .ok)
+            let stored = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
+            _ = try await store.updateLink(id: stored.id) { link in
+                var disabled = link
+                disabled.disabled = true
+                return disabled
+            }
+            #expect(try await click().status == .gone)
+        }
+    }
+
     /// Imported names and the archived flag, and a name given when minting, come back from every call that
     /// answers a link.
     @Test func namesAndTheArchivedFlagAreAnswered() async throws {

@@ -153,8 +153,15 @@ final class LinkResolver: Sendable {
         return ["localhost", "127.0.0.1", "[::1]"].contains(name.lowercased())
     }
 
-    /// Puts a link this instance created or changed in the cache, as clicks will need it (or forgets it, when its
-    /// domain is no longer one of a project's).
+    /// Forgets a link this instance changed, so the next click reads it as stored. Not its own copy in its place:
+    /// another instance's change of the link may have committed after this one, its notice already applied here, and
+    /// the copy would then be served for the cache's whole age.
+    func forget(_ record: ShortLinkRecord) {
+        cache.invalidate(domain: record.domain, code: record.code)
+    }
+
+    /// Puts a link this instance created in the cache, as clicks will need it (or forgets it, when its domain is no
+    /// longer one of a project's).
     func remember(_ record: ShortLinkRecord) {
         guard let (project, prefix, _) = directory.shortLink(record.shortLink), prefix.description == record.domain else {
             cache.invalidate(domain: record.domain, code: record.code)

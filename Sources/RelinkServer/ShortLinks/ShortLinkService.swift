@@ -50,7 +50,7 @@ public final class ShortLinkService: Sendable {
                 return asking
             }
             record = saved ?? stored
-            resolver.remember(record)
+            resolver.forget(record)
         }
         if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
         return (record, warnings + countryWarnings(record.rules))
@@ -284,7 +284,7 @@ public final class ShortLinkService: Sendable {
             return changed == stored ? nil : changed
         }
         guard let saved else { return stored }
-        resolver.remember(saved)
+        resolver.forget(saved)
         await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
         // A new destination has a new page; a link newly asking for its card gets it.
         if let previews, previews.fetches(saved), saved.longLink != stored.longLink || saved.preview == nil { previews.enqueue(saved) }
