@@ -74,7 +74,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-                // Long links of pending clicks are kept once, under their SHA-256.
+                // Long links of pending clicks are kept once, under their SHA-256; a long schema's NOTIFY channel is
+                // named by its digest.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The store's lifetime is one of the application's services.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -106,6 +106,35 @@ struct PostgresStoreTests {
         await test.close()
     }
 
+    /// One schema, one channel, however the URL names it; a channel name fits PostgreSQL's 63 bytes.
+    @Test func theChangeChannelIsTheSchemasAndFits() {
+        #expect(PostgresStore.channel(schema: "public") == "relink_links", "no schema, or schema=public, as before")
+        #expect(PostgresStore.channel(schema: "relink_prod") == "relink_links_relink_prod")
+        let long = String(repeating: "s", count: 63)
+        #expect(PostgresStore.channel(schema: long).utf8.count <= 63)
+        #expect(PostgresStore.channel(schema: long) != PostgresStore.channel(schema: String(long.dropLast())))
+    }
+
+    /// A schema of up to 63 characters, which the URL takes, mints and notifies (a channel past 63 bytes made every
+    /// mint and edit fail with 500).
+    @Test(.enabled(if: serverAvailable)) func aLongSchemaMintsAndNotifies() async throws {
+        let schema = "t_long_" + String(repeating: "x", count: 44) + UUID().uuidString.lowercased().prefix(12).replacingOccurrences(of: "-", with: "")
+        let url = try TestStore.url(schema: String(schema.prefix(63)))
+        let store = try await PostgresStore.connect(url, logger: TestStore.logger)
+        let other = try await PostgresStore.connect(url, logger: TestStore.logger)
+        let (changes, continuation) = AsyncStream.makeStream(of: LinkChange.self)
+        let watcher = Task { await other.watchLinkChanges { continuation.yield($0) } }
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == .all)
+        _ = try await store.insertLink(StoreConformanceTests.draft("long"))
+        #expect(await iterator.next() == .link(domain: "https://go.pictlink.com", code: "long"))
+        watcher.cancel()
+        await watcher.value
+        _ = try await store.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(url.schema!) CASCADE"))
+        other.close()
+        store.close()
+    }
+
     /// A link minted or changed through one pool reaches the other pool's listener.
     @Test(.enabled(if: serverAvailable)) func linkChangesReachOtherInstances() async throws {
         let test = try await TestStore.make(.postgres)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import NIOSSL
@@ -21,7 +22,7 @@ public final class PostgresStore: RelinkStore, Sendable {
     private let runTask: Task<Void, Never>
     public let description: String
 
-    private init(url: DatabaseURL, tls: DatabaseURL.TLSSettings, logger: Logger) {
+    private init(url: DatabaseURL, tls: DatabaseURL.TLSSettings, schema: String, logger: Logger) {
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
             tls: Self.tls(tls))
@@ -39,7 +40,7 @@ public final class PostgresStore: RelinkStore, Sendable {
         self.client = client
         self.logger = logger
         self.url = url
-        self.channel = "relink_links" + (url.schema.map { "_\($0)" } ?? "")
+        self.channel = Self.channel(schema: schema)
         // A few queries at once, leaving most of the pool to writes and the API.
         self.lookups = LinkLookupBatcher(maximumQueries: max(1, min(4, url.maximumConnections / 4)), wait: url.requestWait)
         self.description = "PostgreSQL at \(url)"
@@ -53,12 +54,13 @@ public final class PostgresStore: RelinkStore, Sendable {
         let tls = try url.tlsSettings()
         // One direct connection first: the pool would keep retrying an unreachable server or a wrong password
         // for a minute, where the user wants the reason at once.
+        let defaultSchema: String?
         do {
-            try await probe(url, tls: tls, logger: logger)
+            defaultSchema = try await probe(url, tls: tls, logger: logger)
         } catch {
             throw StoreError.unavailable("cannot connect to \(url): \(Self.explain(error, url: url, tls: tls))")
         }
-        let store = PostgresStore(url: url, tls: tls, logger: logger)
+        let store = PostgresStore(url: url, tls: tls, schema: url.schema ?? defaultSchema ?? "public", logger: logger)
         do {
             try await store.migrate()
         } catch {
@@ -86,7 +88,8 @@ public final class PostgresStore: RelinkStore, Sendable {
         runTask.cancel()
     }
 
-    static func probe(_ url: DatabaseURL, tls settings: DatabaseURL.TLSSettings, logger: Logger) async throws {
+    /// - Returns: the schema the user's tables go to when the URL names none (`public`, or one named after the user).
+    static func probe(_ url: DatabaseURL, tls settings: DatabaseURL.TLSSettings, logger: Logger) async throws -> String? {
         let tls: PostgresConnection.Configuration.TLS =
             switch settings.use {
             case .never: .disable
@@ -99,7 +102,26 @@ public final class PostgresStore: RelinkStore, Sendable {
         var quiet = logger
         quiet.logLevel = .critical
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
-        try await connection.close()
+        do {
+            var schema: String?
+            for try await name in try await connection.query("SELECT current_schema()", logger: quiet).decode(String?.self) { schema = name }
+            try await connection.close()
+            return schema
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// The NOTIFY channel for link changes in `schema`: one per schema, so deployments in one database stay apart,
+    /// and the same for every spelling of one (none, or `schema=public`, when that is the user's default). Channel
+    /// names are identifiers, at most 63 bytes: a long schema's is shortened to a digest of it.
+    static func channel(schema: String) -> String {
+        guard schema != "public" else { return "relink_links" }
+        let channel = "relink_links_\(schema)"
+        guard channel.utf8.count > 63 else { return channel }
+        let digest = SHA256.hash(data: Data(schema.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "relink_links_\(digest)"
     }
 
     /// The pool's TLS: the same settings as the probe's, which `DatabaseURL.tlsSettings()` has checked.
