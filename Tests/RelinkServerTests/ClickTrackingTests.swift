@@ -73,7 +73,7 @@ import Testing
 
     static func relink(
         upstreamPort: Int, store: (any RelinkStore)? = nil, metrics: MetricsEndpoint = .disabled, associationFilesFromUpstream: Bool = false,
-        upstreamTimeout: Duration = .seconds(60)
+        upstreamTimeout: Duration = .seconds(60), logLines: ObservabilityTests.LogLines? = nil
     ) throws -> some ApplicationProtocol {
         var configuration = TestSupport.configuration
         let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
@@ -83,8 +83,9 @@ import Testing
                 associationFilesFromUpstream: associationFilesFromUpstream)
         ]
         var server = ServerConfiguration(
-            host: "127.0.0.1", port: 0, relink: configuration, forwardedHeaders: TestSupport.trustingTestClient, logLevel: .error,
-            store: try store ?? SQLiteStore())
+            host: "127.0.0.1", port: 0, relink: configuration, forwardedHeaders: TestSupport.trustingTestClient,
+            logLevel: logLines == nil ? .error : .warning, store: try store ?? SQLiteStore())
+        if let logLines { server.logger = logLines.logger(level: .warning) }
         // The stand-in is on loopback, which fetches refuse unless allowed (as `--fetch-allow-networks` does).
         if case .success(let networks) = IPNetwork.parseList("127.0.0.0/8") { server.fetchPolicy.allowed = networks }
         server.metrics = metrics
@@ -98,9 +99,10 @@ import Testing
     /// back to Relink, which the configuration cannot see) is refused at once: one click went round 257 times.
     @Test func aRequestThatCameBackFromTheUpstreamIsRefused() async throws {
         let service = EmailService()
+        let lines = ObservabilityTests.LogLines()
         try await service.application().test(.live) { standIn in
             let port = try #require(standIn.port)
-            try await Self.relink(upstreamPort: port).test(.router) { client in
+            try await Self.relink(upstreamPort: port, logLines: lines).test(.router) { client in
                 func tap(_ loop: String?) async throws -> TestResponse {
                     var headers: HTTPFields = [HTTPField.Name("Host")!: Self.trackingHost]
                     if let loop { headers[HTTPField.Name("CDN-Loop")!] = loop }
@@ -118,6 +120,8 @@ import Testing
                 #expect(service.loopMarks.withLockedValue { $0.count } == 3, "a marked request never reaches the service")
             }
         }
+        // A client can send the mark at will: one line per 10 seconds, not one per request.
+        #expect(lines.all.filter { $0.contains("leads back to Relink") }.count == 1, "\(lines.all)")
     }
 
     @Test func theTrackingDomainServesTheAppsForItsPathsAndPassesClicksToTheService() async throws {

@@ -261,4 +261,24 @@ import Testing
             #expect(!line.contains("super-secret-address-hash"), "a log line holds the secret: \(line)")
         }
     }
+
+    /// A client sending wrong keys cannot fill the disk with log lines: a refused key is logged within the network's
+    /// budget of failed keys only, with at most 200 scalars of the path.
+    @Test func refusedKeysAreLoggedWithinTheirBudgetAndShort() async throws {
+        let lines = LogLines()
+        var configuration = ServerConfiguration(
+            port: 0, relink: T.configuration, forwardedHeaders: T.trustingTestClient, logLevel: .info, store: try SQLiteStore())
+        configuration.logger = lines.logger(level: .info)
+        let app = try buildApplication(configuration: configuration)
+        let long = String(repeating: "A", count: 60_000)
+        try await app.test(.router) { client in
+            for _ in 0..<100 {
+                let headers: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.9", .authorization: "Bearer rl_bad"]
+                _ = try await client.execute(uri: "/v1/links/\(long)", method: .get, headers: headers)
+            }
+        }
+        let refused = lines.all.filter { $0.contains("API key not valid") }
+        #expect(refused.count == 20, "the burst of failed keys, then nothing: \(refused.count) lines")
+        #expect(refused.allSatisfy { $0.utf8.count < 1_000 }, "\(refused.map(\.utf8.count).max() ?? 0) bytes")
+    }
 }

@@ -150,7 +150,7 @@ struct WebhookTests {
     /// A receiver that fails at once gets a line per 10 seconds, with the failures left out since; each webhook its
     /// own, and the table is bounded.
     @Test func failedDeliveriesAreLoggedOncePerIntervalPerWebhook() {
-        let log = WebhookService.FailureLog(interval: .seconds(10), capacity: 3)
+        let log = ThrottledLog<Int64>(interval: .seconds(10), capacity: 3)
         let start = ContinuousClock.now
         #expect(log.shouldLog(1, now: start) == 0)
         for offset in 1...5 { #expect(log.shouldLog(1, now: start + .seconds(offset)) == nil) }
@@ -161,6 +161,8 @@ struct WebhookTests {
         #expect(log.shouldLog(3, now: start + .seconds(12)) == 0)
         #expect(log.shouldLog(4, now: start + .seconds(12)) == 0)
         #expect(log.shouldLog(1, now: start + .seconds(13)) == 0)
+        #expect(log.line(1, "failed", now: start + .seconds(14)) == nil)
+        #expect(log.line(1, "failed", now: start + .seconds(24)) == "failed (and 1 more in the last 10 s)")
     }
 
     @Test func signedEventsOfLinksClicksAndInstalls() async throws {

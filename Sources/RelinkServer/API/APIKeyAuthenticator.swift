@@ -28,6 +28,9 @@ struct APIKeyAuthenticator: Sendable {
     static let ambiguousKey = APIError.invalidArgument(
         "The request names two different API keys (in ?key= and Authorization: Bearer, or ?key= given twice); send one.")
 
+    /// The most of a refused request's path a log line holds, in Unicode scalars.
+    static let loggedPathLength = 200
+
     func authenticate(_ request: Request, context: RelinkRequestContext) async throws -> Caller {
         guard let key = try Self.key(in: request, context: context) else { throw APIError.missingKey }
         return try await authenticate(key: key, request: request, context: context)
@@ -47,11 +50,16 @@ struct APIKeyAuthenticator: Sendable {
         guard let record = try await store.apiKey(hash: APIKeys.hash(key)), !record.isRevoked,
             let project = configuration.project(id: record.projectId)
         else {
+            // Logged within the network's budget of failed keys only, the path cut short: past it, a client sending
+            // wrong keys (and long paths) would fill the disk with log lines.
+            if case .failure(let error) = limiter.acquire(.failedKey, network: context.clientNetwork) { throw error }
             // Never the key itself, nor the whole address: logs are read by more people than keys are given to.
             context.logger.notice(
                 "API key not valid",
-                metadata: ["client_network": "\(ClientNetwork.anonymized(context.origin.clientAddress))", "path": "\(request.uri.path)"])
-            if case .failure(let error) = limiter.acquire(.failedKey, network: context.clientNetwork) { throw error }
+                metadata: [
+                    "client_network": "\(ClientNetwork.anonymized(context.origin.clientAddress))",
+                    "path": "\(String(String.UnicodeScalarView(request.uri.path.unicodeScalars.prefix(Self.loggedPathLength))))",
+                ])
             throw APIError.invalidKey
         }
         guard record.scope == .api || console else {

@@ -40,7 +40,11 @@ struct ClickTrackingMiddleware: RouterMiddleware {
         }
         if ClickTrackingProxy.carriesLoopMark(request.headers[values: Self.cdnLoop]) {
             proxy.metrics?.clickTrackingError(ClickTrackingProxy.ErrorReason.loop.rawValue)
-            context.logger.warning("click tracking: \(tracking.upstream) leads back to Relink; its requests come back (CDN-Loop)")
+            if let line = proxy.failureLog.line(
+                "\(tracking.upstream) loop", "click tracking: \(tracking.upstream) leads back to Relink; its requests come back (CDN-Loop)")
+            {
+                context.logger.warning("\(line)")
+            }
             return pages.message(
                 "The link could not be followed", ["The tracking domain's upstream leads back to this server."],
                 status: HTTPResponse.Status(code: 508, reasonPhrase: "Loop Detected"))
@@ -71,10 +75,14 @@ struct ClickTrackingMiddleware: RouterMiddleware {
                 tracking, method: HTTPMethod(rawValue: request.method.rawValue), target: target, headers: headers, body: body,
                 clientAddress: context.origin.clientAddress, scheme: context.origin.scheme)
         } catch .timedOut {
-            context.logger.warning("click tracking: \(tracking.upstream) did not answer in time")
+            if let line = proxy.failureLog.line("\(tracking.upstream) timeout", "click tracking: \(tracking.upstream) did not answer in time") {
+                context.logger.warning("\(line)")
+            }
             return pages.message("The link could not be followed", ["The email service did not answer in time."], status: .gatewayTimeout)
         } catch {
-            context.logger.warning("click tracking: \(tracking.upstream): \(error)")
+            if let line = proxy.failureLog.line("\(tracking.upstream) failure", "click tracking: \(tracking.upstream): \(error)") {
+                context.logger.warning("\(line)")
+            }
             return pages.message("The link could not be followed", ["The email service could not be reached."], status: .badGateway)
         }
         // A final answer only: an interim one (101 above all) passed on as the answer would make a proxy in front of

@@ -19,6 +19,9 @@ struct ClickTrackingProxy: Sendable {
     private let running = NIOLockedValueBox(0)
     /// Where requests that got no answer to pass on are counted (`relink_click_tracking_errors_total`).
     let metrics: RelinkMetrics?
+    /// Which failures are logged: an upstream's first of each kind in 10 seconds, with a count. A client can send the
+    /// loop mark at will, and an email service that is down fails every click of a campaign.
+    let failureLog = ThrottledLog<String>()
 
     /// Why a request to an upstream got no answer to pass on: `relink_click_tracking_errors_total`'s `reason`.
     enum ErrorReason: String {
@@ -136,7 +139,9 @@ struct ClickTrackingProxy: Sendable {
                 throw APIError.invalidArgument("The tracking URL \(url.prefix(300)) cannot be followed: \(reason).")
             } catch {
                 // The reason stays in the log: it can name the upstream's address, and anyone may call this API.
-                logger.warning("click tracking: \(tracking.upstream): \(error)")
+                if let line = failureLog.line("\(tracking.upstream) unwrap", "click tracking: \(tracking.upstream): \(error)") {
+                    logger.warning("\(line)")
+                }
                 throw APIError(status: .serviceUnavailable, message: "The email service behind \(tracking.host) could not be asked.")
             }
             guard (300...399).contains(answer.status),

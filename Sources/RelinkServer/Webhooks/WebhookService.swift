@@ -52,7 +52,7 @@ final class WebhookService: Service, Sendable {
     private let clicks: BufferedWriter<WebhookClickBuffer>
     private let inFlight = NIOLockedValueBox(0)
     /// When each webhook's last failed delivery was logged, and how many failed since.
-    private let failureLog = FailureLog()
+    private let failureLog = ThrottledLog<Int64>()
     /// Where the store's failures are counted and logged, once per 10 seconds in an outage (else each is logged).
     private let outages: StoreOutageLog?
     /// Whether any project has a webhook: a click on a server without any takes no lock.
