@@ -70,9 +70,10 @@ import Testing
         func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount] {
             try await base.shadowMatches(projectId: projectId, fromDay: fromDay)
         }
-        func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
-            try await base.purgeDeferredData(projectId: projectId, clicksBefore: clicksBefore, claimsBefore: claimsBefore)
+        func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date, limit: Int) async throws -> Int {
+            try await base.purgeDeferredData(projectId: projectId, clicksBefore: clicksBefore, claimsBefore: claimsBefore, limit: limit)
         }
+        func projectsWithDeferredData() async throws -> Set<String> { try await base.projectsWithDeferredData() }
     }
 
     @Test func aClaimsFlushIncludesAClickRecordedDuringThePeriodicFlush() async throws {

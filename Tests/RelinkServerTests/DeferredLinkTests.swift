@@ -413,4 +413,23 @@ struct DeferredLinkTests {
                 bounds: .default
             ).isEmpty)
     }
+
+    /// A project removed from routes.json keeps no pending clicks past the default token window: nothing else
+    /// would ever delete their address hashes and device data.
+    @Test func theClicksOfARemovedProjectArePurgedToo() async throws {
+        let store = try SQLiteStore()
+        let now = Date()
+        try await store.insertPendingClicks([
+            PendingClick(
+                id: "gone-1", projectId: "removed-project", platform: .android, linkId: nil, requestedLink: "https://go.example/x",
+                createdAt: now.addingTimeInterval(-25 * 3600),
+                fingerprint: DeviceFingerprint(
+                    addressHash: "a", networkHash: "n", ipVersion: .v4, osVersion: "14", device: "Pixel", languages: ["en"], screen: nil,
+                    timeZone: nil))
+        ])
+        let recorder = DeferredClickRecorder(store: store, configuration: T.configuration, logger: .init(label: "test"))
+        await recorder.purge(now: now)
+        #expect(try await store.pendingClick(id: "gone-1") == nil)
+        #expect(try await store.projectsWithDeferredData().isEmpty)
+    }
 }

@@ -669,15 +669,44 @@ struct StoreConformanceTests {
                 at: Date(timeIntervalSince1970: now - 40 * 86_400))
             _ = try await store.claim(
                 clickId: nil, confidence: nil, projectId: "pictlink", installId: "new-install", response: "x", at: Date(timeIntervalSince1970: now))
+            #expect(try await store.projectsWithDeferredData() == ["pictlink", "fieldnotes"])
             let removed = try await store.purgeDeferredData(
                 projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 86_400),
-                claimsBefore: Date(timeIntervalSince1970: now - 30 * 86_400))
+                claimsBefore: Date(timeIntervalSince1970: now - 30 * 86_400), limit: 100)
             #expect(removed == 2)
             #expect(try await store.pendingClick(id: "old") == nil)
             #expect(try await store.pendingClick(id: "new") != nil)
             #expect(try await store.pendingClick(id: "other-old") != nil)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "old-install") == nil)
             #expect(try await store.installClaim(projectId: "pictlink", installId: "new-install") != nil)
+        }
+    }
+
+    /// A purge takes the writer in short turns: each call removes at most `limit` rows of each table, and calls
+    /// repeated until one removes nothing leave none of what aged out.
+    @Test(arguments: StoreKind.available) func purgeRemovesInBatches(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now: TimeInterval = 1_700_000_000
+            try await store.insertPendingClicks((0..<25).map { Self.click("old-\($0)", at: now - 100_000) } + [Self.click("new", at: now)])
+            for index in 0..<7 {
+                _ = try await store.claim(
+                    clickId: nil, confidence: nil, projectId: "pictlink", installId: "old-\(index)", response: "x",
+                    at: Date(timeIntervalSince1970: now - 40 * 86_400))
+            }
+            func purge() async throws -> Int {
+                try await store.purgeDeferredData(
+                    projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 86_400),
+                    claimsBefore: Date(timeIntervalSince1970: now - 30 * 86_400), limit: 10)
+            }
+            var batches: [Int] = []
+            while true {
+                let removed = try await purge()
+                batches.append(removed)
+                if removed == 0 { break }
+            }
+            #expect(batches == [17, 10, 5, 0], "10 clicks and 7 claims, then 10 clicks, then 5")
+            #expect(try await store.pendingClick(id: "new") != nil)
+            #expect(try await store.pendingClick(id: "old-3") == nil)
         }
     }
 
@@ -741,7 +770,8 @@ struct StoreConformanceTests {
                 try await #require(store as? PostgresStore).execute(backdate)
             }
             _ = try await store.purgeDeferredData(
-                projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 50_000), claimsBefore: Date(timeIntervalSince1970: 0))
+                projectId: "pictlink", clicksBefore: Date(timeIntervalSince1970: now - 50_000), claimsBefore: Date(timeIntervalSince1970: 0),
+                limit: 100)
             #expect(try await Self.integer("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM clicked_links", in: store) == 1)
             #expect(try await store.pendingClick(id: "long-0")?.requestedLink == long)
         }

@@ -83,17 +83,34 @@ public final class DeferredClickRecorder: Service, Sendable {
         await writer.flush()
     }
 
+    /// Rows deleted per write: a purge of millions (a flood's clicks ageing out) takes the writer in short turns.
+    static let purgeBatch = 5_000
+
+    /// Deletes what aged out, per project: also of projects no longer in routes.json, with the default windows, so
+    /// their clicks' address hashes and device data are not kept for ever (docs/privacy.md).
     func purge(now: Date = Date()) async {
-        for project in configuration.projects {
-            let window = TimeInterval(project.deferred.tokenWindowHours) * 3600
-            do {
-                let removed = try await store.purgeDeferredData(
-                    projectId: project.id, clicksBefore: now.addingTimeInterval(-window),
-                    claimsBefore: now.addingTimeInterval(-Self.claimRetention))
-                if removed > 0 { logger.info("purged \(removed) expired pending clicks and claims of \(project.id)") }
-            } catch {
-                logger.error("could not purge the pending clicks of \(project.id): \(error)")
+        var windows = Dictionary(uniqueKeysWithValues: configuration.projects.map { ($0.id, $0.deferred.tokenWindowHours) })
+        do {
+            for removed in try await store.projectsWithDeferredData() where windows[removed] == nil {
+                windows[removed] = DeferredLinkSettings.default.tokenWindowHours
             }
+        } catch {
+            logger.error("could not list the projects with pending clicks: \(error)")
+        }
+        for (projectId, hours) in windows.sorted(by: { $0.key < $1.key }) {
+            var removed = 0
+            do {
+                while !Task.isCancelled {
+                    let batch = try await store.purgeDeferredData(
+                        projectId: projectId, clicksBefore: now.addingTimeInterval(-TimeInterval(hours) * 3600),
+                        claimsBefore: now.addingTimeInterval(-Self.claimRetention), limit: Self.purgeBatch)
+                    removed += batch
+                    if batch == 0 { break }
+                }
+            } catch {
+                logger.error("could not purge the pending clicks of \(projectId): \(error)")
+            }
+            if removed > 0 { logger.info("purged \(removed) expired pending clicks, kept links and claims of \(projectId)") }
         }
     }
 

@@ -188,22 +188,41 @@ extension PostgresStore {
             .first.map(InstallClaim.init(row:))
     }
 
-    public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
+    public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date, limit: Int) async throws -> Int {
+        let clicksBefore = clicksBefore.timeIntervalSince1970
         let clicks = try await rows(
-            "DELETE FROM pending_clicks WHERE project_id = \(projectId) AND created_at < \(clicksBefore.timeIntervalSince1970) RETURNING 1 AS one",
-            wait: Self.batchWait)
-        try await rows(
             """
-            DELETE FROM clicked_links
-            WHERE project_id = \(projectId) AND last_clicked_at < \(clicksBefore.timeIntervalSince1970 - ClickedLink.graceAfterLastClick)
+            DELETE FROM pending_clicks WHERE ctid IN (
+                SELECT ctid FROM pending_clicks WHERE project_id = \(projectId) AND created_at < \(clicksBefore) LIMIT \(limit))
+            RETURNING 1 AS one
+            """, wait: Self.batchWait)
+        let links = try await rows(
+            """
+            DELETE FROM clicked_links WHERE ctid IN (
+                SELECT ctid FROM clicked_links
+                WHERE project_id = \(projectId) AND last_clicked_at < \(clicksBefore - ClickedLink.graceAfterLastClick) LIMIT \(limit))
+            RETURNING 1 AS one
             """, wait: Self.batchWait)
         let claims = try await rows(
-            "DELETE FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) RETURNING 1 AS one",
-            wait: Self.batchWait)
+            """
+            DELETE FROM install_claims WHERE ctid IN (
+                SELECT ctid FROM install_claims WHERE project_id = \(projectId) AND created_at < \(claimsBefore.timeIntervalSince1970) LIMIT \(limit))
+            RETURNING 1 AS one
+            """, wait: Self.batchWait)
         _ = try await rows(
             "DELETE FROM shadow_matches WHERE project_id = \(projectId) AND day < \(ShadowMatchCount.oldestKeptDay(now: Date()))",
             wait: Self.batchWait)
-        return clicks.count + claims.count
+        return clicks.count + links.count + claims.count
+    }
+
+    public func projectsWithDeferredData() async throws -> Set<String> {
+        var projects: Set<String> = []
+        for table in DeferredTables.keyedByProject {
+            for row in try await rows(PostgresQuery(unsafeSQL: DeferredTables.distinctProjects(table)), wait: Self.batchWait) {
+                projects.insert(try row.value("id", as: String.self))
+            }
+        }
+        return projects
     }
 
     public func setting(_ key: String) async throws -> String? {
@@ -243,7 +262,16 @@ extension PostgresStore {
     }
 
     public func deleteWebhook(id: Int64, projectId: String) async throws -> Bool {
-        try await rows("DELETE FROM webhooks WHERE id = \(id) AND project_id = \(projectId) RETURNING id").count == 1
+        guard try await !rows("SELECT id FROM webhooks WHERE id = \(id) AND project_id = \(projectId)").isEmpty else { return false }
+        // Its deliveries first, in batches: a busy webhook's history is millions of rows, too many for one statement
+        // within a request's wait.
+        while try await !rows(
+            """
+            DELETE FROM webhook_deliveries WHERE ctid IN (SELECT ctid FROM webhook_deliveries WHERE webhook_id = \(id) LIMIT 5000)
+            RETURNING 1 AS one
+            """, wait: Self.batchWait
+        ).isEmpty {}
+        return try await rows("DELETE FROM webhooks WHERE id = \(id) AND project_id = \(projectId) RETURNING id").count == 1
     }
 
     @discardableResult

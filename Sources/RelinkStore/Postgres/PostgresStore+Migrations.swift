@@ -297,6 +297,15 @@ extension PostgresStore {
                 "CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (leased_until) WHERE status = 'PENDING'",
             ]
         ),
+        (
+            "19-purge-by-age",
+            [
+                // The purge finds what aged out by index, in batches, instead of reading every kept link and claim
+                // of the project (a kept long link is kilobytes) while it holds the writer.
+                "CREATE INDEX clicked_links_by_age ON clicked_links (project_id, last_clicked_at)",
+                "CREATE INDEX install_claims_by_age ON install_claims (project_id, created_at)",
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -37,8 +37,14 @@ public protocol DeferredLinkRepository: Sendable {
     func recordShadowMatch(projectId: String, day: Int, confidence: AttributionConfidence?, sameClick: Bool) async throws
     /// A project's shadow decisions from `fromDay` on, summed per confidence and outcome.
     func shadowMatches(projectId: String, fromDay: Int) async throws -> [ShadowMatchCount]
-    /// Deletes a project's clicks created before `clicksBefore` and its claims created before `claimsBefore`.
-    func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int
+    /// Deletes up to `limit` each of a project's clicks created before `clicksBefore`, its kept links last clicked
+    /// before then (and a grace period), and its claims created before `claimsBefore`, in one short write: called again
+    /// until it removes nothing, so other writes get their turn between batches.
+    /// - Returns: the rows removed.
+    func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date, limit: Int) async throws -> Int
+    /// The projects with pending clicks, kept links, claims or shadow counts stored: also those no longer in
+    /// routes.json, whose rows the purge must still reach.
+    func projectsWithDeferredData() async throws -> Set<String>
 }
 
 /// Small named values the service keeps, such as the secret for hashing addresses.

@@ -222,6 +222,15 @@ extension SQLiteStore {
                     CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (leased_until) WHERE status = 'PENDING';
                     """)
         }
+        migrator.registerMigration("19-purge-by-age") { db in
+            // The purge finds what aged out by index, in batches, instead of reading every kept link and claim of the
+            // project (a kept long link is kilobytes) while it holds the writer.
+            try db.execute(
+                sql: """
+                    CREATE INDEX clicked_links_by_age ON clicked_links (project_id, last_clicked_at);
+                    CREATE INDEX install_claims_by_age ON install_claims (project_id, created_at);
+                    """)
+        }
     }
 
     private static let clickPositions = IndexedRow.Positions(uniqueKeysWithValues: ClickedLink.clickColumns.enumerated().map { ($1, $0) })
@@ -428,24 +437,41 @@ extension SQLiteStore {
         }
     }
 
-    public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date) async throws -> Int {
+    public func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date, limit: Int) async throws -> Int {
         try await write { db in
+            let clicksBefore = clicksBefore.timeIntervalSince1970
             try db.execute(
-                sql: "DELETE FROM pending_clicks WHERE project_id = ? AND created_at < ?",
-                arguments: [projectId, clicksBefore.timeIntervalSince1970])
+                sql: """
+                    DELETE FROM pending_clicks WHERE rowid IN (
+                        SELECT rowid FROM pending_clicks WHERE project_id = ?1 AND created_at < ?2 LIMIT ?3)
+                    """, arguments: [projectId, clicksBefore, limit])
             var removed = db.changesCount
             try db.execute(
                 sql: """
-                    DELETE FROM clicked_links WHERE project_id = ? AND last_clicked_at < ?
-                    """, arguments: [projectId, clicksBefore.timeIntervalSince1970 - ClickedLink.graceAfterLastClick])
+                    DELETE FROM clicked_links WHERE rowid IN (
+                        SELECT rowid FROM clicked_links WHERE project_id = ?1 AND last_clicked_at < ?2 LIMIT ?3)
+                    """, arguments: [projectId, clicksBefore - ClickedLink.graceAfterLastClick, limit])
+            removed += db.changesCount
             try db.execute(
-                sql: "DELETE FROM install_claims WHERE project_id = ? AND created_at < ?",
-                arguments: [projectId, claimsBefore.timeIntervalSince1970])
+                sql: """
+                    DELETE FROM install_claims WHERE rowid IN (
+                        SELECT rowid FROM install_claims WHERE project_id = ?1 AND created_at < ?2 LIMIT ?3)
+                    """, arguments: [projectId, claimsBefore.timeIntervalSince1970, limit])
             removed += db.changesCount
             try db.execute(
                 sql: "DELETE FROM shadow_matches WHERE project_id = ? AND day < ?",
                 arguments: [projectId, ShadowMatchCount.oldestKeptDay(now: Date())])
             return removed
+        }
+    }
+
+    public func projectsWithDeferredData() async throws -> Set<String> {
+        try await read { db in
+            var projects: Set<String> = []
+            for table in DeferredTables.keyedByProject {
+                projects.formUnion(try String.fetchAll(db, sql: DeferredTables.distinctProjects(table)))
+            }
+            return projects
         }
     }
 
@@ -497,12 +523,26 @@ extension SQLiteStore {
     }
 
     public func deleteWebhook(id: Int64, projectId: String) async throws -> Bool {
-        try await write { db in
-            try db.execute(sql: "DELETE FROM webhook_deliveries WHERE webhook_id = ?", arguments: [id])
+        let owned = try await read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND project_id = ?)", arguments: [id, projectId]) ?? false
+        }
+        guard owned else { return false }
+        // Its deliveries first, a batch a write: a busy webhook's history is millions of rows, and one delete of all
+        // of them held the writer for seconds.
+        while try await write({ db in
+            try db.execute(
+                sql: "DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?)",
+                arguments: [id, Self.deletionBatch])
+            return db.changesCount
+        }) > 0 {}
+        return try await write { db in
             try db.execute(sql: "DELETE FROM webhooks WHERE id = ? AND project_id = ?", arguments: [id, projectId])
             return db.changesCount == 1
         }
     }
+
+    /// Rows a deletion of many (a webhook's history) removes per write, so other writes get their turn between.
+    static let deletionBatch = 5_000
 
     @discardableResult
     public func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int {
