@@ -620,6 +620,61 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// A page holds at most `pageSize` links and ends early past 4 MB, with `nextPageToken`: links of 64 KB, a
+    /// thousand to a page, for each of many slow readers would take gigabytes. Paging still reaches every link once.
+    @Test func aPageOfLargeLinksEndsEarlyAndPagingReachesThemAll() async throws {
+        let (store, key) = try await T.storeWithKey()
+        let filler = String(repeating: "a", count: 40_000)
+        for index in 0..<130 {
+            var parameters = LinkParameters()
+            parameters.link = "https://pictlink.com/\(index)?\(filler)"
+            _ = try await store.insertLink(
+                ShortLinkDraft(
+                    projectId: "pictlink", domain: "https://go.pictlink.com", code: "big\(index)",
+                    longLink: "https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2F\(index)%3F\(filler)", parameters: parameters,
+                    suffixOption: .custom, idempotencyKey: nil, createdAt: Date()))
+        }
+        try await T.application(store: store).test(.router) { client in
+            var token: String?
+            var seen: [String] = []
+            var pages = 0
+            repeat {
+                let response = try await client.execute(
+                    uri: "/v1/links?key=\(key)&pageSize=1000" + (token.map { "&pageToken=\($0)" } ?? ""), method: .get)
+                #expect(response.data.count < LinksController.maximumPageBytes + 200_000, "\(response.data.count) bytes")
+                let page = try Self.decode(LinkListResponse.self, response)
+                seen += page.links.map(\.shortLink)
+                token = page.nextPageToken
+                pages += 1
+            } while token != nil && pages < 20
+            #expect(pages > 1 && token == nil)
+            #expect(seen.count == 130 && Set(seen).count == 130)
+        }
+        // Small links are read 50 at a time: pages of 60 are whole, across those reads, and the last ends the list.
+        let (smallKey, _) = try await APIKeys.create(projectId: "fieldnotes", name: nil, in: store)
+        for index in 0..<110 {
+            var parameters = LinkParameters()
+            parameters.link = "https://fieldnotes.example/\(index)"
+            _ = try await store.insertLink(
+                ShortLinkDraft(
+                    projectId: "fieldnotes", domain: T.configuration.projects.first { $0.id == "fieldnotes" }!.domains[0].description,
+                    code: "s\(index)", longLink: "https://x.example/?link=\(index)", parameters: parameters, suffixOption: .custom,
+                    idempotencyKey: nil, createdAt: Date()))
+        }
+        try await T.application(store: store).test(.router) { client in
+            var counts: [Int] = []
+            var token: String?
+            repeat {
+                let page = try Self.decode(
+                    LinkListResponse.self,
+                    try await client.execute(uri: "/v1/links?key=\(smallKey)&pageSize=60" + (token.map { "&pageToken=\($0)" } ?? ""), method: .get))
+                counts.append(page.links.count)
+                token = page.nextPageToken
+            } while token != nil && counts.count < 5
+            #expect(counts == [60, 50])
+        }
+    }
+
     @Test func linkStatsCountsEachPlatform() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)

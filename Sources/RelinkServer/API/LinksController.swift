@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import RelinkCore
 import RelinkStore
@@ -38,13 +39,38 @@ struct LinksController: Sendable {
         } else {
             before = nil
         }
-        // `q`: only links whose code, long link or name contains it (ASCII case ignored), as the console searches.
-        let records = try await service.store.links(
-            projectId: caller.project.id, matching: parameters.get("q"), beforeId: before, limit: pageSize + 1)
-        let page = records.prefix(pageSize)
-        return LinkListResponse(
-            links: page.map(service.managed), nextPageToken: records.count > pageSize ? page.last.map { String($0.id) } : nil)
+        // Read a few at a time, and the page ends early past `maximumPageBytes`: a link can be 64 KB, and a thousand of
+        // them for each of many slow readers would take gigabytes.
+        var page: [ManagedLink] = []
+        var bytes = 0
+        var cursor = before
+        var more = false
+        reading: while true {
+            let wanted = min(Self.readChunk, pageSize - page.count)
+            // `q`: only links whose code, long link or name contains it (ASCII case ignored), as the console searches.
+            let records = try await service.store.links(
+                projectId: caller.project.id, matching: parameters.get("q"), beforeId: cursor, limit: wanted + 1)
+            for record in records.prefix(wanted) {
+                let link = service.managed(record)
+                let size = (try? JSONEncoder().encode(link).count) ?? 0
+                if !page.isEmpty, bytes + size > Self.maximumPageBytes {
+                    more = true
+                    break reading
+                }
+                page.append(link)
+                bytes += size
+                cursor = record.id
+            }
+            more = records.count > wanted
+            if !more || page.count == pageSize { break }
+        }
+        return LinkListResponse(links: page, nextPageToken: more ? cursor.map { String($0) } : nil)
     }
+
+    /// Links read from the store at once while a page is filled.
+    static let readChunk = 50
+    /// Past this many bytes of links a page ends, with `nextPageToken` (always at least one link).
+    static let maximumPageBytes = 4 << 20
 
     func show(_ request: Request, _ context: RelinkRequestContext) async throws -> ManagedLink {
         let caller = try context.requireCaller()
