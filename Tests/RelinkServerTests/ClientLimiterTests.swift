@@ -39,6 +39,13 @@ import Testing
         #expect(allowed(.reopen, "2001:db8:0:1::1"), "another /64 was limited")
     }
 
+    /// A click on a long link spends both budgets: the long links' must be the tighter, or it limits nothing past its
+    /// burst, and a network keeps ten 7 KB links a second (7.6 GB a day) where the docs say about 1 GB.
+    @Test func theLongLinkBudgetIsTighterThanTheKeptClicks() {
+        let long = ClientLimiter.Endpoint.longLinkCapture.defaultLimit
+        #expect(long.requestsPerSecond * 8_800 <= ClientLimiter.defaultKeptClicks.requestsPerSecond * 1_300)
+    }
+
     /// Clicks from many networks (each takes a kept click's token) do not make the limiter forget a network it is
     /// limiting on another endpoint: here its wrong API keys, whose budget would start full again.
     @Test func keptClicksDoNotPushOutOtherBudgets() {

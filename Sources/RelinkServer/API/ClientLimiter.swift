@@ -24,7 +24,11 @@ final class ClientLimiter: Sendable {
         /// wrong still gets its 401s, a scan does not.
         var defaultLimit: RateLimit {
             switch self {
-            case .claim, .beacon, .longLinkCapture: RateLimit(requestsPerSecond: 20, burst: 100)
+            case .claim, .beacon: RateLimit(requestsPerSecond: 20, burst: 100)
+            // A kept long link costs its text (up to 7 KB) beside the click: one a second keeps a network's bytes a day
+            // near those of the kept clicks' own budget (10 a second at about 1.3 KB). A looser budget than that one
+            // limited nothing past its burst.
+            case .longLinkCapture: RateLimit(requestsPerSecond: 1, burst: 100)
             case .reopen: RateLimit(requestsPerSecond: 2, burst: 60)
             case .failedKey: RateLimit(requestsPerSecond: 0.1, burst: 20)
             case .clickCapture: ClientLimiter.defaultKeptClicks
