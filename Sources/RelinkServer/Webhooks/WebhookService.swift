@@ -291,7 +291,7 @@ final class WebhookService: Service, Sendable {
     /// One round, awaited: the clicks to the outbox, then what is due (for tests).
     func deliverDue() async {
         await writeClicks()
-        await withDiscardingTaskGroup { group in await startDue(in: &group) }
+        _ = await withDiscardingTaskGroup { group in await startDue(in: &group) }
     }
 
     func run() async throws {
