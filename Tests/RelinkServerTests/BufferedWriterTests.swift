@@ -74,6 +74,13 @@ import Testing
         recorder.record(linkId: kept.id, platform: .iPhone, event: .click)
         #expect(await recorder.flush())
         #expect(try await store.clickCount(linkId: kept.id) == 2)
+        // The stop's line accounts for every event recorded: the deleted link's is neither written nor unwritten.
+        #expect(recorder.recordedCount == 3 && recorder.writtenCount == 2 && recorder.discardedCount == 1)
+        let backlog = StoreBacklog()
+        let clicks = DeferredClickRecorder(store: store, configuration: TestSupport.configuration, logger: Logger(label: "test"))
+        backlog.watch(events: recorder, clicks: clicks)
+        let line = backlog.stopMessage(after: .seconds(1), deadline: .seconds(10))
+        #expect(line.contains("events written: 2 of 3 recorded (1 of links deleted meanwhile"), "\(line)")
     }
 
     /// A stats flush asked while the periodic flush writes: it returns with the periodic flush's click and the click

@@ -24,6 +24,8 @@ public final class EventRecorder: Service, Sendable {
     private let places: CounterPlaces
     /// Events the store has accepted, since start: for tests, benchmarks and logs.
     private let written: ManagedAtomic<Int64>
+    /// Events of links deleted (by hand) while they waited to be written, which had nowhere to go, since start.
+    private let discarded: ManagedAtomic<Int64>
     private let interval: Duration
     /// The most counters held in memory.
     var capacity: Int { places.capacity }
@@ -45,8 +47,10 @@ public final class EventRecorder: Service, Sendable {
     ) {
         let places = CounterPlaces(capacity: capacity)
         let written = ManagedAtomic<Int64>(0)
+        let discarded = ManagedAtomic<Int64>(0)
         self.places = places
         self.written = written
+        self.discarded = discarded
         self.interval = interval
         self.logger = logger
         self.metrics = metrics
@@ -73,6 +77,8 @@ public final class EventRecorder: Service, Sendable {
                     let gone = Set(missing.linkIds)
                     let kept = batch.filter { !gone.contains($0.key.linkId) }
                     logger.warning("\(batch.count - kept.count) event counters of deleted links dropped: \(missing)")
+                    discarded.wrappingIncrement(
+                        by: batch.filter { gone.contains($0.key.linkId) }.values.reduce(0, +), ordering: .relaxed)
                     batch = kept
                     try await store.addEventCounts(batch)
                 }
@@ -147,6 +153,8 @@ public final class EventRecorder: Service, Sendable {
         (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.recorded } }
     }
     public var writtenCount: Int64 { written.load(ordering: .relaxed) }
+    /// Events of links deleted while they waited, since start: neither written nor dropped.
+    public var discardedCount: Int64 { discarded.load(ordering: .relaxed) }
     public var droppedCount: Int64 {
         (0..<writer.stripeCount).reduce(0) { total, stripe in total + writer.withBuffer(stripe: stripe) { $0.dropped } }
     }

@@ -19,6 +19,8 @@ public final class StoreBacklog: Sendable {
         public var writtenEvents: Int64 = 0
         public var droppedEvents: Int64 = 0
         public var unwrittenEvents: Int64 = 0
+        /// Events of links deleted while they waited (by hand, in SQL): they had no link to count for.
+        public var discardedEvents: Int64 = 0
         /// Clicks kept for deferred links and not in the store yet, and dropped since the start.
         public var unwrittenClicks = 0
         public var droppedClicks = 0
@@ -32,6 +34,7 @@ public final class StoreBacklog: Sendable {
             counts.writtenEvents = events.writtenCount
             counts.droppedEvents = events.droppedCount
             counts.unwrittenEvents = events.unwrittenCount
+            counts.discardedEvents = events.discardedCount
         }
         if let clicks {
             (counts.unwrittenClicks, counts.droppedClicks) = clicks.depth
@@ -44,7 +47,9 @@ public final class StoreBacklog: Sendable {
         let counts = counts
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let took = "stopped in \(String(format: "%.1f", seconds)) s"
-        let written = "events written: \(counts.writtenEvents) of \(counts.recordedEvents) recorded"
+        let written =
+            "events written: \(counts.writtenEvents) of \(counts.recordedEvents) recorded"
+            + (counts.discardedEvents > 0 ? " (\(counts.discardedEvents) of links deleted meanwhile had nowhere to go)" : "")
         let dropped =
             counts.droppedEvents + Int64(counts.droppedClicks) > 0
             ? "; dropped earlier while the store was unavailable: \(counts.droppedEvents) events, \(counts.droppedClicks) deferred-link clicks"
