@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import RelinkCore
 import Testing
@@ -133,6 +135,52 @@ struct PostgresStoreTests {
         _ = try await store.rows(PostgresQuery(unsafeSQL: "DROP SCHEMA \(url.schema!) CASCADE"))
         other.close()
         store.close()
+    }
+
+    /// A log handler that keeps the messages in a shared box. A value, as swift-log asks: the store sets its pool's
+    /// copy to a higher level, which must not silence the store's own.
+    struct LoggedMessages: LogHandler {
+        let messages: NIOLockedValueBox<[String]>
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { messages.withLockedValue { $0.append("\(event.message)") } }
+    }
+
+    /// A listening connection that the database ends is listened again a second later: the cache is emptied (changes
+    /// meanwhile may have been missed), and the log says both that it failed and that it recovered.
+    @Test(.enabled(if: serverAvailable)) func aListenerEndedByTheDatabaseListensAgainAndSaysSo() async throws {
+        let test = try await TestStore.make(.postgres)
+        let messages = NIOLockedValueBox([String]())
+        let listener = try await PostgresStore.connect(
+            try TestStore.url(schema: test.schema!), logger: Logger(label: "test") { _ in LoggedMessages(messages: messages) })
+        let (changes, continuation) = AsyncStream.makeStream(of: LinkChange.self)
+        let watcher = Task { await listener.watchLinkChanges { continuation.yield($0) } }
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == .all)
+        let postgres = try #require(test.store as? PostgresStore)
+        // This test's listener only: other tests listen at the same time, each on its schema's channel.
+        let ended = try await postgres.rows(
+            """
+            SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+            WHERE query LIKE 'LISTEN%' AND query LIKE \("%" + PostgresStore.channel(schema: test.schema!) + "%") AND pid <> pg_backend_pid()
+            """)
+        #expect(ended.count == 1)
+        #expect(await iterator.next() == .all, "listening again empties the cache")
+        // The line that it listens again comes just after the cache is emptied.
+        for _ in 0..<100 where !messages.withLockedValue({ $0.contains { $0.contains("again") } }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let logged = messages.withLockedValue { $0 }
+        #expect(logged.contains { $0.hasPrefix("listening for link changes failed") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("listening for link changes again, after 1 failed attempts") }, "\(logged)")
+        watcher.cancel()
+        await watcher.value
+        listener.close()
+        await test.close()
     }
 
     /// A link minted or changed through one pool reaches the other pool's listener.

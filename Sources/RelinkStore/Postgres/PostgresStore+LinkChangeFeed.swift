@@ -12,6 +12,10 @@ extension PostgresStore: LinkChangeFeed {
                     try await connection.listen(on: channel) { notifications in
                         // Listening now; anything before may have been missed.
                         onChange(.all)
+                        if failures > 0 {
+                            // Said, so that the log shows the failure ended and not only that it began.
+                            logger.info("listening for link changes again, after \(failures) failed attempts; the link cache was emptied")
+                        }
                         failures = 0
                         for try await notification in notifications {
                             let parts = notification.payload.split(separator: "\t", maxSplits: 1)
@@ -22,6 +26,13 @@ extension PostgresStore: LinkChangeFeed {
                             }
                         }
                     }
+                }
+                // The notifications ended without an error: the database closed the connection (a restart,
+                // `pg_terminate_backend`). Missed changes are as possible as after a failure.
+                if Task.isCancelled { break }
+                failures += 1
+                if failures == 1 || failures % 60 == 0 {
+                    logger.warning("listening for link changes failed (the connection ended); retrying every second")
                 }
             } catch {
                 if Task.isCancelled { break }
