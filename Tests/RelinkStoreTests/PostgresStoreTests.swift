@@ -117,6 +117,30 @@ struct PostgresStoreTests {
         #expect(PostgresStore.channel(schema: long) != PostgresStore.channel(schema: String(long.dropLast())))
     }
 
+    /// An instance whose URL names no schema keeps the one its user's default path gave at start: a schema named after
+    /// the user, created later (another deployment's `schema=relink`), must not take its tables over while it runs.
+    @Test(.enabled(if: serverAvailable)) func withoutASchemaTheTablesStayWhereTheyWereAtStart() async throws {
+        let test = try await TestStore.make(.postgres)
+        let admin = try #require(test.store as? PostgresStore)
+        let database = "t_db_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try await admin.execute("CREATE DATABASE \(database)")
+        let base = try #require(StoreKind.databaseURL)
+        var components = try #require(URLComponents(string: base))
+        components.path = "/\(database)"
+        let text = try #require(components.string)
+        let url = try DatabaseURL(text)
+        let store = try await PostgresStore.connect(url, logger: TestStore.logger)
+        #expect(store.schema == "public")
+        _ = try await store.insertLink(StoreConformanceTests.draft("pinned"))
+        try await store.execute("CREATE SCHEMA \(PostgresStore.quotedIdentifier(url.user))")
+        for _ in 0..<3 {
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "pinned")?.code == "pinned")
+        }
+        store.close()
+        try await admin.execute("DROP DATABASE \(database) WITH (FORCE)")
+        await test.close()
+    }
+
     /// A schema of up to 63 characters, which the URL takes, mints and notifies (a channel past 63 bytes made every
     /// mint and edit fail with 500).
     @Test(.enabled(if: serverAvailable)) func aLongSchemaMintsAndNotifies() async throws {

@@ -321,7 +321,7 @@ extension PostgresStore {
             } catch  where [.uniqueViolation, .duplicateSchema].contains(SQLState(error)) {}
         }
         try await transaction(wait: .seconds(300)) { [self] connection in
-            let lockName = "relink migrations " + (url.schema ?? "public")
+            let lockName = "relink migrations " + schema
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockName)))", logger: logger)
             try await connection.query(
                 """

@@ -13,6 +13,8 @@ public final class PostgresStore: RelinkStore, Sendable {
     let client: PostgresClient
     let logger: Logger
     let url: DatabaseURL
+    /// The schema the tables live in: the URL's, or the one the user's default path resolved to at start.
+    let schema: String
     /// The NOTIFY channel for link changes: one per schema, so separate deployments in one database stay apart.
     let channel: String
     /// Link lookups by domain and code, many to a query while the pool is busy (see `LinkLookupBatcher`).
@@ -29,7 +31,10 @@ public final class PostgresStore: RelinkStore, Sendable {
         configuration.options.maximumConnections = url.maximumConnections
         configuration.options.minimumConnections = 2
         configuration.options.connectTimeout = .seconds(5)
-        if let schema = url.schema { configuration.options.additionalStartupParameters = [("search_path", schema)] }
+        // Pinned, also when the URL names none: PostgreSQL's default path ("$user", public) is looked up again on
+        // each statement, and a schema named after the user, created later by another deployment, would take this
+        // one's tables over while it runs.
+        configuration.options.additionalStartupParameters = [("search_path", Self.quotedIdentifier(schema))]
         configuration.options.additionalStartupParameters.append(("application_name", "relink"))
         // The pool's own log is chatty at info and warns once (harmlessly) when used before `run()` has begun.
         var poolLogger = logger
@@ -40,6 +45,7 @@ public final class PostgresStore: RelinkStore, Sendable {
         self.client = client
         self.logger = logger
         self.url = url
+        self.schema = schema
         self.channel = Self.channel(schema: schema)
         // A few queries at once, leaving most of the pool to writes and the API.
         self.lookups = LinkLookupBatcher(maximumQueries: max(1, min(4, url.maximumConnections / 4)), wait: url.requestWait)
@@ -111,6 +117,11 @@ public final class PostgresStore: RelinkStore, Sendable {
             try? await connection.close()
             throw error
         }
+    }
+
+    /// `name` as an SQL identifier, quoted: a schema named after a user can hold any character.
+    static func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// The NOTIFY channel for link changes in `schema`: one per schema, so deployments in one database stay apart,
