@@ -243,6 +243,38 @@ import Testing
     }
 
     /// Past the connection limit a new connection is closed at once; closing others makes room again.
+    /// After the answer to `Connection: close` (on the lean path and the router's), the server gives the connection
+    /// and its place under the limit up within the 2 s it lingers, even while the client keeps its side open: not at
+    /// the idle timeout (30 s here).
+    @Test func aClosedConnectionGivesUpItsPlaceWhileTheClientStays() async throws {
+        try await Self.withServer(maxConnections: 2, idleTimeout: .seconds(30)) { port, _ in
+            let served = try await offThePool {
+                let lean = "GET /?link=https%3A%2F%2Fpictlink.com%2Fa HTTP/1.1\r\nHost: go.pictlink.com\r\nConnection: close\r\n\r\n"
+                let router = "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                let staying = try [lean, router].map { request in
+                    let descriptor = try BrokenRequestTests.connected(port: port)
+                    _ = send(descriptor, request, request.utf8.count, Int32(MSG_NOSIGNAL))
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while recv(descriptor, &buffer, buffer.count, 0) > 0 {}
+                    return descriptor
+                }
+                defer { for descriptor in staying { close(descriptor) } }
+                Thread.sleep(forTimeInterval: 4)
+                // Two at once: both places must be free again.
+                let next = try (0..<2).map { _ in try BrokenRequestTests.connected(port: port) }
+                defer { for descriptor in next { close(descriptor) } }
+                return next.map { descriptor in
+                    let request = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    _ = send(descriptor, request, request.utf8.count, Int32(MSG_NOSIGNAL))
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    let count = recv(descriptor, &buffer, buffer.count, 0)
+                    return count > 0 && String(decoding: buffer[..<count], as: UTF8.self).hasPrefix("HTTP/1.1 200")
+                }
+            }
+            #expect(served == [true, true], "a closed connection kept its place")
+        }
+    }
+
     @Test func connectionsPastTheLimitAreClosed() async throws {
         try await Self.withServer(maxConnections: 20) { port, metricsPort in
             let (refused, metricsRefused, servedAfter) = try await offThePool {

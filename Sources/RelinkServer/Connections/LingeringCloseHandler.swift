@@ -23,14 +23,26 @@ final class LingeringCloseHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        guard mode == .all, !lingering, context.channel.isActive else {
+        guard mode != .input, context.channel.isActive else {
             context.close(mode: mode, promise: promise)
             return
         }
+        guard !lingering else {
+            // Already lingering (after an output closed on its own): the close comes at the client's end or the
+            // deadline, not now.
+            if mode == .all { context.channel.closeFuture.cascade(to: promise) } else { promise?.succeed(()) }
+            return
+        }
         lingering = true
-        context.channel.closeFuture.cascade(to: promise)
-        // After what is written has been sent: NIO shuts the output down once its pending writes are flushed.
-        context.close(mode: .output, promise: nil)
+        // After what is written has been sent: NIO shuts the output down once its pending writes are flushed. An
+        // output closed on its own (the answer to `Connection: close`) lingers the same way, so the connection and
+        // its place under the connection limit are given up within `linger`, not at the idle timeout.
+        if mode == .all {
+            context.channel.closeFuture.cascade(to: promise)
+            context.close(mode: .output, promise: nil)
+        } else {
+            context.close(mode: .output, promise: promise)
+        }
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         deadline = context.eventLoop.scheduleTask(in: linger) {
             bound.value.close(mode: .all, promise: nil)
