@@ -282,5 +282,22 @@ import Testing
         let refused = lines.all.filter { $0.contains("API key not valid") }
         #expect(refused.count == 20, "the burst of failed keys, then nothing: \(refused.count) lines")
         #expect(refused.allSatisfy { $0.utf8.count < 1_000 }, "\(refused.map(\.utf8.count).max() ?? 0) bytes")
+
+        // From a network of its own for each request (IPv6 /64s are cheap), past the lines' own budget of 100 at
+        // once, one a second: then a line says how many were left out.
+        let many = LogLines()
+        configuration.logger = many.logger(level: .info)
+        try await buildApplication(configuration: configuration).test(.router) { client in
+            for index in 0..<300 {
+                let headers: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "2001:db8:\(index):1::1", .authorization: "Bearer rl_bad"]
+                _ = try await client.execute(uri: "/v1/links", method: .get, headers: headers)
+            }
+            try await Task.sleep(for: .milliseconds(1_100))
+            _ = try await client.execute(
+                uri: "/v1/links", method: .get, headers: [HTTPField.Name("X-Forwarded-For")!: "2001:db8:ffff:1::1", .authorization: "Bearer rl_bad"])
+        }
+        let spread = many.all.filter { $0.contains("API key not valid") }
+        #expect(spread.count >= 100 && spread.count < 150, "\(spread.count) lines for 301 refusals")
+        #expect(spread.last?.contains("more refused keys not logged since the last line") == true, "\(spread.last ?? "")")
     }
 }

@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -16,6 +17,12 @@ struct APIKeyAuthenticator: Sendable {
     let store: any RelinkStore
     let configuration: RelinkConfiguration
     let limiter: ClientLimiter
+    /// Lines about refused keys, over all networks: one a second, 100 at once. A client with many networks (IPv6
+    /// /64s are cheap) would otherwise get a line per request past every network's own budget.
+    let refusalLines = RateLimiter<Int>(capacity: 1, shards: 1)
+    /// Refused keys not logged since the last line.
+    let unloggedRefusals = ManagedAtomic(0)
+    static let refusalLineBudget = RateLimit(requestsPerSecond: 1, burst: 100)
 
     struct Caller: Sendable {
         let key: APIKeyRecord
@@ -53,9 +60,14 @@ struct APIKeyAuthenticator: Sendable {
             // Logged within the network's budget of failed keys only, the path cut short: past it, a client sending
             // wrong keys (and long paths) would fill the disk with log lines.
             if case .failure(let error) = limiter.acquire(.failedKey, network: context.clientNetwork) { throw error }
+            guard case .success = refusalLines.acquire(keyId: 0, limit: Self.refusalLineBudget, limiting: "") else {
+                unloggedRefusals.wrappingIncrement(ordering: .relaxed)
+                throw APIError.invalidKey
+            }
+            let unlogged = unloggedRefusals.exchange(0, ordering: .relaxed)
             // Never the key itself, nor the whole address: logs are read by more people than keys are given to.
             context.logger.notice(
-                "API key not valid",
+                "API key not valid\(unlogged > 0 ? " (and \(unlogged) more refused keys not logged since the last line)" : "")",
                 metadata: [
                     "client_network": "\(ClientNetwork.anonymized(context.origin.clientAddress))",
                     "path": "\(String(String.UnicodeScalarView(request.uri.path.unicodeScalars.prefix(Self.loggedPathLength))))",
