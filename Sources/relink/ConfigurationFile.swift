@@ -42,12 +42,14 @@ enum ConfigurationFile {
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let projects = root["projects"] as? [Any] else {
             return []
         }
-        return projects.enumerated().compactMap { index, project in
-            guard let rules = (project as? [String: Any])?["rules"], let json = try? JSONSerialization.data(withJSONObject: rules),
-                let unknown = RequestBodyShape.unknownField(in: json, schema: "LinkRules")
-            else { return nil }
-            let place = "projects[\(index)].rules" + (unknown.path.isEmpty ? "" : ".\(unknown.path)")
-            return "\(place).\(TerminalText.escaped(unknown.name.prefix(60))): unknown key (docs/rules.md lists a rule's keys)"
+        return projects.enumerated().flatMap { index, project -> [String] in
+            guard let rules = (project as? [String: Any])?["rules"], let json = try? JSONSerialization.data(withJSONObject: rules) else {
+                return []
+            }
+            return RequestBodyShape.unknownFields(in: json, schema: "LinkRules").map { unknown in
+                let place = "projects[\(index)].rules" + (unknown.path.isEmpty ? "" : ".\(unknown.path)")
+                return "\(place).\(TerminalText.escaped(unknown.name.prefix(60))): unknown key (docs/rules.md lists a rule's keys)"
+            }
         }
     }
 

@@ -85,6 +85,11 @@ struct CommandTests {
         let lines = try #require(both).split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("\(other): projects[0].allowlist[0]") }, "\(lines)")
         #expect(lines.last == "\(other): projects[0].rules.rules[0].when.Countries: unknown key (docs/rules.md lists a rule's keys)")
+        // Every misspelt key at once, not one a run.
+        let twice = ["rules": [["when": ["Countries": ["ES"], "osversion": "17"], "then": ["ofl": "https://pictlink.com/es"]]]]
+        let (third, all) = try Self.loading(firstProject: "rules", as: twice)
+        #expect(all?.contains("\(third): projects[0].rules.rules[0].when.Countries: unknown key") == true, "\(all ?? "")")
+        #expect(all?.contains("\(third): projects[0].rules.rules[0].when.osversion: unknown key") == true, "\(all ?? "")")
     }
 
     @Test func buildTakesAFlagPerParameter() throws {

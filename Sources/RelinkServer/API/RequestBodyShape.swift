@@ -57,7 +57,9 @@ package enum RequestBodyShape {
     package static func problem(in body: Data, schema name: String) -> Problem? {
         guard let shape = shapes[name], isClosed(shape) else { return nil }
         guard let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return .unreadable }
-        return unknownField(in: value, shape: shape, path: "").map { .unknownField($0) }
+        var found: [UnknownField] = []
+        unknownFields(in: value, shape: shape, path: "", into: &found, limit: 1)
+        return found.first.map { .unknownField($0) }
     }
 
     /// Whether `shape` takes no other fields somewhere: only then is a body checked (and one the check cannot read
@@ -72,31 +74,40 @@ package enum RequestBodyShape {
 
     /// The first field of `body` that the schema `name` does not take, or nil.
     package static func unknownField(in body: Data, schema name: String) -> UnknownField? {
-        guard case .unknownField(let field)? = problem(in: body, schema: name) else { return nil }
-        return field
+        unknownFields(in: body, schema: name, limit: 1).first
     }
 
-    private static func unknownField(in value: Any, shape: Shape, path: String) -> UnknownField? {
+    /// The fields of `body` that the schema `name` does not take, in a stable order, at most `limit` of them (a file's
+    /// check lists them all at once; the API names the first, as FDL did).
+    package static func unknownFields(in body: Data, schema name: String, limit: Int = 20) -> [UnknownField] {
+        guard let shape = shapes[name], let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return []
+        }
+        var found: [UnknownField] = []
+        unknownFields(in: value, shape: shape, path: "", into: &found, limit: limit)
+        return found
+    }
+
+    private static func unknownFields(in value: Any, shape: Shape, path: String, into found: inout [UnknownField], limit: Int) {
+        guard found.count < limit else { return }
         switch shape {
         case .unchecked:
-            return nil
+            return
         case .array(let items):
-            guard let array = value as? [Any] else { return nil }
+            guard let array = value as? [Any] else { return }
             for (index, element) in array.enumerated() {
-                if let found = unknownField(in: element, shape: items, path: path + "[\(index)]") { return found }
+                unknownFields(in: element, shape: items, path: path + "[\(index)]", into: &found, limit: limit)
             }
-            return nil
         case .object(let fields, let closed):
-            guard let object = value as? [String: Any] else { return nil }
-            // Sorted: the same body names the same field every time.
-            for key in object.keys.sorted() {
+            guard let object = value as? [String: Any] else { return }
+            // Sorted: the same body names the same fields every time.
+            for key in object.keys.sorted() where found.count < limit {
                 guard let field = fields[key] else {
-                    if closed { return UnknownField(name: key, path: path) }
+                    if closed { found.append(UnknownField(name: key, path: path)) }
                     continue
                 }
-                if let found = unknownField(in: object[key]!, shape: field, path: path.isEmpty ? key : path + "." + key) { return found }
+                unknownFields(in: object[key]!, shape: field, path: path.isEmpty ? key : path + "." + key, into: &found, limit: limit)
             }
-            return nil
         }
     }
 }
