@@ -268,6 +268,27 @@ struct PostgresStoreTests {
         await test.close()
     }
 
+    /// A timeout that comes while the transaction commits waits for the commit: the caller is not told "failed" of a
+    /// change that was saved (a PATCH answered 503 whose change stood, and whose event was never sent). A deferred
+    /// trigger makes the commit take 1.4 s, past the 1 s wait (and within the second).
+    @Test(.enabled(if: serverAvailable)) func aTimeoutDuringTheCommitWaitsForIt() async throws {
+        let test = try await TestStore.make(.postgres)
+        let postgres = try #require(test.store as? PostgresStore)
+        try await postgres.execute("CREATE TABLE slow_commits (id INTEGER)")
+        try await postgres.execute(
+            "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1.4); RETURN NULL; END $$")
+        try await postgres.execute(
+            """
+            CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON slow_commits DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION slow_commit()
+            """)
+        try await postgres.transaction(wait: .seconds(1)) { connection in
+            _ = try await connection.query("INSERT INTO slow_commits (id) VALUES (1)", logger: TestStore.logger).collect()
+        }
+        #expect(try await StoreConformanceTests.integer("SELECT COUNT(*) AS n FROM slow_commits", in: postgres) == 1)
+        await test.close()
+    }
+
     /// Waits until `condition` holds (at most 10 s: a wait for another connection to get somewhere, not a measurement).
     static func waitUntil(_ condition: () async -> Bool) async {
         for _ in 0..<10_000 {

@@ -223,8 +223,9 @@ public final class PostgresStore: RelinkStore, Sendable {
     ///
     /// A transaction abandoned on timeout is rolled back, not committed, when it gets going again: its caller was told
     /// it failed and may do it again (a counter batch waiting over 30 s behind a lock held by hand committed after it
-    /// and beside its retry, counting its clicks twice). Only a timeout during the commit itself can still leave
-    /// both.
+    /// and beside its retry, counting its clicks twice). A timeout that comes while it commits waits for the commit,
+    /// one more `wait` at most: a change answered as failed was then never saved, unless the commit itself outlasts
+    /// that, which the answer then says.
     func transaction<T: Sendable>(
         wait: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -233,7 +234,7 @@ public final class PostgresStore: RelinkStore, Sendable {
             do {
                 return try await self.client.withTransaction(logger: self.logger) { connection in
                     let result = try await body(connection)
-                    if abandoned.isSet {
+                    guard abandoned.beginCommit() else {
                         throw StoreError.unavailable("the transaction was abandoned after its wait, and rolled back")
                     }
                     return result
@@ -242,7 +243,7 @@ public final class PostgresStore: RelinkStore, Sendable {
                 throw Self.unavailable(error.closureError ?? error.beginError ?? error.commitError ?? error)
             }
         }
-        return try await bounded(wait ?? url.requestWait, onTimeout: { abandoned.set() }, work)
+        return try await bounded(wait ?? url.requestWait, onTimeout: { abandoned.abandon() }, work)
     }
 
     /// How long a batched write (events, pending clicks, the purge) may take: off the request path, and larger.
@@ -254,7 +255,7 @@ public final class PostgresStore: RelinkStore, Sendable {
     /// connection need not notice cancellation, and the request must not wait for it. Cancellation (a stop's
     /// deadline) gives up at once the same way.
     func bounded<T: Sendable>(
-        _ wait: Duration, onTimeout: @escaping @Sendable () -> Void = {}, _ body: @escaping @Sendable () async throws -> T
+        _ wait: Duration, onTimeout: @escaping @Sendable () -> Bool = { true }, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let timeout = StoreError.unavailable("the database did not answer within \(wait) (\(url.host):\(url.port))")
         let work = CancellableWork()
@@ -267,11 +268,19 @@ public final class PostgresStore: RelinkStore, Sendable {
                 // three, and nothing of the query kept for the rest of the wait (a timer task sleeping it out held
                 // its query's result, and the process grew under load;
                 // docs/performance.md#query-timeouts-as-event-loop-timers).
-                let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: TimeAmount(wait)) {
-                    if once.resume(with: .failure(timeout)) {
-                        onTimeout()
-                        work.cancel()
+                let loop = PostgresClient.defaultEventLoopGroup.any()
+                let timer = loop.scheduleTask(in: TimeAmount(wait)) {
+                    // A transaction that is committing is not abandoned: its answer would say "failed" of a change
+                    // that is saved. Its commit gets one more wait, then the answer says the outcome is unknown.
+                    guard onTimeout() else {
+                        loop.scheduleTask(in: TimeAmount(wait)) {
+                            let unknown = StoreError.unavailable(
+                                "the database did not confirm the change within \(wait * 2) (\(self.url.host):\(self.url.port)); it may have been saved")
+                            if once.resume(with: .failure(unknown)) { work.cancel() }
+                        }
+                        return
                     }
+                    if once.resume(with: .failure(timeout)) { work.cancel() }
                 }
                 work.start {
                     let result: Result<T, any Error>
@@ -281,9 +290,8 @@ public final class PostgresStore: RelinkStore, Sendable {
                 }
             }
         } onCancel: {
-            if once.resume(with: .failure(StoreError.unavailable("stopped waiting for the database (\(url.host):\(url.port)): cancelled"))) {
-                onTimeout()
-            }
+            _ = onTimeout()
+            _ = once.resume(with: .failure(StoreError.unavailable("stopped waiting for the database (\(url.host):\(url.port)): cancelled")))
             work.cancel()
         }
     }
@@ -362,12 +370,30 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
 }
 
 /// Set once a bounded transaction's caller has stopped waiting for it.
+/// Whether a transaction is still running, committing, or abandoned by its caller's timeout: the two ends that race
+/// for it (the commit and the timeout) each take it from running, and only one of them can.
 private final class AbandonedFlag: @unchecked Sendable {
+    private enum State { case running, committing, abandoned }
     private let lock = NSLock()
-    private var value = false
+    private var state = State.running
 
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    /// Before the commit: false when the caller has already been told the transaction failed (it must roll back).
+    func beginCommit() -> Bool {
+        lock.withLock {
+            guard state == .running else { return state == .committing }
+            state = .committing
+            return true
+        }
+    }
+
+    /// At the timeout: false when the transaction is committing (its outcome is to be waited for).
+    func abandon() -> Bool {
+        lock.withLock {
+            guard state == .running else { return state == .abandoned }
+            state = .abandoned
+            return true
+        }
+    }
 }
 
 /// A task that may be cancelled before it has started (the request was cancelled first): it then starts cancelled.
