@@ -275,7 +275,8 @@ public final class PostgresStore: RelinkStore, Sendable {
                     guard onTimeout() else {
                         loop.scheduleTask(in: TimeAmount(wait)) {
                             let unknown = StoreError.unavailable(
-                                "the database did not confirm the change within \(wait * 2) (\(self.url.host):\(self.url.port)); it may have been saved")
+                                "the database did not confirm the change within \(wait * 2) (\(self.url.host):\(self.url.port)); it may have been saved"
+                            )
                             if once.resume(with: .failure(unknown)) { work.cancel() }
                         }
                         return
