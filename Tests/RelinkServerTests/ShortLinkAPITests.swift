@@ -33,6 +33,15 @@ struct ShortLinkAPITests {
     }
 
     /// Asserts Google's error body with `status` and a message containing `message`.
+    /// A SHORT link minted through the API: its short link, its code, and the short link as a path segment.
+    static func mintShort(_ client: some TestClientProtocol, key: String) async throws -> (shortLink: String, code: String, encoded: String) {
+        let minted = try Self.decode(
+            CreateShortLinkResponse.self,
+            try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
+        let code = String(try #require(minted.shortLink.split(separator: "/").last))
+        return (minted.shortLink, code, PercentEncoding.encodeQueryValue(minted.shortLink))
+    }
+
     static func expectError(_ response: TestResponse, _ code: HTTPResponse.Status, _ status: String, _ message: String) throws {
         #expect(response.status == code)
         #expect(response.headers[.contentType] == "application/json; charset=utf-8")
@@ -471,18 +480,14 @@ struct ShortLinkAPITests {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
         try await app.test(.router) { client in
-            let minted = try Self.decode(
-                CreateShortLinkResponse.self,
-                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
-            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
-            let code = minted.shortLink.split(separator: "/").last!
+            let (shortLink, code, encoded) = try await Self.mintShort(client, key: key)
             func click() async throws -> TestResponse {
                 try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
             }
             #expect(try await click().location == "https://pictlink.com")
 
             let shown = try Self.decode(ManagedLink.self, try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .get))
-            #expect(shown.shortLink == minted.shortLink)
+            #expect(shown.shortLink == shortLink)
             #expect(shown.suffixOption == .short)
             #expect(shown.longDynamicLink.contains("link=https%3A%2F%2Fpictlink%2Ecom%2FmyPage"))
 
@@ -519,11 +524,7 @@ struct ShortLinkAPITests {
     @Test func aClickAfterAnEditReadsTheLinkAsStored() async throws {
         let (store, key) = try await T.storeWithKey()
         try await T.application(store: store).test(.router) { client in
-            let minted = try Self.decode(
-                CreateShortLinkResponse.self,
-                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
-            let code = String(try #require(minted.shortLink.split(separator: "/").last))
-            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
+            let (_, code, encoded) = try await Self.mintShort(client, key: key)
             func click() async throws -> TestResponse {
                 try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: T.Agent.desktop))
             }
@@ -679,17 +680,13 @@ struct ShortLinkAPITests {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)
         try await app.test(.router) { client in
-            let minted = try Self.decode(
-                CreateShortLinkResponse.self,
-                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
-            let code = minted.shortLink.split(separator: "/").last!
+            let (_, code, encoded) = try await Self.mintShort(client, key: key)
             for (agent, times) in [(T.Agent.iPhone, 2), (T.Agent.android, 3), (T.Agent.desktop, 1), (T.Agent.crawler, 4)] {
                 for _ in 0..<times { _ = try await client.execute(uri: "/\(code)", method: .get, headers: T.headers(agent: agent)) }
             }
             // Neither HEAD nor the debug page is a click.
             _ = try await client.execute(uri: "/\(code)", method: .head, headers: T.headers(agent: T.Agent.android))
             _ = try await client.execute(uri: "/\(code)?d=1", method: .get, headers: T.headers(agent: T.Agent.android))
-            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
             let stats = try Self.decode(
                 LinkStatsResponse.self, try await client.execute(uri: "/v1/\(encoded)/linkStats?durationDays=7&key=\(key)", method: .get))
             let counts = Dictionary(uniqueKeysWithValues: stats.linkEventStats.map { ("\($0.platform.rawValue) \($0.event.rawValue)", $0.count) })
@@ -761,12 +758,8 @@ struct ShortLinkAPITests {
     @Test func aPatchThatChangesNothingLeavesTheLinkAsItWas() async throws {
         let (store, key) = try await T.storeWithKey()
         try await T.application(store: store).test(.router) { client in
-            let minted = try Self.decode(
-                CreateShortLinkResponse.self,
-                try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
-            let code = String(try #require(minted.shortLink.split(separator: "/").last))
+            let (_, code, encoded) = try await Self.mintShort(client, key: key)
             let before = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
-            let encoded = PercentEncoding.encodeQueryValue(minted.shortLink)
             for body in [#"{"disabled": false}"#, #"{"longDynamicLink": "\#(before.longLink)"}"#, "{}"] {
                 let response = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(body))
                 #expect(response.status == .ok, "\(response.text)")
@@ -789,11 +782,8 @@ struct ShortLinkAPITests {
             var failure: (any Error)?
             do {
                 for round in 0..<5 {
-                    let minted = try Self.decode(
-                        CreateShortLinkResponse.self,
-                        try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(option: "SHORT")))
-                    let code = String(try #require(minted.shortLink.split(separator: "/").last))
-                    let uri = "http://127.0.0.1:\(port)/v1/links/\(PercentEncoding.encodeQueryValue(minted.shortLink))?key=\(key)"
+                    let (_, code, encoded) = try await Self.mintShort(client, key: key)
+                    let uri = "http://127.0.0.1:\(port)/v1/links/\(encoded)?key=\(key)"
                     let bodies = [#"{"disabled": true}"#, #"{"maxClicks": 5}"#] + (0..<16).map { #"{"name": "renamed \#($0)"}"# }
                     let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
                         for body in bodies {
