@@ -38,6 +38,9 @@ enum ConfigurationFile {
     /// A project's `rules` with a field rules do not take, checked as the API checks a body (`RequestBodyShape`, the
     /// OpenAPI document's `LinkRules`): decoding alone would drop it, and a misspelt condition would make the rule
     /// match every click.
+    /// Unknown rule keys named per project; past them a line says there are more.
+    static let unknownKeysShown = 20
+
     static func unknownRuleFields(_ data: Data) -> [String] {
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let projects = root["projects"] as? [Any] else {
             return []
@@ -46,10 +49,14 @@ enum ConfigurationFile {
             guard let rules = (project as? [String: Any])?["rules"], let json = try? JSONSerialization.data(withJSONObject: rules) else {
                 return []
             }
-            return RequestBodyShape.unknownFields(in: json, schema: "LinkRules").map { unknown in
+            let unknown = RequestBodyShape.unknownFields(in: json, schema: "LinkRules", limit: Self.unknownKeysShown + 1)
+            var lines = unknown.prefix(Self.unknownKeysShown).map { unknown in
                 let place = "projects[\(index)].rules" + (unknown.path.isEmpty ? "" : ".\(unknown.path)")
-                return "\(place).\(TerminalText.escaped(unknown.name.prefix(60))): unknown key (docs/rules.md lists a rule's keys)"
+                let name = String(String.UnicodeScalarView(unknown.name.unicodeScalars.prefix(60)))
+                return "\(place).\(TerminalText.escaped(name)): unknown key (docs/rules.md lists a rule's keys)"
             }
+            if unknown.count > Self.unknownKeysShown { lines.append("projects[\(index)].rules: more unknown keys than these") }
+            return lines
         }
     }
 

@@ -90,6 +90,13 @@ struct CommandTests {
         let (third, all) = try Self.loading(firstProject: "rules", as: twice)
         #expect(all?.contains("\(third): projects[0].rules.rules[0].when.Countries: unknown key") == true, "\(all ?? "")")
         #expect(all?.contains("\(third): projects[0].rules.rules[0].when.osversion: unknown key") == true, "\(all ?? "")")
+        // Names cut by Unicode scalar (a key of combining marks is not a screenful a line), and a line past 20 keys.
+        var many: [String: Any] = [:]
+        for index in 0..<25 { many["k\(index)" + String(repeating: "\u{301}", count: 5_000)] = 1 }
+        let (fourth, crowded) = try Self.loading(firstProject: "rules", as: ["rules": [["when": many, "then": ["ofl": "https://pictlink.com/es"]]]])
+        let crowdedLines = try #require(crowded).split(separator: "\n")
+        #expect(crowdedLines.count == 22 && crowdedLines.allSatisfy { $0.utf8.count < 1_000 }, "\(crowdedLines.count) lines")
+        #expect(crowdedLines.last == "\(fourth): projects[0].rules: more unknown keys than these")
     }
 
     @Test func buildTakesAFlagPerParameter() throws {

@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
+import ServiceLifecycle
 import Testing
 
 @testable import RelinkServer
@@ -20,10 +21,13 @@ import Testing
         private let gate = FirstWriteGate()
         /// Every write fails (the store is locked or down for pending clicks only), and none is held.
         let failsWrites: Bool
+        /// Every purge takes an hour, unless cancelled (a purge of a flood's clicks, which takes minutes).
+        let slowPurges: Bool
 
-        init(base: SQLiteStore, failsWrites: Bool = false) {
+        init(base: SQLiteStore, failsWrites: Bool = false, slowPurges: Bool = false) {
             self.base = base
             self.failsWrites = failsWrites
+            self.slowPurges = slowPurges
             (writes, started) = AsyncStream.makeStream()
         }
 
@@ -71,7 +75,8 @@ import Testing
             try await base.shadowMatches(projectId: projectId, fromDay: fromDay)
         }
         func purgeDeferredData(projectId: String, clicksBefore: Date, claimsBefore: Date, limit: Int) async throws -> Int {
-            try await base.purgeDeferredData(projectId: projectId, clicksBefore: clicksBefore, claimsBefore: claimsBefore, limit: limit)
+            if slowPurges { try await Task.sleep(for: .seconds(3600)) }
+            return try await base.purgeDeferredData(projectId: projectId, clicksBefore: clicksBefore, claimsBefore: claimsBefore, limit: limit)
         }
         func projectsWithDeferredData() async throws -> Set<String> { try await base.projectsWithDeferredData() }
     }
@@ -122,5 +127,28 @@ import Testing
             _ = try await service.claim(request, clientAddress: "203.0.113.7", keyProject: nil)
         }
         #expect(try await base.installClaim(projectId: "pictlink", installId: "IOS/jp.furyu.pictlink.ios/flush-fails") == nil)
+    }
+
+    /// Clicks reach the store each second while a purge runs (a flood's clicks take minutes to purge), and a stop does
+    /// not wait for the purge: it ends at once, with the clicks written.
+    @Test func clicksAreWrittenWhileAPurgeRunsAndAStopEndsIt() async throws {
+        let base = try SQLiteStore()
+        let store = GatedPendingClickStore(base: base, slowPurges: true)
+        store.open()
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: TestSupport.configuration, interval: .milliseconds(50), logger: Logger(label: "test"))
+        let group = ServiceGroup(configuration: .init(services: [recorder], gracefulShutdownSignals: [], logger: Logger(label: "test")))
+        let task = Task { try await group.run() }
+        recorder.record(WriteBufferTests.click(1))
+        var written = false
+        for _ in 0..<200 where !written {
+            try await Task.sleep(for: .milliseconds(50))
+            written = try await base.pendingClick(id: "click1") != nil
+        }
+        #expect(written, "the click waited for the purge")
+        let stopping = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        try await task.value
+        #expect(ContinuousClock.now - stopping < .seconds(5), "the stop waited for the purge")
     }
 }

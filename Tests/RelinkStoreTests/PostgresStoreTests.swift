@@ -115,6 +115,12 @@ struct PostgresStoreTests {
         let long = String(repeating: "s", count: 63)
         #expect(PostgresStore.channel(schema: long).utf8.count <= 63)
         #expect(PostgresStore.channel(schema: long) != PostgresStore.channel(schema: String(long.dropLast())))
+        // A schema named after a user can hold any character; LISTEN gets the name as it is.
+        for odd in [#"Odd"User"#, "sp ace", "Upper", "ü"] {
+            let channel = PostgresStore.channel(schema: odd)
+            #expect(channel.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }, "\(channel)")
+        }
+        #expect(PostgresStore.channel(schema: "Upper") != PostgresStore.channel(schema: "upper"))
     }
 
     /// An instance whose URL names no schema keeps the one its user's default path gave at start: a schema named after

@@ -111,7 +111,7 @@ public final class DeferredClickRecorder: Service, Sendable {
                     if batch == 0 { break }
                     try await Task.sleep(for: Self.purgePause)
                 }
-            } catch is CancellationError {
+            } catch where Task.isCancelled || error is CancellationError {
                 // A stop in the middle: the rest waits for the next start.
             } catch {
                 logger.error("could not purge the pending clicks of \(projectId): \(error)")
@@ -123,18 +123,21 @@ public final class DeferredClickRecorder: Service, Sendable {
     public func run() async throws {
         // Off the event loops (`BackgroundExecutor`): the flushes and what they free.
         await withTaskExecutorPreference(BackgroundExecutor.shared) {
-            let clock = ContinuousClock()
-            var lastPurge = clock.now
-            await purge()
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
-                await flush()
-                if clock.now - lastPurge >= purgeInterval {
-                    await purge()
-                    lastPurge = clock.now
+            await withDiscardingTaskGroup { group in
+                // Beside the flushes, not between them: a purge of a flood's clicks takes minutes, and the clicks
+                // kept meanwhile must still reach the store each second. A stop ends it at its next batch.
+                group.addTask {
+                    while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                        await cancelWhenGracefulShutdown { await self.purge() }
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.purgeInterval) }
+                    }
                 }
+                while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                    await flush()
+                }
+                await deadline.lastFlush { await self.flush() }
             }
-            await deadline.lastFlush { await self.flush() }
         }
     }
 }

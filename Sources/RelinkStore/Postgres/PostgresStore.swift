@@ -49,7 +49,7 @@ public final class PostgresStore: RelinkStore, Sendable {
         self.channel = Self.channel(schema: schema)
         // A few queries at once, leaving most of the pool to writes and the API.
         self.lookups = LinkLookupBatcher(maximumQueries: max(1, min(4, url.maximumConnections / 4)), wait: url.requestWait)
-        self.description = "PostgreSQL at \(url)"
+        self.description = "PostgreSQL at \(url), schema \(schema)"
         // The pool works only while `run()` does; it ends with `close()`.
         self.runTask = Task { await client.run() }
     }
@@ -126,11 +126,14 @@ public final class PostgresStore: RelinkStore, Sendable {
 
     /// The NOTIFY channel for link changes in `schema`: one per schema, so deployments in one database stay apart,
     /// and the same for every spelling of one (none, or `schema=public`, when that is the user's default). Channel
-    /// names are identifiers, at most 63 bytes: a long schema's is shortened to a digest of it.
+    /// names are identifiers, at most 63 bytes: a long schema's, or one with characters other than `a-z0-9_`, is named
+    /// by a digest of it.
     static func channel(schema: String) -> String {
         guard schema != "public" else { return "relink_links" }
         let channel = "relink_links_\(schema)"
-        guard channel.utf8.count > 63 else { return channel }
+        // postgres-nio writes the name into LISTEN as it is: a schema named after a user can hold a quote.
+        let plain = schema.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }
+        guard !plain || channel.utf8.count > 63 else { return channel }
         let digest = SHA256.hash(data: Data(schema.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
         return "relink_links_\(digest)"
     }
