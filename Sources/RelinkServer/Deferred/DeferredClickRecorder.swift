@@ -111,7 +111,7 @@ public final class DeferredClickRecorder: Service, Sendable {
                     if batch == 0 { break }
                     try await Task.sleep(for: Self.purgePause)
                 }
-            } catch where Task.isCancelled || error is CancellationError {
+            } catch  where Task.isCancelled || error is CancellationError {
                 // A stop in the middle: the rest waits for the next start.
             } catch {
                 logger.error("could not purge the pending clicks of \(projectId): \(error)")
