@@ -59,6 +59,13 @@ struct ConfigurationTests {
         #expect(project.deferred.candidateBounds == CandidateBounds(perAddress: 50, perNetwork: 1000))
     }
 
+    @Test func aProjectSetsItsCapOfPendingClicks() throws {
+        let json = Self.project(#""deferred": {"maxPendingClicks": 250000}"#)
+        let project = try #require(try RelinkConfiguration(json: Data(json.utf8)).projects.first)
+        #expect(project.deferred.maxPendingClicks == 250_000)
+        #expect(try RelinkConfiguration(json: Data(Self.project("").utf8)).projects.first?.deferred.maxPendingClicks == 10_000_000)
+    }
+
     @Test func aMinimalProjectGetsDefaults() throws {
         let configuration = try RelinkConfiguration(json: Data(Self.project("").utf8))
         let project = try #require(configuration.projects.first)
@@ -282,6 +289,7 @@ struct ConfigurationTests {
         (project(#""deferred": {"clipboard": "yes"}"#), "projects[0].deferred.clipboard: must be true or false, got a string"),
         (project(#""deferred": {"candidatesPerAddress": 0}"#), "projects[0].deferred.candidatesPerAddress: must be from 1 to 1000, got 0"),
         (project(#""deferred": {"candidatesPerNetwork": 5000}"#), "projects[0].deferred.candidatesPerNetwork: must be from 1 to 1000, got 5000"),
+        (project(#""deferred": {"maxPendingClicks": 999}"#), "projects[0].deferred.maxPendingClicks: must be from 1000 to 1000000000, got 999"),
         (
             project(#""clickTracking": [{"host": "go.example.com", "upstream": "https://u.example.net", "paths": ["/uni/*"]}]"#),
             "projects[0].clickTracking[0].host: 'go.example.com' is a link domain of project 'p'; a tracking domain is a host of its own"

@@ -79,6 +79,9 @@ import Testing
             return try await base.purgeDeferredData(projectId: projectId, clicksBefore: clicksBefore, claimsBefore: claimsBefore, limit: limit)
         }
         func projectsWithDeferredData() async throws -> Set<String> { try await base.projectsWithDeferredData() }
+        func pendingClickCount(projectId: String, limit: Int) async throws -> Int {
+            try await base.pendingClickCount(projectId: projectId, limit: limit)
+        }
     }
 
     @Test func aClaimsFlushIncludesAClickRecordedDuringThePeriodicFlush() async throws {

@@ -231,6 +231,7 @@ struct ContractTests {
         metrics.rateLimited("claim")
         metrics.storeError("lookup")
         metrics.clickTrackingError("timeout")
+        metrics.pendingClickOverCap(projectId: "pictlink")
         let lines = metrics.render().split(separator: "\n")
         func names(_ prefix: String) -> [String] {
             lines.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count).prefix { $0 != " " }) }

@@ -195,6 +195,56 @@ struct DeferredLinkAttackTests {
         #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
 
+    /// Clicks from many networks, each within its own budget, still stop at the project's cap of pending clicks: past
+    /// it they are counted and not kept, other projects keep theirs, and once the purge makes room the next count lets
+    /// clicks in again.
+    @Test func aProjectKeepsNoMoreThanItsCapOfPendingClicks() async throws {
+        let store = try SQLiteStore()
+        var configuration = T.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].deferred.maxPendingClicks = 1_000
+        let metrics = RelinkMetrics()
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: configuration, interval: .seconds(1), logger: Logger(label: "test"), metrics: metrics, outages: nil)
+        func click(_ id: String, project: String = "pictlink", age: TimeInterval = 0) -> PendingClick {
+            PendingClick(
+                id: id, projectId: project, platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x",
+                createdAt: Date().addingTimeInterval(-age), fingerprint: DeviceFingerprint(addressHash: id))
+        }
+        // Kept by an earlier run: two days old, past the 24 h token window.
+        try await store.insertPendingClicks((0..<990).map { click("old\($0)", age: 2 * 86_400) })
+        await recorder.countHeldClicks()
+        for number in 0..<25 { recorder.record(click("new\(number)")) }
+        recorder.record(click("elsewhere", project: "fieldnotes"))
+        await recorder.flush()
+        #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
+        #expect(try await store.pendingClick(id: "elsewhere") != nil)
+        #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 15)
+
+        // Nothing more is kept until a count shows room, which the purge of the old clicks makes.
+        recorder.record(click("still-over"))
+        await recorder.purge()
+        await recorder.countHeldClicks()
+        for number in 100..<125 { recorder.record(click("new\(number)")) }
+        await recorder.flush()
+        #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 35)
+        #expect(try await store.pendingClick(id: "still-over") == nil)
+        #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 16)
+    }
+
+    /// The cap is logged once per count, not once per click: a flood past it would otherwise log at its own rate.
+    @Test func theQuotaSaysWhenACapIsFirstReachedSinceACount() {
+        var quota = PendingClickQuota(caps: ["p": 2])
+        #expect(quota.admit(projectId: "p") == .keep)
+        #expect(quota.admit(projectId: "p") == .keep)
+        #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: true))
+        #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: false))
+        #expect(quota.admit(projectId: "unknown") == .keep)
+        #expect(quota.counted(projectId: "p", held: 1) == 2)
+        #expect(quota.admit(projectId: "p") == .keep)
+        #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: true))
+    }
+
     /// Whether a click was kept: a kept click's page names it on the Open button (`data-click`), for its beacon.
     static func isKept(_ page: TestResponse) -> Bool { page.text.range(of: " data-click=\"") != nil }
 

@@ -710,6 +710,21 @@ struct StoreConformanceTests {
         }
     }
 
+    /// A project's pending clicks are counted up to the cap they are checked against, claimed or not, and only its own.
+    @Test(arguments: StoreKind.available) func pendingClicksAreCountedUpToALimit(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let now: TimeInterval = 1_700_000_000
+            try await store.insertPendingClicks(
+                (0..<12).map { Self.click("c-\($0)", at: now - Double($0)) } + [Self.click("other", at: now, project: "fieldnotes")])
+            _ = try await store.claim(
+                clickId: "c-0", confidence: .unique, projectId: "pictlink", installId: "i", response: "x", at: Date(timeIntervalSince1970: now))
+            #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 100) == 12)
+            #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 5) == 5)
+            #expect(try await store.pendingClickCount(projectId: "fieldnotes", limit: 100) == 1)
+            #expect(try await store.pendingClickCount(projectId: "nobody", limit: 100) == 0)
+        }
+    }
+
     /// Runs `sql` (no parameters) on either store and returns its first row's column `n` as an integer.
     /// Runs `sql` as an operator would by hand.
     static func execute(_ sql: String, in store: any RelinkStore) async throws {

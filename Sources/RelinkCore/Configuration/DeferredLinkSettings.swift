@@ -15,13 +15,20 @@ public struct DeferredLinkSettings: Hashable, Sendable {
     public var debug: Bool
     /// How many recent clicks from the install's address and network a fingerprint claim reads.
     public var candidateBounds: CandidateBounds
+    /// The most pending clicks the project holds, so that clicks from many networks together cannot fill the disk
+    /// (each network has its own budget); past it new clicks redirect without being kept until older ones age out.
+    public var maxPendingClicks: Int
+
+    /// What `maxPendingClicks` may be set to, and its default: about 13 GB with the rows' indexes.
+    public static let allowedPendingClicks = 1_000...1_000_000_000
+    public static let defaultMaxPendingClicks = 10_000_000
 
     public static let `default` = DeferredLinkSettings(fingerprintWindowMinutes: 120, tokenWindowHours: 24, clipboard: false)
 
     /// Creates the value from its parts: each parameter sets the property of the same name.
     public init(
         fingerprintWindowMinutes: Int, tokenWindowHours: Int, clipboard: Bool, minimumConfidence: AttributionConfidence = .weak,
-        debug: Bool = false, candidateBounds: CandidateBounds = .default
+        debug: Bool = false, candidateBounds: CandidateBounds = .default, maxPendingClicks: Int = Self.defaultMaxPendingClicks
     ) {
         self.fingerprintWindowMinutes = fingerprintWindowMinutes
         self.tokenWindowHours = tokenWindowHours
@@ -29,5 +36,6 @@ public struct DeferredLinkSettings: Hashable, Sendable {
         self.minimumConfidence = minimumConfidence
         self.debug = debug
         self.candidateBounds = candidateBounds
+        self.maxPendingClicks = maxPendingClicks
     }
 }

@@ -465,6 +465,7 @@ extension RelinkConfiguration {
     {
         let keys = [
             "fingerprintWindowMinutes", "tokenWindowHours", "clipboard", "minimumConfidence", "debug", "candidatesPerAddress", "candidatesPerNetwork",
+            "maxPendingClicks",
         ]
         guard let fields = reader.object(value, at: path, keys: keys) else { return nil }
         let defaults = DeferredLinkSettings.default
@@ -484,7 +485,8 @@ extension RelinkConfiguration {
             debug: reader.bool(fields, "debug") ?? defaults.debug,
             candidateBounds: CandidateBounds(
                 perAddress: reader.integer(fields, "candidatesPerAddress", in: CandidateBounds.allowed) ?? defaults.candidateBounds.perAddress,
-                perNetwork: reader.integer(fields, "candidatesPerNetwork", in: CandidateBounds.allowed) ?? defaults.candidateBounds.perNetwork))
+                perNetwork: reader.integer(fields, "candidatesPerNetwork", in: CandidateBounds.allowed) ?? defaults.candidateBounds.perNetwork),
+            maxPendingClicks: reader.integer(fields, "maxPendingClicks", in: DeferredLinkSettings.allowedPendingClicks) ?? defaults.maxPendingClicks)
     }
 
     private static func readSocialPreview(_ value: JSONValue, at path: String, reader: inout ConfigurationReader) -> SocialPreviewSettings? {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
 import ServiceLifecycle
@@ -11,8 +12,12 @@ import ServiceLifecycle
 /// The buffer holds at most `capacity` clicks and `maximumBytes` of them (a click on a long route path or long link
 /// carries it): while the store cannot take them (locked, unreachable) further clicks are dropped and counted, so
 /// an outage costs deferred links, never memory or the redirect's time.
+///
+/// Each project holds at most `deferred.maxPendingClicks` in the store (`PendingClickQuota`): every network has its own
+/// budget, and many networks together must not fill the disk. Past the cap a click redirects without being kept.
 public final class DeferredClickRecorder: Service, Sendable {
     private let writer: BufferedWriter<PendingClickBuffer>
+    private let quota: NIOLockedValueBox<PendingClickQuota>
     private let store: any DeferredLinkRepository
     private let configuration: RelinkConfiguration
     private let interval: Duration
@@ -50,6 +55,8 @@ public final class DeferredClickRecorder: Service, Sendable {
         self.logger = logger
         self.metrics = metrics
         self.deadline = deadline
+        quota = NIOLockedValueBox(
+            PendingClickQuota(caps: Dictionary(configuration.projects.map { ($0.id, $0.deferred.maxPendingClicks) }, uniquingKeysWith: { $1 })))
         writer = BufferedWriter(
             buffer: { PendingClickBuffer(capacity: capacity, maximumBytes: maximumBytes) }, queue: .pendingClicks, metrics: metrics,
             outages: outages, logger: logger,
@@ -59,9 +66,39 @@ public final class DeferredClickRecorder: Service, Sendable {
             write: { batches in try await store.insertPendingClicks(batches[0].clicks) })
     }
 
-    /// Buffers a click; with `capacity` clicks already waiting it is dropped (and counted) instead: O(1) either way.
+    /// Buffers a click; with `capacity` clicks already waiting it is dropped (and counted) instead, and past its
+    /// project's cap it is not kept (and counted): O(1) either way.
     public func record(_ click: PendingClick) {
+        let decision = quota.withLockedValue { $0.admit(projectId: click.projectId) }
+        if case .refuse(let first) = decision {
+            metrics?.pendingClickOverCap(projectId: click.projectId)
+            if first {
+                let cap = quota.withLockedValue { $0.cap(of: click.projectId) } ?? 0
+                logger.warning(
+                    "project \(click.projectId) holds its cap of \(cap) pending clicks (deferred.maxPendingClicks): new clicks are not kept for deferred links until older ones age out"
+                )
+            }
+            return
+        }
         if writer.withBuffer({ $0.record(click) }) == .dropped { metrics?.queueDropped(.pendingClicks) }
+    }
+
+    /// Counts each project's pending clicks in the store, up to its cap, for the quota: at start and after each purge.
+    func countHeldClicks() async {
+        for project in configuration.projects {
+            let projectId = project.id
+            do {
+                let held = try await store.pendingClickCount(projectId: projectId, limit: project.deferred.maxPendingClicks)
+                let refused = quota.withLockedValue { $0.counted(projectId: projectId, held: held) }
+                if refused > 0 {
+                    logger.warning(
+                        "\(refused) clicks of project \(projectId) were not kept for deferred links over its cap of \(project.deferred.maxPendingClicks) pending clicks; it holds \(held) now"
+                    )
+                }
+            } catch {
+                logger.error("could not count the pending clicks of \(projectId): \(error)")
+            }
+        }
     }
 
     /// Clicks waiting now (buffered, or in a write not yet ended), and dropped since the start because the buffer was
@@ -127,8 +164,13 @@ public final class DeferredClickRecorder: Service, Sendable {
                 // Beside the flushes, not between them: a purge of a flood's clicks takes minutes, and the clicks
                 // kept meanwhile must still reach the store each second. A stop ends it at its next batch.
                 group.addTask {
+                    // Counted before the first purge as well, which can take minutes after a flood.
+                    await cancelWhenGracefulShutdown { await self.countHeldClicks() }
                     while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                        await cancelWhenGracefulShutdown { await self.purge() }
+                        await cancelWhenGracefulShutdown {
+                            await self.purge()
+                            if !Task.isCancelled { await self.countHeldClicks() }
+                        }
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.purgeInterval) }
                     }
                 }

@@ -70,6 +70,7 @@ public final class RelinkMetrics: Sendable {
         case storeErrors = "relink_store_errors_total"
         case linkCacheEntries = "relink_link_cache_entries"
         case clickTrackingErrors = "relink_click_tracking_errors_total"
+        case pendingClicksOverCap = "relink_pending_clicks_over_cap_total"
 
         var help: String {
             switch self {
@@ -88,6 +89,8 @@ public final class RelinkMetrics: Sendable {
             case .linkCacheEntries: "Links held in the in-memory link cache, when scraped."
             case .clickTrackingErrors:
                 "Requests to an email service's tracking upstream that got no answer to pass on, by reason (timeout, unreachable, refused_address, busy, bad_answer, loop)."
+            case .pendingClicksOverCap:
+                "Clicks redirected without being kept for deferred links because their project held its cap of pending clicks (deferred.maxPendingClicks), by project."
             }
         }
 
@@ -116,6 +119,8 @@ public final class RelinkMetrics: Sendable {
     private let rateLimits: NIOLockedValueBox<[String: Counter]>
     private let storeErrors: NIOLockedValueBox<[String: Counter]>
     private let clickTrackingErrors: NIOLockedValueBox<[String: Counter]>
+    /// By project: only those in routes.json keep clicks.
+    private let pendingClicksOverCap: NIOLockedValueBox<[String: Counter]>
     private let cacheEntries: Gauge
     /// Run before each scrape: they set the gauges that are read off state (queue depths, cache size).
     private let scrapeHooks = NIOLockedValueBox([@Sendable (RelinkMetrics) -> Void]())
@@ -153,6 +158,7 @@ public final class RelinkMetrics: Sendable {
         rateLimits = NIOLockedValueBox([:])
         storeErrors = NIOLockedValueBox([:])
         clickTrackingErrors = NIOLockedValueBox([:])
+        pendingClicksOverCap = NIOLockedValueBox([:])
         cacheEntries = registry.makeGauge(descriptor: Family.linkCacheEntries.descriptor)
     }
 
@@ -230,6 +236,11 @@ public final class RelinkMetrics: Sendable {
     /// A request refused by a rate limit: `endpoint` is which budget (`claim`, `beacon`, `mint`, …).
     func rateLimited(_ endpoint: String) {
         labelled(rateLimits, .rateLimited, "endpoint", endpoint).increment()
+    }
+
+    /// A click not kept for deferred links: its project holds its cap of pending clicks.
+    func pendingClickOverCap(projectId: String) {
+        labelled(pendingClicksOverCap, .pendingClicksOverCap, "project", projectId).increment()
     }
 
     private func labelled(

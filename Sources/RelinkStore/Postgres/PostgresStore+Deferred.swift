@@ -225,6 +225,13 @@ extension PostgresStore {
         return projects
     }
 
+    public func pendingClickCount(projectId: String, limit: Int) async throws -> Int {
+        let rows = try await rows(
+            "SELECT COUNT(*) AS held FROM (SELECT 1 FROM pending_clicks WHERE project_id = \(projectId) LIMIT \(max(0, limit))) AS counted",
+            wait: Self.batchWait)
+        return try rows.first?.value("held", as: Int.self) ?? 0
+    }
+
     public func setting(_ key: String) async throws -> String? {
         try await rows("SELECT value FROM settings WHERE key = \(key)").first?.value("value")
     }

@@ -45,6 +45,9 @@ public protocol DeferredLinkRepository: Sendable {
     /// The projects with pending clicks, kept links, claims or shadow counts stored: also those no longer in
     /// routes.json, whose rows the purge must still reach.
     func projectsWithDeferredData() async throws -> Set<String>
+    /// How many pending clicks a project holds, claimed or not, counting at most `limit`: the work is bounded by the
+    /// cap it is checked against, not by the table.
+    func pendingClickCount(projectId: String, limit: Int) async throws -> Int
 }
 
 /// Small named values the service keeps, such as the secret for hashing addresses.

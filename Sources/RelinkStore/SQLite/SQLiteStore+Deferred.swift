@@ -475,6 +475,14 @@ extension SQLiteStore {
         }
     }
 
+    public func pendingClickCount(projectId: String, limit: Int) async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM pending_clicks WHERE project_id = ? LIMIT ?)",
+                arguments: [projectId, max(0, limit)]) ?? 0
+        }
+    }
+
     public func setting(_ key: String) async throws -> String? {
         try await read { db in
             try String.fetchOne(

@@ -1,0 +1,40 @@
+/// How many pending clicks each project holds, against its cap (`deferred.maxPendingClicks`): the store's count, taken
+/// after each purge, plus the clicks kept here since. Several instances each add only their own, so together they can
+/// pass a cap by what they keep between two counts; the next count brings them back to it.
+struct PendingClickQuota: Sendable {
+    enum Decision: Equatable, Sendable {
+        case keep
+        /// Not kept: the project holds its cap. `firstSinceCount` marks the first such click since the last count, so
+        /// that the cap is logged once per count rather than once per click.
+        case refuse(firstSinceCount: Bool)
+    }
+
+    /// Per project in routes.json; a project without one (removed since the click was planned) is not capped here.
+    private let caps: [String: Int]
+    private var held: [String: Int] = [:]
+    private var refused: [String: Int] = [:]
+
+    init(caps: [String: Int]) { self.caps = caps }
+
+    func cap(of projectId: String) -> Int? { caps[projectId] }
+
+    /// Whether a click of `projectId` is kept; a kept click counts as held from now on.
+    mutating func admit(projectId: String) -> Decision {
+        guard let cap = caps[projectId] else { return .keep }
+        let count = held[projectId, default: 0]
+        if count < cap {
+            held[projectId] = count + 1
+            return .keep
+        }
+        let before = refused[projectId, default: 0]
+        refused[projectId] = before + 1
+        return .refuse(firstSinceCount: before == 0)
+    }
+
+    /// Takes the store's count of a project's pending clicks (up to its cap); returns the clicks refused since the last
+    /// count.
+    mutating func counted(projectId: String, held count: Int) -> Int {
+        held[projectId] = count
+        return refused.removeValue(forKey: projectId) ?? 0
+    }
+}
