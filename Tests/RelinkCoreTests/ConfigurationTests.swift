@@ -172,6 +172,8 @@ struct ConfigurationTests {
             #"{"projects": [{"id": "p", "domains": ["https://\#(String(repeating: "a", count: 64)).example.com"]}]}"#,
             "has a host name longer than DNS allows"
         ),
+        (#"{"projects": [{"id": "p", "domains": ["https://xn--.com"]}]}"#, "'https://xn--.com' has a label 'xn--' that is not an IDNA A-label"),
+        (#"{"projects": [{"id": "p", "domains": ["https://go.xn--abc-.example"]}]}"#, "has a label 'xn--abc-' that is not an IDNA A-label"),
         (#"{"projects": [{"id": "p", "domains": ["https://go.example.com/a/.."]}]}"#, "has a '.' or '..' segment, which browsers remove"),
         (#"{"projects": [{"id": "p", "domains": ["https://go.example.com/./links"]}]}"#, "has a '.' or '..' segment, which browsers remove"),
         // A key twice: one meaning here, another to most JSON tools.

@@ -76,7 +76,8 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
     /// What is wrong with the host's spelling for a host requests name: not ASCII (browsers send a name's IDNA form,
     /// `xn--…`), an IPv4 address as browsers would not write it (they take any host ending in a number for one,
     /// `127.1` or `0x7f000001`, and send it as four decimal numbers), or an IPv6 address not in the short form
-    /// browsers write (`[::1]`, not `[0:0:0:0:0:0:0:1]`); or a port or name no request can have. Nil for a plain
+    /// browsers write (`[::1]`, not `[0:0:0:0:0:0:0:1]`); or a port or name no request can have, such as an `xn--`
+    /// label that is not Punycode (browsers refuse the URL). Nil for a plain
     /// name or address.
     public var hostSpellingProblem: String? {
         if host.utf8.contains(where: { $0 > 0x7F }) {
@@ -87,7 +88,10 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         if !host.hasPrefix("["), host.utf8.count > 253 || labels.contains(where: { $0.utf8.count > 63 }) {
             return "has a host name longer than DNS allows (at most 63 characters a label, 253 in all), which no request reaches"
         }
-        if host.hasPrefix("["), host.hasSuffix("]") {
+        if let label = labels.first(where: { $0.utf8.count >= 4 && $0.prefix(4).lowercased() == "xn--" && !Punycode.isALabel($0) }) {
+            return "has a label '\(label)' that is not an IDNA A-label (xn-- and the Punycode of a name that is not ASCII), which browsers refuse"
+        }
+                if host.hasPrefix("["), host.hasSuffix("]") {
             let inside = host.dropFirst().dropLast()
             guard let written = IPAddress.browserIPv6Text(inside), written == inside else {
                 let form = IPAddress.browserIPv6Text(inside).map { " ([\($0)])" } ?? ""

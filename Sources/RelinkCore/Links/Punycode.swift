@@ -1,0 +1,85 @@
+/// RFC 3492's Punycode, decoding only: whether a host's `xn--` label is an A-label a browser can read. A browser that
+/// cannot decode one refuses the URL, so a link domain spelt with it would never be asked for.
+enum Punycode {
+    private static let base = 36
+    private static let tMin = 1
+    private static let tMax = 26
+    private static let skew = 38
+    private static let damp = 700
+
+    /// The scalars `encoded` (a label without its `xn--`) stands for; nil when it is not Punycode.
+    static func decode(_ encoded: Substring) -> [Unicode.Scalar]? {
+        let bytes = Array(encoded.utf8)
+        var output: [UInt32] = []
+        var position = 0
+        if let delimiter = bytes.lastIndex(of: UInt8(ascii: "-")) {
+            for byte in bytes[..<delimiter] {
+                guard byte < 0x80 else { return nil }
+                output.append(UInt32(byte))
+            }
+            position = delimiter + 1
+        }
+        var code = 128
+        var index = 0
+        var bias = 72
+        while position < bytes.count {
+            let before = index
+            var weight = 1
+            var k = base
+            while true {
+                guard position < bytes.count, let digit = digit(bytes[position]) else { return nil }
+                position += 1
+                let (product, productOverflow) = digit.multipliedReportingOverflow(by: weight)
+                let (sum, sumOverflow) = index.addingReportingOverflow(product)
+                guard !productOverflow, !sumOverflow else { return nil }
+                index = sum
+                let threshold = k <= bias ? tMin : (k >= bias + tMax ? tMax : k - bias)
+                if digit < threshold { break }
+                let (next, overflow) = weight.multipliedReportingOverflow(by: base - threshold)
+                guard !overflow else { return nil }
+                weight = next
+                k += base
+            }
+            let count = output.count + 1
+            bias = adapt(index - before, count: count, first: before == 0)
+            code += index / count
+            guard code <= 0x10FFFF else { return nil }
+            index %= count
+            output.insert(UInt32(code), at: index)
+            index += 1
+        }
+        var scalars: [Unicode.Scalar] = []
+        for value in output {
+            guard let scalar = Unicode.Scalar(value) else { return nil }
+            scalars.append(scalar)
+        }
+        return scalars
+    }
+
+    /// Whether `label` (with its `xn--`, in any case) is one a browser decodes: Punycode for a name that is not all
+    /// ASCII.
+    static func isALabel(_ label: Substring) -> Bool {
+        guard let scalars = decode(label.dropFirst(4)) else { return false }
+        return scalars.contains { !$0.isASCII }
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): Int(byte - UInt8(ascii: "a"))
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): Int(byte - UInt8(ascii: "A"))
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0")) + 26
+        default: nil
+        }
+    }
+
+    private static func adapt(_ delta: Int, count: Int, first: Bool) -> Int {
+        var delta = first ? delta / damp : delta / 2
+        delta += delta / count
+        var k = 0
+        while delta > ((base - tMin) * tMax) / 2 {
+            delta /= base - tMin
+            k += base
+        }
+        return k + (base - tMin + 1) * delta / (delta + skew)
+    }
+}
