@@ -91,7 +91,7 @@ public struct DomainURIPrefix: Hashable, Sendable, CustomStringConvertible {
         if let label = labels.first(where: { $0.utf8.count >= 4 && $0.prefix(4).lowercased() == "xn--" && !Punycode.isALabel($0) }) {
             return "has a label '\(label)' that is not an IDNA A-label (xn-- and the Punycode of a name that is not ASCII), which browsers refuse"
         }
-                if host.hasPrefix("["), host.hasSuffix("]") {
+        if host.hasPrefix("["), host.hasSuffix("]") {
             let inside = host.dropFirst().dropLast()
             guard let written = IPAddress.browserIPv6Text(inside), written == inside else {
                 let form = IPAddress.browserIPv6Text(inside).map { " ([\($0)])" } ?? ""
