@@ -92,6 +92,27 @@ struct FirebaseImporterTests {
         #expect(elsewhere.problems.first?.reason == "'https://go.example.org/Ab3x' is not on a domain of routes.json")
     }
 
+    /// What no FDL short link has is refused rather than dropped: a fragment, a query on a Google domain (the rehomed
+    /// link would lose it), and `http://` on an https domain (the link would be listed under another URL).
+    @Test func aShortLinkWithAFragmentQueryOrOtherSchemeIsRefused() async throws {
+        func shortLink(_ value: String) -> [String] {
+            Self.row("x").enumerated().map { index, field in Self.header[index] == "short_link" ? value : field }
+        }
+        let rows = [
+            shortLink("https://go.pictlink.com/frag#x"), shortLink("http://go.pictlink.com/plain"),
+            shortLink("https://pictlink.page.link/Old1?utm=a"), shortLink("https://pictlink.page.link/Old2#top"),
+        ]
+        let report = try await Self.run(rows, store: try SQLiteStore()) { $0.rehome = try? DomainURIPrefix("https://go.pictlink.com") }
+        #expect(!report.written && report.invalid == 4)
+        #expect(
+            report.problems.map(\.reason) == [
+                "'https://go.pictlink.com/frag#x' has a fragment (#…): a short link has none, and browsers do not send it; write it without",
+                "'http://go.pictlink.com/plain' is http, and its domain in routes.json is https://go.pictlink.com: write the short link as https",
+                "'https://pictlink.page.link/Old1?utm=a' has a query: a short link has none",
+                "'https://pictlink.page.link/Old2#top' has a fragment (#…): a short link has none, and browsers do not send it; write it without",
+            ])
+    }
+
     /// With a domain to rehome them to, links of a `page.link` domain land there with their codes; without, they are refused.
     @Test func linksOnAGoogleDomainAreRehomedOntoTheProjectsDomain() async throws {
         func google(_ shortLink: String) -> [String] {

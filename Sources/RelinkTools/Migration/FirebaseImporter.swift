@@ -122,7 +122,9 @@ public struct FirebaseImporter: Sendable {
         }
         var shortLink = row.shortLink
         var rehomedFrom: String?
-        if let uri = AbsoluteURI(row.shortLink.trimmingCharacters(in: .whitespaces)), let host = uri.host?.lowercased(), Self.isGoogleHost(host) {
+        let uri = AbsoluteURI(row.shortLink.trimmingCharacters(in: .whitespaces))
+        if let uri, let problem = Self.spellingProblem(uri) { return .failure(.init(problem)) }
+        if let uri, let host = uri.host?.lowercased(), Self.isGoogleHost(host) {
             guard let rehome = options.rehome else {
                 return .failure(
                     .init(
@@ -137,6 +139,12 @@ public struct FirebaseImporter: Sendable {
         }
         guard project.id == options.projectId else {
             return .failure(.init("its domain \(prefix) belongs to project \(project.id), not \(options.projectId)"))
+        }
+        if rehomedFrom == nil, let uri, uri.scheme != prefix.scheme {
+            return .failure(
+                .init(
+                    "'\(uri.string.prefix(200))' is \(uri.scheme), and its domain in routes.json is \(prefix): write the short link as \(prefix.scheme)"
+                ))
         }
         if let domain = options.domain, domain != prefix {
             return .failure(.init("its domain is \(prefix), not \(domain)"))
@@ -161,6 +169,18 @@ public struct FirebaseImporter: Sendable {
             longLink: LongLink(prefix: prefix, parameters: parameters).url, parameters: parameters, suffixOption: .custom,
             idempotencyKey: nil, createdAt: row.createdAt ?? Date(), archived: row.archived, name: row.name)
         return .success(Checked(draft: draft, rehomedFrom: rehomedFrom))
+    }
+
+    /// What a short link of FDL's export never has, which the import would otherwise drop without a word: a fragment
+    /// (browsers do not send it, so the link would answer without it), or a query on a Google domain (moved with
+    /// `--rehome`, the link would lose it; one on the project's own domain is refused by `notAShortLink`).
+    static func spellingProblem(_ uri: AbsoluteURI) -> String? {
+        let quoted = "'\(uri.string.prefix(200))'"
+        if uri.fragment != nil { return "\(quoted) has a fragment (#…): a short link has none, and browsers do not send it; write it without" }
+        if let host = uri.host?.lowercased(), isGoogleHost(host), let query = uri.query, query != APIPath.debugQuery {
+            return "\(quoted) has a query: a short link has none"
+        }
+        return nil
     }
 
     /// Why `shortLink` is not a short link of routes.json, as precisely as the URL allows.
