@@ -488,7 +488,11 @@ struct DeferredLinkAttackTests {
         let path = folder.appending(path: "relink.sqlite").path
         let store = try SQLiteStore(path: path)
         let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
-        return (folder, store, key, try DatabaseQueue(path: path))
+        // It waits for the lock rather than failing at once: the server's own writes (the purge it starts with) may
+        // hold it for a moment.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return (folder, store, key, try DatabaseQueue(path: path, configuration: configuration))
     }
 
     /// Another connection takes SQLite's exclusive lock, on a thread of its own, and holds it until `release` is
@@ -497,11 +501,15 @@ struct DeferredLinkAttackTests {
         let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let holder = Thread {
-            try? other.inDatabase { db in
-                try db.execute(sql: "BEGIN EXCLUSIVE")
-                locked.signal()
-                release.wait()
-                try db.execute(sql: "ROLLBACK")
+            do {
+                try other.inDatabase { db in
+                    try db.execute(sql: "BEGIN EXCLUSIVE")
+                    locked.signal()
+                    release.wait()
+                    try db.execute(sql: "ROLLBACK")
+                }
+            } catch {
+                Issue.record("the other connection could not hold the lock: \(error)")
             }
             locked.signal()
         }
