@@ -95,7 +95,7 @@ public final class DeferredClickRecorder: Service, Sendable {
                         "\(refused) clicks of project \(projectId) were not kept for deferred links over its cap of \(project.deferred.maxPendingClicks) pending clicks; it holds \(held) now"
                     )
                 }
-            } catch where Task.isCancelled || error is CancellationError {
+            } catch  where Task.isCancelled || error is CancellationError {
                 return  // A stop: the next start counts again.
             } catch {
                 logger.error("could not count the pending clicks of \(projectId): \(error)")
