@@ -1,3 +1,5 @@
+import Foundation
+
 /// RFC 3492's Punycode, decoding only: whether a host's `xn--` label is an A-label a browser can read. A browser that
 /// cannot decode one refuses the URL, so a link domain spelt with it would never be asked for.
 enum Punycode {
@@ -42,8 +44,9 @@ enum Punycode {
             }
             let count = output.count + 1
             bias = adapt(index - before, count: count, first: before == 0)
+            // RFC 3492 6.2: fail on overflow, before the add (an index near Int.max would trap).
+            guard index / count <= 0x10FFFF - code else { return nil }
             code += index / count
-            guard code <= 0x10FFFF else { return nil }
             index %= count
             output.insert(UInt32(code), at: index)
             index += 1
@@ -56,11 +59,28 @@ enum Punycode {
         return scalars
     }
 
-    /// Whether `label` (with its `xn--`, in any case) is one a browser decodes: Punycode for a name that is not all
-    /// ASCII.
+    /// Whether `label` (with its `xn--`, in any case) is one browsers take: the Punycode of a name that is not all
+    /// ASCII, already in the form IDNA maps names to (lower case, compatibility forms such as fullwidth letters or
+    /// `⒈` resolved: browsers map a name before they look at it, and the mapped name is another label), and without
+    /// what IDNA refuses (controls, format characters, private use, unassigned or noncharacter code points, spaces).
+    /// An approximation of UTS 46's tables that refuses what they refuse in practice.
     static func isALabel(_ label: Substring) -> Bool {
-        guard let scalars = decode(label.dropFirst(4)) else { return false }
-        return scalars.contains { !$0.isASCII }
+        // Browsers lower-case a host's ASCII letters first, the Punycode's literal ones included.
+        let encoded = Substring(String(decoding: label.utf8.dropFirst(4).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+        guard let scalars = decode(encoded), scalars.contains(where: { !$0.isASCII }) else { return false }
+        let allowed = scalars.allSatisfy { scalar in
+            if scalar.isASCII {
+                return (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") || scalar == "-"
+            }
+            if scalar.properties.isNoncharacterCodePoint { return false }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .surrogate, .privateUse, .unassigned, .spaceSeparator, .lineSeparator, .paragraphSeparator: return false
+            default: return true
+            }
+        }
+        guard allowed else { return false }
+        let name = String(String.UnicodeScalarView(scalars))
+        return name.lowercased().precomposedStringWithCompatibilityMapping.unicodeScalars.elementsEqual(name.unicodeScalars)
     }
 
     private static func digit(_ byte: UInt8) -> Int? {
