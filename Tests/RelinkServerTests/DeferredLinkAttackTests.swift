@@ -232,6 +232,37 @@ struct DeferredLinkAttackTests {
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 16)
     }
 
+    /// Clicks the full buffer drops (the store locked or down) never reach the store, so they do not use up the
+    /// project's cap: after such drops the project keeps clicks up to its cap, not fewer.
+    @Test func clicksTheBufferDropsDoNotUseUpTheCap() async throws {
+        let store = try SQLiteStore()
+        var configuration = T.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].deferred.maxPendingClicks = 1_000
+        let metrics = RelinkMetrics()
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: configuration, interval: .seconds(1), capacity: 10, logger: Logger(label: "test"), metrics: metrics,
+            outages: nil)
+        func click(_ id: String) -> PendingClick {
+            PendingClick(
+                id: id, projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x", createdAt: Date(),
+                fingerprint: DeviceFingerprint(addressHash: id))
+        }
+        await recorder.countHeldClicks()
+        for number in 0..<2_000 { recorder.record(click("burst\(number)")) }
+        #expect(recorder.depth == (buffered: 10, dropped: 1_990))
+        await recorder.flush()
+        for round in 0..<99 {
+            for number in 0..<10 { recorder.record(click("later\(round)-\(number)")) }
+            await recorder.flush()
+        }
+        #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
+        recorder.record(click("over"))
+        await recorder.flush()
+        #expect(try await store.pendingClick(id: "over") == nil)
+        #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 1)
+    }
+
     /// The cap is logged once per count, not once per click: a flood past it would otherwise log at its own rate.
     @Test func theQuotaSaysWhenACapIsFirstReachedSinceACount() {
         var quota = PendingClickQuota(caps: ["p": 2])

@@ -80,7 +80,10 @@ public final class DeferredClickRecorder: Service, Sendable {
             }
             return
         }
-        if writer.withBuffer({ $0.record(click) }) == .dropped { metrics?.queueDropped(.pendingClicks) }
+        if writer.withBuffer({ $0.record(click) }) == .dropped {
+            quota.withLockedValue { $0.release(projectId: click.projectId) }
+            metrics?.queueDropped(.pendingClicks)
+        }
     }
 
     /// Counts each project's pending clicks in the store, up to its cap, for the quota: at start and after each purge.

@@ -31,6 +31,14 @@ struct PendingClickQuota: Sendable {
         return .refuse(firstSinceCount: before == 0)
     }
 
+    /// Gives back what `admit` counted for clicks that never reach the store: dropped by the full buffer (else an
+    /// outage would use up the cap until the next count). A failed write puts its clicks back, within the buffer's
+    /// cap, which counts them while they are written, so nothing else is dropped.
+    mutating func release(projectId: String, count: Int = 1) {
+        guard let held = held[projectId] else { return }
+        self.held[projectId] = max(0, held - count)
+    }
+
     /// Takes the store's count of a project's pending clicks (up to its cap); returns the clicks refused since the last
     /// count.
     mutating func counted(projectId: String, held count: Int) -> Int {
