@@ -263,6 +263,30 @@ struct DeferredLinkAttackTests {
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 1)
     }
 
+    /// A count adds the clicks not written yet (an outage's, or the last second's) to the store's: else each count in an
+    /// outage would grant the cap again on top of them. Every project's series is there from the start, at 0.
+    @Test func aCountAddsTheClicksNotWrittenYet() async throws {
+        let store = try SQLiteStore()
+        var configuration = T.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].deferred.maxPendingClicks = 1_000
+        let metrics = RelinkMetrics()
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: configuration, interval: .seconds(1), logger: Logger(label: "test"), metrics: metrics, outages: nil)
+        #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="fieldnotes"}"#) == 0)
+        func click(_ id: String) -> PendingClick {
+            PendingClick(
+                id: id, projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x", createdAt: Date(),
+                fingerprint: DeviceFingerprint(addressHash: id))
+        }
+        for number in 0..<600 { recorder.record(click("first\(number)")) }
+        await recorder.countHeldClicks()
+        for number in 0..<600 { recorder.record(click("second\(number)")) }
+        await recorder.flush()
+        #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
+        #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 200)
+    }
+
     /// The cap is logged once per count, not once per click: a flood past it would otherwise log at its own rate.
     @Test func theQuotaSaysWhenACapIsFirstReachedSinceACount() {
         var quota = PendingClickQuota(caps: ["p": 2])

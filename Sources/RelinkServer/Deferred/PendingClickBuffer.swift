@@ -24,6 +24,10 @@ struct PendingClickBuffer: WriteBuffer {
     private var writingBytes = 0
     /// Clicks dropped because the buffer was full, since the start.
     private(set) var dropped = 0
+    /// Per project, the clicks in `clicks` and those being written: not in the store yet, so the count behind the cap
+    /// of pending clicks adds them (`waiting(projectId:)`).
+    private var bufferedByProject: [String: Int] = [:]
+    private var writingByProject: [String: Int] = [:]
 
     init(capacity: Int, maximumBytes: Int) {
         self.capacity = max(1, capacity)
@@ -46,6 +50,7 @@ struct PendingClickBuffer: WriteBuffer {
         positions[click.id] = clicks.count
         clicks.append(click)
         bytes += Self.size(click)
+        bufferedByProject[click.projectId, default: 0] += 1
         return .kept
     }
 
@@ -66,12 +71,20 @@ struct PendingClickBuffer: WriteBuffer {
         clicks.reserveCapacity(taken.clicks.count)
         positions = Dictionary(minimumCapacity: taken.positions.count)
         bytes = 0
+        writingByProject = bufferedByProject
+        bufferedByProject = [:]
         return taken
     }
 
     mutating func writeSucceeded() {
         writing = 0
         writingBytes = 0
+        writingByProject = [:]
+    }
+
+    /// A project's clicks not in the store yet: buffered, or in a write that has not ended.
+    func waiting(projectId: String) -> Int {
+        bufferedByProject[projectId, default: 0] + writingByProject[projectId, default: 0]
     }
 
     /// Puts back a batch that could not be written, before what arrived since, keeping what fits in `capacity` clicks
@@ -92,6 +105,9 @@ struct PendingClickBuffer: WriteBuffer {
             }
         }
         positions = Dictionary(clicks.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        writingByProject = [:]
+        bufferedByProject = [:]
+        for click in clicks { bufferedByProject[click.projectId, default: 0] += 1 }
         return dropped - before
     }
 

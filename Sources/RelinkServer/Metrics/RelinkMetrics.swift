@@ -243,6 +243,11 @@ public final class RelinkMetrics: Sendable {
         labelled(pendingClicksOverCap, .pendingClicksOverCap, "project", projectId).increment()
     }
 
+    /// Makes each project's series, at 0.
+    func exposePendingClicksOverCap(projectIds: [String]) {
+        for projectId in projectIds { _ = labelled(pendingClicksOverCap, .pendingClicksOverCap, "project", projectId) }
+    }
+
     private func labelled(
         _ box: NIOLockedValueBox<[String: Counter]>, _ family: Family, _ dimension: String, _ value: String
     ) -> Counter {
