@@ -169,7 +169,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
         }
         for problem in summary.problems {
             // One line a problem: the short link and the reason quote the file's values.
-            let shortLink = problem.shortLink.map { " (\(TerminalText.escaped($0.prefix(120))))" } ?? ""
+            let shortLink = problem.shortLink.map { " (\(TerminalText.escaped($0.leadingScalars(120))))" } ?? ""
             lines.append("  row \(problem.row)\(shortLink): \(TerminalText.escaped(problem.reason))")
         }
         let shown = summary.problems.count

@@ -103,6 +103,10 @@ struct FirebaseImporterTests {
             shortLink("https://pictlink.page.link/Old1?utm=a"), shortLink("https://pictlink.page.link/Old2#top"),
         ]
         let report = try await Self.run(rows, store: try SQLiteStore()) { $0.rehome = try? DomainURIPrefix("https://go.pictlink.com") }
+        // A reason quotes at most 200 scalars of the link, however they combine into characters.
+        let marks = try await Self.run(
+            [shortLink("https://go.pictlink.com/x#a" + String(repeating: "\u{301}", count: 5_000))], store: try SQLiteStore())
+        #expect(marks.problems.first.map { $0.reason.unicodeScalars.count < 400 } == true, "\(marks.problems.first?.reason.count ?? 0)")
         #expect(!report.written && report.invalid == 4)
         #expect(
             report.problems.map(\.reason) == [

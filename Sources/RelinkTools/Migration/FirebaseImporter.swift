@@ -143,7 +143,7 @@ public struct FirebaseImporter: Sendable {
         if rehomedFrom == nil, let uri, uri.scheme != prefix.scheme {
             return .failure(
                 .init(
-                    "'\(uri.string.prefix(200))' is \(uri.scheme), and its domain in routes.json is \(prefix): write the short link as \(prefix.scheme)"
+                    "'\(uri.string.leadingScalars(200))' is \(uri.scheme), and its domain in routes.json is \(prefix): write the short link as \(prefix.scheme)"
                 ))
         }
         if let domain = options.domain, domain != prefix {
@@ -175,7 +175,7 @@ public struct FirebaseImporter: Sendable {
     /// (browsers do not send it, so the link would answer without it), or a query on a Google domain (moved with
     /// `--rehome`, the link would lose it; one on the project's own domain is refused by `notAShortLink`).
     static func spellingProblem(_ uri: AbsoluteURI) -> String? {
-        let quoted = "'\(uri.string.prefix(200))'"
+        let quoted = "'\(uri.string.leadingScalars(200))'"
         if uri.fragment != nil { return "\(quoted) has a fragment (#…): a short link has none, and browsers do not send it; write it without" }
         if let host = uri.host?.lowercased(), isGoogleHost(host), let query = uri.query, query != APIPath.debugQuery {
             return "\(quoted) has a query: a short link has none"
@@ -185,7 +185,7 @@ public struct FirebaseImporter: Sendable {
 
     /// Why `shortLink` is not a short link of routes.json, as precisely as the URL allows.
     func notAShortLink(_ shortLink: String) -> String {
-        let quoted = "'\(shortLink.prefix(200))'"
+        let quoted = "'\(shortLink.leadingScalars(200))'"
         guard let uri = AbsoluteURI(shortLink.trimmingCharacters(in: .whitespaces)), uri.isHTTP, let host = uri.host else {
             return "\(quoted) is not an http or https URL"
         }
@@ -195,13 +195,13 @@ public struct FirebaseImporter: Sendable {
         let code = match.relativePath.dropFirst()
         if code.isEmpty { return "\(quoted) has no code after its domain \(match.prefix)" }
         if code.contains("/") {
-            var reason = "its code '\(code.prefix(200))' has a '/': a short link's code is one path segment"
+            var reason = "its code '\(code.leadingScalars(200))' has a '/': a short link's code is one path segment"
             let context = LinkValidationContext(linkDomains: configuration.projects.flatMap(\.domains), project: match.project)
             let request = LinkRequest.resolve(
                 project: match.project, prefix: match.prefix, relativePath: match.relativePath, query: nil, context: context)
             if case .route(let resolved) = request, case .route(let template) = resolved.kind {
                 reason += "; the project's route \(template) answers \(resolved.url) already"
-                if let link = resolved.parameters.link { reason += " (with \(link.prefix(200)))" }
+                if let link = resolved.parameters.link { reason += " (with \(link.leadingScalars(200)))" }
             }
             return reason
         }
@@ -209,7 +209,7 @@ public struct FirebaseImporter: Sendable {
             return "its code is \(code.utf8.count) bytes long: a short link's code has at most \(ShortCode.maximumLength)"
         }
         if ShortCode(code) == nil {
-            return "its code '\(code.prefix(200))' has characters a short link's code cannot have (only A-Z, a-z, 0-9, _ and -)"
+            return "its code '\(code.leadingScalars(200))' has characters a short link's code cannot have (only A-Z, a-z, 0-9, _ and -)"
         }
         if let query = uri.query, query != APIPath.debugQuery { return "\(quoted) has a query: a short link has none" }
         return "\(quoted) is not a short link on a domain of routes.json"
@@ -233,7 +233,7 @@ public struct FirebaseImporter: Sendable {
         guard let existing else { return .new }
         guard existing.projectId == draft.projectId else { return .conflict(anotherProjectsLink) }
         if existing.longLink == draft.longLink, existing.archived == draft.archived, existing.name == draft.name { return .unchanged }
-        return .conflict("a link with this code exists and differs (\(existing.longLink.prefix(200)))")
+        return .conflict("a link with this code exists and differs (\(existing.longLink.leadingScalars(200)))")
     }
 
     /// Runs the import.
