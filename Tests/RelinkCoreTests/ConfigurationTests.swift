@@ -292,6 +292,7 @@ struct ConfigurationTests {
         (project(#""deferred": {"candidatesPerAddress": 0}"#), "projects[0].deferred.candidatesPerAddress: must be from 1 to 1000, got 0"),
         (project(#""deferred": {"candidatesPerNetwork": 5000}"#), "projects[0].deferred.candidatesPerNetwork: must be from 1 to 1000, got 5000"),
         (project(#""deferred": {"maxPendingClicks": 999}"#), "projects[0].deferred.maxPendingClicks: must be from 1000 to 1000000000, got 999"),
+        (project(#""deferred": {"maxPendingClicks": 1e300}"#), "projects[0].deferred.maxPendingClicks: must be from 1000 to 1000000000, got 1e+300"),
         (
             project(#""clickTracking": [{"host": "go.example.com", "upstream": "https://u.example.net", "paths": ["/uni/*"]}]"#),
             "projects[0].clickTracking[0].host: 'go.example.com' is a link domain of project 'p'; a tracking domain is a host of its own"

@@ -59,7 +59,12 @@ struct ConfigurationReader {
     mutating func integer(_ fields: Fields, _ key: String, in range: ClosedRange<Int>) -> Int? {
         guard let value = fields[key] else { return nil }
         guard case .number(let number) = value, number.rounded() == number, let integer = Int(exactly: number) else {
-            report(fields.path(key), "must be a whole number, got \(value.kind == "a number" ? "a fraction" : value.kind)")
+            if case .number(let number) = value, number.isFinite, number.rounded() == number {
+                // A whole number past what an Int holds (1e300): out of range, not a fraction.
+                report(fields.path(key), "must be from \(range.lowerBound) to \(range.upperBound), got \(number)")
+            } else {
+                report(fields.path(key), "must be a whole number, got \(value.kind == "a number" ? "a fraction" : value.kind)")
+            }
             return nil
         }
         guard range.contains(integer) else {
