@@ -1,5 +1,3 @@
-import Foundation
-
 /// RFC 3492's Punycode, decoding only: whether a host's `xn--` label is an A-label a browser can read. A browser that
 /// cannot decode one refuses the URL, so a link domain spelt with it would never be asked for.
 enum Punycode {
@@ -60,28 +58,37 @@ enum Punycode {
     }
 
     /// Whether `label` (with its `xn--`, in any case) is one browsers take: the Punycode of a name that is not all
-    /// ASCII, already in the form IDNA maps names to (lower case, compatibility forms such as fullwidth letters or
-    /// `⒈` resolved: browsers map a name before they look at it, and the mapped name is another label), and without
-    /// what IDNA refuses (controls, format characters, private use, unassigned or noncharacter code points, spaces).
-    /// An approximation of UTS 46's tables that refuses what they refuse in practice.
+    /// ASCII, already in the form UTS 46 maps names to, since browsers map a name before they look at it and a mapped
+    /// name is another label. That form is NFKC with case folding (Unicode's `Changes_When_NFKC_Casefolded`: upper
+    /// case, compatibility forms such as fullwidth letters or `⒈`, characters ignored such as variation selectors),
+    /// except the four characters non-transitional processing keeps (ß, ς, ZWNJ, ZWJ). Also refused: a label that
+    /// starts with a combining mark, controls, other format characters, private use, unassigned code points,
+    /// noncharacters, spaces and the ideographic full stops. An approximation of UTS 46's tables: it refuses no name
+    /// they allow, and not every name they refuse (the bidi rule is not checked).
     static func isALabel(_ label: Substring) -> Bool {
         // Browsers lower-case a host's ASCII letters first, the Punycode's literal ones included.
         let encoded = Substring(String(decoding: label.utf8.dropFirst(4).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
         guard let scalars = decode(encoded), scalars.contains(where: { !$0.isASCII }) else { return false }
-        let allowed = scalars.allSatisfy { scalar in
+        if let first = scalars.first, [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
+            return false
+        }
+        return scalars.allSatisfy { scalar in
             if scalar.isASCII {
                 return (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") || scalar == "-"
             }
-            if scalar.properties.isNoncharacterCodePoint { return false }
+            if deviations.contains(scalar.value) { return true }
+            if scalar.properties.changesWhenNFKCCaseFolded || scalar.properties.isNoncharacterCodePoint { return false }
+            if [0x3002, 0xFF0E, 0xFF61].contains(scalar.value) { return false }
             switch scalar.properties.generalCategory {
             case .control, .format, .surrogate, .privateUse, .unassigned, .spaceSeparator, .lineSeparator, .paragraphSeparator: return false
             default: return true
             }
         }
-        guard allowed else { return false }
-        let name = String(String.UnicodeScalarView(scalars))
-        return name.lowercased().precomposedStringWithCompatibilityMapping.unicodeScalars.elementsEqual(name.unicodeScalars)
     }
+
+    /// ß, ς, ZWNJ and ZWJ: case folding or NFKC changes them, but browsers keep them (UTS 46 "deviation" characters,
+    /// valid in non-transitional processing).
+    private static let deviations: Set<UInt32> = [0xDF, 0x3C2, 0x200C, 0x200D]
 
     private static func digit(_ byte: UInt8) -> Int? {
         switch byte {
