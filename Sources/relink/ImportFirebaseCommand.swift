@@ -154,7 +154,7 @@ struct ImportFirebaseCommand: AsyncParsableCommand {
                 lines.append("columns: the header was not understood; read in the documented order")
             }
             for (column, name) in layout.unknownColumns where !layout.byPosition {
-                lines.append("column \(column) ('\(TerminalText.escaped(name.prefix(40)))') is not one of the export's and is ignored")
+                lines.append("column \(column) ('\(TerminalText.escaped(name.leadingScalars(40)))') is not one of the export's and is ignored")
             }
         }
         let imported = options.dryRun || !summary.written ? "to import" : "imported"

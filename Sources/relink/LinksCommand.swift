@@ -215,7 +215,7 @@ struct LinksCommand: AsyncParsableCommand {
         switch RequestBodyShape.problem(in: data, schema: "LinkRules") {
         case .unknownField(let unknown)?:
             let place = unknown.path.isEmpty ? "" : " in \(unknown.path)"
-            let name = TerminalText.escaped(unknown.name.prefix(60))
+            let name = TerminalText.escaped(unknown.name.leadingScalars(60))
             throw CLIError.usage("'\(path)' has a field rules do not take\(place): '\(name)' (docs/rules.md)")
         case .unreadable? where (try? JSONDecoder().decode(RelinkCore.LinkRules.self, from: data)) != nil:
             throw CLIError.usage("'\(path)' is not a rules file: a number is out of range or a string is not Unicode text")

@@ -75,6 +75,30 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// A message quotes at most a few hundred scalars of what it refuses, however they combine: a letter with 20,000
+    /// combining marks is one character, and answers echoed it whole (40 to 60 KB).
+    @Test func errorsQuoteInputByScalar() async throws {
+        let store = try SQLiteStore()
+        let (key, _) = try await APIKeys.create(projectId: "pictlink", name: "test", in: store)
+        let marked = "a" + String(repeating: "\u{301}", count: 20_000)
+        try await T.application(store: store).test(.router) { client in
+            let bodies = [
+                ("/v1/shortLinks?key=\(key)", #"{"longDynamicLink": "\#(marked)"}"#),
+                (
+                    "/v1/shortLinks?key=\(key)",
+                    #"{"longDynamicLink": "https://go.pictlink.com/?link=https://pictlink.com/a", "suffix": {"option": "CUSTOM", "customSuffix": "\#(marked)"}}"#
+                ),
+                ("/v1/reopenAttribution", #"{"requestedLink": "\#(marked)"}"#),
+            ]
+            for (uri, body) in bodies {
+                let response = try await client.execute(
+                    uri: uri, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
+                #expect((400..<500).contains(response.status.code))
+                #expect(response.body.readableBytes < 2_000, "\(uri): \(response.body.readableBytes) bytes")
+            }
+        }
+    }
+
     @Test func mintsFromDynamicLinkInfoWithWarnings() async throws {
         let (store, key) = try await T.storeWithKey()
         let app = try T.application(store: store)

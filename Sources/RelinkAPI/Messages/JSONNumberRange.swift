@@ -23,7 +23,7 @@ public enum JSONNumberRange {
             while index < bytes.count, isNumberByte(bytes[index]) { index += 1 }
             let number = String(decoding: bytes[start..<index], as: UTF8.self)
             if let value = Double(number), !value.isFinite {
-                return "the answer holds the number \(number.prefix(32))\(number.count > 32 ? "…" : ""), past a double's range"
+                return "the answer holds the number \(number.leadingScalars(32))\(number.count > 32 ? "…" : ""), past a double's range"
             }
         }
         return nil

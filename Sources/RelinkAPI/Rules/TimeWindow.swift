@@ -72,11 +72,11 @@ public struct TimeWindow: Codable, Hashable, Sendable {
     public func compiled() -> Result<Compiled, RuleProblem> {
         var result = Compiled(timeZone: TimeZone(identifier: "UTC")!)
         if let from {
-            guard let date = APITime.parse(from) else { return .failure("time.from must be an RFC 3339 time, got '\(from.prefix(60))'") }
+            guard let date = APITime.parse(from) else { return .failure("time.from must be an RFC 3339 time, got '\(from.leadingScalars(60))'") }
             result.from = date
         }
         if let until {
-            guard let date = APITime.parse(until) else { return .failure("time.until must be an RFC 3339 time, got '\(until.prefix(60))'") }
+            guard let date = APITime.parse(until) else { return .failure("time.until must be an RFC 3339 time, got '\(until.leadingScalars(60))'") }
             result.until = date
         }
         if let from = result.from, let until = result.until, from >= until { return .failure("time.from must be before time.until") }
@@ -84,7 +84,7 @@ public struct TimeWindow: Codable, Hashable, Sendable {
             var mask: UInt8 = 0
             for day in days {
                 guard let index = Self.dayNames.firstIndex(of: day.lowercased()) else {
-                    return .failure("time.days takes mon, tue, wed, thu, fri, sat and sun, got '\(day.prefix(20))'")
+                    return .failure("time.days takes mon, tue, wed, thu, fri, sat and sun, got '\(day.leadingScalars(20))'")
                 }
                 mask |= 1 << index
             }
@@ -94,13 +94,13 @@ public struct TimeWindow: Codable, Hashable, Sendable {
         if let hours {
             let parts = hours.split(separator: "-")
             guard parts.count == 2, let start = Self.minutes(parts[0]), let end = Self.minutes(parts[1]), start != end else {
-                return .failure("time.hours must be HH:MM-HH:MM with two different times, got '\(hours.prefix(20))'")
+                return .failure("time.hours must be HH:MM-HH:MM with two different times, got '\(hours.leadingScalars(20))'")
             }
             result.hours = (start, end)
         }
         if let timeZone {
             guard let zone = TimeZone(identifier: timeZone) else {
-                return .failure("time.timeZone must be an IANA time zone such as Europe/Madrid, got '\(timeZone.prefix(60))'")
+                return .failure("time.timeZone must be an IANA time zone such as Europe/Madrid, got '\(timeZone.leadingScalars(60))'")
             }
             result.timeZone = zone
         }

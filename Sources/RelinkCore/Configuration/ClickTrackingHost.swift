@@ -31,13 +31,14 @@ public struct ClickTrackingHost: Hashable, Sendable {
     /// Why `path` cannot be a tracking path (nil when it can): it starts with `/`, holds only what a URL path may
     /// (letters, digits, `-._~/!$&'()+,;=:@%` and the wildcards `*` and `?`), at most 200 bytes.
     public static func problem(path: String) -> String? {
-        guard path.hasPrefix("/") else { return "'\(path.prefix(100))' must start with /" }
+        guard path.hasPrefix("/") else { return "'\(path.leadingScalars(100))' must start with /" }
         guard path.utf8.count <= 200 else { return "a tracking path has at most 200 bytes" }
         let allowed = path.unicodeScalars.allSatisfy {
             $0.isASCIILetter || $0.isASCIIDigit || "-._~/!$&'()+,;=:@%*?".unicodeScalars.contains($0)
         }
         guard allowed else {
-            return "'\(path.prefix(100))' has characters a URL path cannot hold (letters, digits, -._~/!$&'()+,;=:@% and the wildcards * and ?)"
+            return
+                "'\(path.leadingScalars(100))' has characters a URL path cannot hold (letters, digits, -._~/!$&'()+,;=:@% and the wildcards * and ?)"
         }
         return nil
     }

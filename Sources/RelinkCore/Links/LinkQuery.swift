@@ -67,7 +67,7 @@ public enum LinkQuery {
                 LinkError(
                     .longLinkNotParsable, parameter: name,
                     message:
-                        "The value of '\(name)' has a broken percent-escape (a '%' not followed by two hex digits, or bytes that are not UTF-8): '\(rawValue.prefix(80))'."
+                        "The value of '\(name)' has a broken percent-escape (a '%' not followed by two hex digits, or bytes that are not UTF-8): '\(rawValue.leadingScalars(80))'."
                 ))
             return
         }

@@ -14,7 +14,7 @@ extension LongLink {
             var errors = [
                 LinkError(
                     .longLinkNotParsable,
-                    message: "Long link is not parsable: \(text.prefix(200)) (expected https://<domain>/?link=<deep link>&…).")
+                    message: "Long link is not parsable: \(text.leadingScalars(200)) (expected https://<domain>/?link=<deep link>&…).")
             ]
             if let lengthError = lengthError(text.count) { errors.insert(lengthError, at: 0) }
             return LongLinkParseResult(prefix: nil, parameters: LinkParameters(), errors: errors)
@@ -25,7 +25,7 @@ extension LongLink {
                 LinkWarning(
                     .linkWithFragments, parameter: LinkParameter.link.name,
                     message:
-                        "The long link ends in an unescaped '#\(fragment.prefix(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
+                        "The long link ends in an unescaped '#\(fragment.leadingScalars(40))', which is not part of 'link'; encode '#' as %23 inside 'link' to keep it."
                 ), at: 0)
         }
         return result

@@ -18,16 +18,17 @@ extension LinkRules {
                 problems.append("\(at).name must be 1–100 characters without control or formatting characters")
             }
             for country in rule.when.countries ?? [] where !Self.isCountry(country) {
-                problems.append("\(at).when.countries: '\(country.prefix(20))' is not an ISO 3166-1 alpha-2 code such as ES")
+                problems.append("\(at).when.countries: '\(country.leadingScalars(20))' is not an ISO 3166-1 alpha-2 code such as ES")
             }
             if rule.when.countries?.isEmpty == true { problems.append("\(at).when.countries must not be empty") }
             for language in rule.when.languages ?? [] where !Self.isLanguage(language) {
-                problems.append("\(at).when.languages: '\(language.prefix(40))' is not a language tag such as es or pt-BR")
+                problems.append("\(at).when.languages: '\(language.leadingScalars(40))' is not a language tag such as es or pt-BR")
             }
             if rule.when.languages?.isEmpty == true { problems.append("\(at).when.languages must not be empty") }
             for platform in rule.when.platforms ?? [] where RuleEvaluator.platforms[platform.lowercased()] == nil {
                 problems.append(
-                    "\(at).when.platforms: '\(platform.prefix(20))' is not one of \(RuleEvaluator.platforms.keys.sorted().joined(separator: ", "))")
+                    "\(at).when.platforms: '\(platform.leadingScalars(20))' is not one of \(RuleEvaluator.platforms.keys.sorted().joined(separator: ", "))"
+                )
             }
             if rule.when.platforms?.isEmpty == true { problems.append("\(at).when.platforms must not be empty") }
             if let range = rule.when.osVersion {
@@ -58,7 +59,7 @@ extension LinkRules {
         destination.urls.compactMap { parameter, url in
             guard let uri = AbsoluteURI(url), uri.isHTTP else { return "\(at).\(parameter) must be an http(s) URL" }
             if let problem = loopProblem(uri, at: "\(at).\(parameter)", linkDomains: linkDomains) { return problem }
-            return isAllowed(url) ? nil : "\(at).\(parameter) '\(url.prefix(200))' is not allowed by the project's allowlist"
+            return isAllowed(url) ? nil : "\(at).\(parameter) '\(url.leadingScalars(200))' is not allowed by the project's allowlist"
         }
     }
 
@@ -78,7 +79,7 @@ extension LinkRules {
 
     private static func loopProblem(_ uri: AbsoluteURI, at: String, linkDomains: [DomainURIPrefix]) -> RuleProblem? {
         guard let domain = linkDomains.first(where: { uri.isUnder($0) }) else { return nil }
-        return "\(at) '\(uri.string.prefix(200))' points into the Relink link domain \(domain), so the click would loop"
+        return "\(at) '\(uri.string.leadingScalars(200))' points into the Relink link domain \(domain), so the click would loop"
     }
 
     static func isCountry(_ text: String) -> Bool { text.count == 2 && text.allSatisfy { $0.isASCII && $0.isUppercase } }

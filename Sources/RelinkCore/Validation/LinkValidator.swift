@@ -47,7 +47,8 @@ public enum LinkValidator {
         checkFallback(parameters, .si, .notURISocialImageLink, .badURISchemeSocialImageLink, into: &result)
         if let debug = parameters.d, debug != "1" {
             result.warnings.append(
-                LinkWarning(.badDebugParam, parameter: "d", message: "'d' must be 1 to show the debug page; '\(debug.prefix(20))' is ignored."))
+                LinkWarning(
+                    .badDebugParam, parameter: "d", message: "'d' must be 1 to show the debug page; '\(debug.leadingScalars(20))' is ignored."))
         }
         // UTF-8 length bounds the character count from above, so most values skip counting characters.
         for (parameter, value) in parameters.entries
@@ -77,12 +78,12 @@ public enum LinkValidator {
             result.errors.append(
                 LinkError(
                     .notURILink, parameter: "link",
-                    message: "'link' must be an absolute http(s) URL; '\(link.prefix(200))' is not one."))
+                    message: "'link' must be an absolute http(s) URL; '\(link.leadingScalars(200))' is not one."))
         case .otherScheme(let uri):
             result.errors.append(
                 LinkError(
                     .badURISchemeLink, parameter: "link",
-                    message: "'link' must be an http or https URL; '\(link.prefix(200))' uses the \(uri.scheme): scheme."))
+                    message: "'link' must be an http or https URL; '\(link.leadingScalars(200))' uses the \(uri.scheme): scheme."))
         case .http(let uri):
             if let domain = linkDomain(containing: uri, prefix: prefix, context: context) {
                 result.errors.append(
@@ -96,7 +97,7 @@ public enum LinkValidator {
                     LinkWarning(
                         .linkWithFragments, parameter: "link",
                         message:
-                            "'link' has a fragment (#\(fragment.prefix(40))); the Play Store and some apps drop fragments, so carry that state in the path or query."
+                            "'link' has a fragment (#\(fragment.leadingScalars(40))); the Play Store and some apps drop fragments, so carry that state in the path or query."
                     ))
             }
         }
@@ -144,7 +145,7 @@ public enum LinkValidator {
                 result.warnings.append(
                     LinkWarning(
                         .notIntegerAndroidPackageMinVersion, parameter: "amv",
-                        message: "'amv' must be an integer versionCode; '\(amv.prefix(40))' is ignored."))
+                        message: "'amv' must be an integer versionCode; '\(amv.leadingScalars(40))' is ignored."))
             } else if parameters.apn == nil {
                 result.warnings.append(
                     LinkWarning(
@@ -155,7 +156,7 @@ public enum LinkValidator {
         if let al = parameters.al {
             if AbsoluteURI(al) == nil {
                 result.warnings.append(
-                    LinkWarning(.notURIAndroidLink, parameter: "al", message: "'al' must be an absolute URI; '\(al.prefix(80))' is ignored."))
+                    LinkWarning(.notURIAndroidLink, parameter: "al", message: "'al' must be an absolute URI; '\(al.leadingScalars(80))' is ignored."))
             } else if al == parameters.link {
                 result.warnings.append(
                     LinkWarning(.unnecessaryAndroidLink, parameter: "al", message: "'al' equals 'link' and can be left out."))
@@ -189,7 +190,7 @@ public enum LinkValidator {
                     LinkWarning(
                         .notNumericIOSAppStoreID, parameter: "isi",
                         message:
-                            "'isi' must be the numeric App Store ID; '\(isi.prefix(40))' is ignored, so iOS clicks go to the web instead of the App Store."
+                            "'isi' must be the numeric App Store ID; '\(isi.leadingScalars(40))' is ignored, so iOS clicks go to the web instead of the App Store."
                     ))
             } else if parameters.ibi == nil {
                 result.warnings.append(
@@ -220,12 +221,13 @@ public enum LinkValidator {
             result.warnings.append(
                 LinkWarning(
                     notURI, parameter: parameter.name,
-                    message: "'\(parameter.name)' must be an absolute http(s) URL; '\(value.prefix(80))' is ignored."))
+                    message: "'\(parameter.name)' must be an absolute http(s) URL; '\(value.leadingScalars(80))' is ignored."))
         case .otherScheme(let uri):
             result.warnings.append(
                 LinkWarning(
                     badScheme, parameter: parameter.name,
-                    message: "'\(parameter.name)' must be an http or https URL; '\(value.prefix(80))' uses the \(uri.scheme): scheme and is ignored."
+                    message:
+                        "'\(parameter.name)' must be an http or https URL; '\(value.leadingScalars(80))' uses the \(uri.scheme): scheme and is ignored."
                 ))
         }
     }

@@ -101,7 +101,7 @@ struct LinksController: Sendable {
             range.contains(number)
         else {
             throw APIError.invalidArgument(
-                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'.")
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.leadingScalars(40))'.")
         }
         return number
     }

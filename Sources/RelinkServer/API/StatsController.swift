@@ -52,13 +52,14 @@ struct StatsController: Sendable {
         }
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             throw APIError.invalidArgument(
-                "durationDays must be a whole number from \(Self.durations.lowerBound) to \(Self.durations.upperBound), got '\(text.prefix(40))'.")
+                "durationDays must be a whole number from \(Self.durations.lowerBound) to \(Self.durations.upperBound), got '\(text.leadingScalars(40))'."
+            )
         }
         let days = try LinksController.integer(text, name: "durationDays", default: 1, in: Self.durations)
         switch crawlers.first {
         case nil, "false": return (days, false)
         case "true": return (days, true)
-        case let other?: throw APIError.invalidArgument("includeCrawlers must be true or false, got '\(other.prefix(40))'.")
+        case let other?: throw APIError.invalidArgument("includeCrawlers must be true or false, got '\(other.leadingScalars(40))'.")
         }
     }
 }

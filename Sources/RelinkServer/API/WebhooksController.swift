@@ -63,7 +63,7 @@ struct WebhooksController: Sendable {
         let events = body.events ?? known
         guard !events.isEmpty else { throw APIError.invalidArgument("events must name at least one event: \(known.joined(separator: ", ")).") }
         if let unknown = events.first(where: { !known.contains($0) }) {
-            throw APIError.invalidArgument("'\(unknown.prefix(60))' is not an event; events are \(known.joined(separator: ", ")).")
+            throw APIError.invalidArgument("'\(unknown.leadingScalars(60))' is not an event; events are \(known.joined(separator: ", ")).")
         }
         let existing = try await service.store.webhooks(projectId: caller.project.id)
         guard existing.count < WebhookService.maximumPerProject else {

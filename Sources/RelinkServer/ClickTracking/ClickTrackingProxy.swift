@@ -136,7 +136,7 @@ struct ClickTrackingProxy: Sendable {
                     clientAddress: clientAddress, scheme: "https")
             } catch .notAllowed(let reason) {
                 // Dot segments (in the URL, or a tracking URL the service redirects to): no outage of the service.
-                throw APIError.invalidArgument("The tracking URL \(url.prefix(300)) cannot be followed: \(reason).")
+                throw APIError.invalidArgument("The tracking URL \(url.leadingScalars(300)) cannot be followed: \(reason).")
             } catch {
                 // The reason stays in the log: it can name the upstream's address, and anyone may call this API.
                 if let line = failureLog.line("\(tracking.upstream) unwrap", "click tracking: \(tracking.upstream): \(error)") {
@@ -149,12 +149,12 @@ struct ClickTrackingProxy: Sendable {
                 let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
                 let components = URLComponents(url: next, resolvingAgainstBaseURL: true)
             else {
-                throw APIError.notFound("Dynamic Link Not Found: the email service answered \(url.prefix(300)) without a redirect.")
+                throw APIError.notFound("Dynamic Link Not Found: the email service answered \(url.leadingScalars(300)) without a redirect.")
             }
             current = components
         }
         throw APIError.notFound(
-            "Dynamic Link Not Found: \(url.prefix(300)) redirects between tracking domains more than \(Self.maximumHops) times.")
+            "Dynamic Link Not Found: \(url.leadingScalars(300)) redirects between tracking domains more than \(Self.maximumHops) times.")
     }
 
     private func hostKey(_ components: URLComponents, _ host: String) -> String {

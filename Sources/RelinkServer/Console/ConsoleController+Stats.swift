@@ -14,7 +14,7 @@ extension ConsoleController {
         func day(_ name: String, default value: Int) throws -> Int {
             guard let text = parameters.get(name), !text.isEmpty else { return value }
             guard let day = Self.day(text) else {
-                throw ConsoleError.badRequest("\(name) must be a date such as 2026-11-24; got '\(text.prefix(20))'.")
+                throw ConsoleError.badRequest("\(name) must be a date such as 2026-11-24; got '\(text.leadingScalars(20))'.")
             }
             return day
         }

@@ -313,7 +313,7 @@ struct ConsoleController: Sendable {
         let size = try Self.integer(parameters.get("size"), name: "size", default: 512, in: 64...2048)
         let eccText = (parameters.get("ecc") ?? "M").uppercased()
         guard let correction = QRCode.ErrorCorrection(rawValue: eccText) else {
-            throw ConsoleError.badRequest("ecc must be L, M, Q or H; got '\(eccText.prefix(10))'.")
+            throw ConsoleError.badRequest("ecc must be L, M, Q or H; got '\(eccText.leadingScalars(10))'.")
         }
         let code: QRCode
         do {
@@ -417,7 +417,7 @@ struct ConsoleController: Sendable {
         else { throw ConsoleError.notFound("No such link.") }
         let wanted = request.uri.queryParameters.get("domain")
         if let wanted, !user.caller.project.domains.contains(where: { $0.description == wanted }) {
-            throw ConsoleError.notFound("\(wanted.prefix(200)) is not one of the project's domains.")
+            throw ConsoleError.notFound("\(wanted.leadingScalars(200)) is not one of the project's domains.")
         }
         for prefix in user.caller.project.domains where wanted == nil || wanted == prefix.description {
             do {
@@ -512,7 +512,8 @@ struct ConsoleController: Sendable {
     static func integer(_ text: String?, name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text, !text.isEmpty else { return value }
         guard text.utf8.count <= 10, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(text), range.contains(number) else {
-            throw ConsoleError.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.prefix(20))'.")
+            throw ConsoleError.badRequest(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text.leadingScalars(20))'.")
         }
         return number
     }

@@ -448,7 +448,7 @@ final class DeferredLinkService: Sendable {
             target = try await resolver.resolve(linkURL: requestedLink)
         } catch is APIError {
             return DeferredLinkAnswer.none(
-                message: "The link clicked before the install (\(requestedLink.prefix(200))) has since been disabled or removed.",
+                message: "The link clicked before the install (\(requestedLink.leadingScalars(200))) has since been disabled or removed.",
                 requestIpVersion: ipVersion)
         }
         // The variant the click was given, as it stands now (rules are per click and not replayed).

@@ -191,16 +191,16 @@ final class LinkResolver: Sendable {
     ///   link with errors or outside the project's allowlist; the store's error when it could not be asked.
     func resolve(linkURL text: String) async throws -> Target {
         guard let uri = AbsoluteURI(text), uri.isHTTP, let host = uri.host else {
-            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
+            throw APIError.notFound("Dynamic Link Not Found: \(text.leadingScalars(300)) is not on a Relink link domain.")
         }
         let hostKey = uri.port.map { "\(host):\($0)" } ?? host
         let path = Substring(uri.path.isEmpty ? "/" : uri.path)
         let resolution = try await resolve(host: hostKey, path: path, query: uri.query.map { Substring($0) })
         switch resolution {
         case .unknownDomain:
-            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300)) is not on a Relink link domain.")
+            throw APIError.notFound("Dynamic Link Not Found: \(text.leadingScalars(300)) is not on a Relink link domain.")
         case .notFound:
-            throw APIError.notFound("Dynamic Link Not Found: \(text.prefix(300))")
+            throw APIError.notFound("Dynamic Link Not Found: \(text.leadingScalars(300))")
         case .unknownShortLink(let url):
             throw APIError.notFound("Dynamic Link Not Found: Short URL (\(url)) not found.")
         case .inactive(let record, _):

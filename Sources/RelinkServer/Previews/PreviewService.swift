@@ -104,12 +104,12 @@ final class PreviewService: Service, Sendable {
         guard let project = configuration.project(id: record.projectId) else { return failed("the link's project is gone") }
         guard let link = record.parameters.link else { return failed("the link has no deep link") }
         let check: @Sendable (String) -> String? = { url in
-            guard let uri = AbsoluteURI(url), uri.isHTTP else { return "'\(url.prefix(200))' is not an http(s) URL" }
+            guard let uri = AbsoluteURI(url), uri.isHTTP else { return "'\(url.leadingScalars(200))' is not an http(s) URL" }
             if let domain = project.domains.first(where: { uri.isUnder($0) }) {
-                return "'\(url.prefix(200))' is a link of the project's own domain \(domain)"
+                return "'\(url.leadingScalars(200))' is a link of the project's own domain \(domain)"
             }
             return project.allowlist.allows(uri, projectDomains: project.domains)
-                ? nil : "'\(url.prefix(200))' is not on the project's allowlist"
+                ? nil : "'\(url.leadingScalars(200))' is not on the project's allowlist"
         }
         let page: SafeFetcher.Page
         do {

@@ -32,14 +32,14 @@ public struct SafeFetcher: Sendable {
 
         public var description: String {
             switch self {
-            case .badURL(let url): "'\(url.prefix(200))' is not an http(s) URL without user information"
+            case .badURL(let url): "'\(url.leadingScalars(200))' is not an http(s) URL without user information"
             case .notAllowed(let reason): reason
             case .refusedAddress(let reason): "refused to connect: \(reason)"
-            case .noAddress(let host): "\(host.prefix(200)) has no address"
+            case .noAddress(let host): "\(host.leadingScalars(200)) has no address"
             case .tooManyRedirects(let limit): "more than \(limit) redirects"
             case .timedOut: "no complete answer in time"
             case .status(let code): "the page answered HTTP \(code)"
-            case .notHTML(let type): "the page is \(type.prefix(100)), not HTML"
+            case .notHTML(let type): "the page is \(type.leadingScalars(100)), not HTML"
             case .failed(let reason): reason
             }
         }
@@ -70,7 +70,7 @@ public struct SafeFetcher: Sendable {
         while true {
             // The allowlist reads the URL as written; a server may read `/ok/../admin` or `/ok/%2e%2e/admin` as
             // `/admin`. Such a path is refused rather than guessed at.
-            if Self.hasDotSegments(current) { throw .notAllowed("'\(current.prefix(200))' has . or .. path segments") }
+            if Self.hasDotSegments(current) { throw .notAllowed("'\(current.leadingScalars(200))' has . or .. path segments") }
             if let reason = check(current) { throw .notAllowed(reason) }
             let target = try await connectTarget(current)
             switch try await fetchOnce(target, deadline: deadline) {

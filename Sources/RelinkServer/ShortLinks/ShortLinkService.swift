@@ -172,7 +172,7 @@ public final class ShortLinkService: Sendable {
     private func checkCustomSuffix(_ suffix: String, project: Project) throws {
         guard ShortCodeGenerator.isValidCustomSuffix(suffix) else {
             throw APIError.invalidArgument(
-                "suffix.customSuffix must be 1 to 64 characters A-Z, a-z, 0-9, '_' and '-'; got '\(suffix.prefix(80))'.")
+                "suffix.customSuffix must be 1 to 64 characters A-Z, a-z, 0-9, '_' and '-'; got '\(suffix.leadingScalars(80))'.")
         }
         guard !RelinkPaths.isReserved(suffix, project: project) else {
             throw APIError.invalidArgument("The custom suffix '\(suffix)' is reserved (a Relink path or one of the project's routes).")
@@ -206,7 +206,7 @@ public final class ShortLinkService: Sendable {
             }
             let parsed = LongLink.parse(text, context: context)
             guard let prefix = parsed.prefix else {
-                throw APIError.invalidArgument("Long link is not parsable: \(text.prefix(300))")
+                throw APIError.invalidArgument("Long link is not parsable: \(text.leadingScalars(300))")
             }
             let project = try owner(of: prefix, caller: caller)
             if let error = parsed.errors.first { throw APIError.invalidArgument(error.message) }
@@ -263,7 +263,7 @@ public final class ShortLinkService: Sendable {
     /// The caller's stored link for a short link URL.
     func storedLink(_ url: String, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
         guard let (project, prefix, code) = resolver.directory.shortLink(url) else {
-            throw APIError.invalidArgument("'\(url.prefix(300))' is not a short link on a Relink domain.")
+            throw APIError.invalidArgument("'\(url.leadingScalars(300))' is not a short link on a Relink domain.")
         }
         guard project.id == caller.project.id else {
             throw APIError.permissionDenied("The short link \(url) belongs to another project.")
@@ -360,10 +360,10 @@ public final class ShortLinkService: Sendable {
             }
             if let domain = LinkValidator.linkDomain(containing: uri, prefix: nil, context: resolver.validationContext(for: project)) {
                 throw APIError.invalidArgument(
-                    "expiredLink '\(expiredLink.prefix(200))' points into the Relink link domain \(domain), so the click would loop.")
+                    "expiredLink '\(expiredLink.leadingScalars(200))' points into the Relink link domain \(domain), so the click would loop.")
             }
             guard project.allowlist.allows(uri, projectDomains: project.domains) else {
-                throw APIError.invalidArgument("expiredLink '\(expiredLink.prefix(200))' is not allowed by the project's allowlist.")
+                throw APIError.invalidArgument("expiredLink '\(expiredLink.leadingScalars(200))' is not allowed by the project's allowlist.")
             }
         }
         return (expiresAt, maxClicks, expiredLink)

@@ -90,10 +90,10 @@ extension AppDoctor {
     public static func deploymentURLProblem(_ url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = components.host, !host.isEmpty
-        else { return "--url must be an http(s) URL such as https://go.example.com, got '\(url.prefix(200))'" }
+        else { return "--url must be an http(s) URL such as https://go.example.com, got '\(url.leadingScalars(200))'" }
         guard components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil,
             components.user == nil, components.password == nil
-        else { return "--url takes a deployment's scheme, host and port only, got '\(url.prefix(200))'" }
+        else { return "--url takes a deployment's scheme, host and port only, got '\(url.leadingScalars(200))'" }
         if let port = components.port, !(1...65535).contains(port) { return "--url's port must be 1 to 65535, got \(port)" }
         return nil
     }

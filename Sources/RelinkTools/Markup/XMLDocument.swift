@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import RelinkCore
 import RelinkServer
 
 /// An XML file (a plist, an AndroidManifest.xml) read with libxml2: no network, no DTD loaded, and no document that
@@ -44,7 +45,7 @@ public final class XMLDocument {
         }
         if let (name, line) = notes.undeclaredEntity {
             xmlFreeDoc(document)
-            throw HTMLDocument.ParseError(reason: "line \(line): it refers to an entity (&\(name.prefix(40));) where text belongs")
+            throw HTMLDocument.ParseError(reason: "line \(line): it refers to an entity (&\(name.leadingScalars(40));) where text belongs")
         }
         if Self.declaresEntities(document) {
             xmlFreeDoc(document)

@@ -200,7 +200,7 @@ public struct FirebaseImporter: Sendable {
             let request = LinkRequest.resolve(
                 project: match.project, prefix: match.prefix, relativePath: match.relativePath, query: nil, context: context)
             if case .route(let resolved) = request, case .route(let template) = resolved.kind {
-                reason += "; the project's route \(template) answers \(resolved.url) already"
+                reason += "; the project's route \(template) answers \(resolved.url.leadingScalars(200)) already"
                 if let link = resolved.parameters.link { reason += " (with \(link.leadingScalars(200)))" }
             }
             return reason
