@@ -80,8 +80,16 @@ import Testing
         }
         func projectsWithDeferredData() async throws -> Set<String> { try await base.projectsWithDeferredData() }
         func pendingClickCount(projectId: String, limit: Int) async throws -> Int {
-            try await base.pendingClickCount(projectId: projectId, limit: limit)
+            if failingCounts.withLockedValue({ failing in
+                defer { failing = max(0, failing - 1) }
+                return failing > 0
+            }) {
+                throw StoreError.unavailable("the database did not answer")
+            }
+            return try await base.pendingClickCount(projectId: projectId, limit: limit)
         }
+        /// How many counts of pending clicks fail before they work again.
+        let failingCounts = NIOLockedValueBox(0)
     }
 
     @Test func aClaimsFlushIncludesAClickRecordedDuringThePeriodicFlush() async throws {

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import RelinkCore
 import Testing
@@ -287,6 +288,50 @@ struct DeferredLinkAttackTests {
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 200)
     }
 
+    /// A count at start that fails is tried again until it works, and meanwhile clicks are kept; once it works the
+    /// cap holds, with the clicks kept meanwhile counted.
+    @Test func aFailedCountAtStartIsTriedAgain() async throws {
+        let base = try SQLiteStore()
+        let store = ClaimFlushTests.GatedPendingClickStore(base: base)
+        store.open()
+        var configuration = T.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
+        configuration.projects[index].deferred.maxPendingClicks = 1_000
+        let recorder = DeferredClickRecorder(
+            store: store, configuration: configuration, interval: .seconds(1), logger: Logger(label: "test"), metrics: nil, outages: nil,
+            countRetry: .milliseconds(50))
+        func click(_ id: String, age: TimeInterval = 0) -> PendingClick {
+            PendingClick(
+                id: id, projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x",
+                createdAt: Date().addingTimeInterval(-age), fingerprint: DeviceFingerprint(addressHash: id))
+        }
+        try await base.insertPendingClicks((0..<990).map { click("old\($0)") })
+        // The first counts of both projects fail; the retry works.
+        store.failingCounts.withLockedValue { $0 = 2 }
+        async let counted: Void = recorder.countAtStart()
+        for number in 0..<5 { recorder.record(click("meanwhile\(number)")) }
+        await counted
+        #expect(store.failingCounts.withLockedValue { $0 } == 0)
+        for number in 0..<20 { recorder.record(click("after\(number)")) }
+        await recorder.flush()
+        #expect(try await base.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
+    }
+
+    /// A count adds the clicks kept while it ran: a batch written after the store counted, and out of the buffer before
+    /// the count ended, is in neither figure.
+    @Test func aCountAddsTheClicksKeptWhileItRan() {
+        var quota = PendingClickQuota(caps: ["p": 10])
+        quota.beginCount(projectId: "p")
+        for _ in 0..<3 { #expect(quota.admit(projectId: "p") == .keep) }
+        #expect(quota.finishCount(projectId: "p", stored: 5, waiting: 1) == (9, 0))
+        #expect(quota.admit(projectId: "p") == .keep)
+        #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: true))
+        // A failed count leaves what is held as it was.
+        quota.beginCount(projectId: "p")
+        quota.abandonCount(projectId: "p")
+        #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: false))
+    }
+
     /// The cap is logged once per count, not once per click: a flood past it would otherwise log at its own rate.
     @Test func theQuotaSaysWhenACapIsFirstReachedSinceACount() {
         var quota = PendingClickQuota(caps: ["p": 2])
@@ -295,7 +340,8 @@ struct DeferredLinkAttackTests {
         #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: true))
         #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: false))
         #expect(quota.admit(projectId: "unknown") == .keep)
-        #expect(quota.counted(projectId: "p", held: 1) == 2)
+        quota.beginCount(projectId: "p")
+        #expect(quota.finishCount(projectId: "p", stored: 1, waiting: 0) == (1, 2))
         #expect(quota.admit(projectId: "p") == .keep)
         #expect(quota.admit(projectId: "p") == .refuse(firstSinceCount: true))
     }

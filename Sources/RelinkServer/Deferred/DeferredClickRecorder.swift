@@ -30,6 +30,8 @@ public final class DeferredClickRecorder: Service, Sendable {
     private let metrics: RelinkMetrics?
     /// How long the last flush of a stop may wait for the store.
     private let deadline: ShutdownDeadline
+    /// How soon a failed count at start is tried again: until it succeeds, clicks are kept as if the project held none.
+    let countRetry: Duration
 
     public convenience init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration = .seconds(1),
@@ -43,8 +45,9 @@ public final class DeferredClickRecorder: Service, Sendable {
     init(
         store: any DeferredLinkRepository, configuration: RelinkConfiguration, interval: Duration, purgeInterval: Duration = .seconds(600),
         capacity: Int = 100_000, maximumBytes: Int = 64 << 20, logger: Logger, metrics: RelinkMetrics?, outages: StoreOutageLog?,
-        deadline: ShutdownDeadline = ShutdownDeadline()
+        deadline: ShutdownDeadline = ShutdownDeadline(), countRetry: Duration = .seconds(10)
     ) {
+        self.countRetry = countRetry
         let capacity = max(1, capacity)
         self.capacity = capacity
         self.maximumBytes = max(1, maximumBytes)
@@ -88,26 +91,43 @@ public final class DeferredClickRecorder: Service, Sendable {
         }
     }
 
-    /// Counts each project's pending clicks in the store, up to its cap, for the quota: at start and after each purge.
-    func countHeldClicks() async {
-        for project in configuration.projects {
+    /// Counts each project's pending clicks (in the store, up to its cap, and in memory) for the quota: at start and
+    /// after each purge. Returns the projects whose count failed.
+    @discardableResult
+    func countHeldClicks(_ projects: [Project]? = nil) async -> [Project] {
+        var failed: [Project] = []
+        for project in projects ?? configuration.projects {
             let projectId = project.id
+            quota.withLockedValue { $0.beginCount(projectId: projectId) }
+            // The clicks not written yet (the last second's, or an outage's): else a count in an outage would grant the
+            // cap again on top of them.
+            let waiting = writer.withBuffer { $0.waiting(projectId: projectId) }
             do {
                 let stored = try await store.pendingClickCount(projectId: projectId, limit: project.deferred.maxPendingClicks)
-                // With the clicks not written yet (the last second's, or an outage's): else a count in an outage would
-                // grant the cap again on top of them. One written during the count may count twice, which errs low.
-                let held = stored + writer.withBuffer { $0.waiting(projectId: projectId) }
-                let refused = quota.withLockedValue { $0.counted(projectId: projectId, held: held) }
+                let (held, refused) = quota.withLockedValue { $0.finishCount(projectId: projectId, stored: stored, waiting: waiting) }
                 if refused > 0 {
                     logger.warning(
                         "\(refused) clicks of project \(projectId) were not kept for deferred links over its cap of \(project.deferred.maxPendingClicks) pending clicks; it holds \(held) now"
                     )
                 }
             } catch  where Task.isCancelled || error is CancellationError {
-                return  // A stop: the next start counts again.
+                quota.withLockedValue { $0.abandonCount(projectId: projectId) }
+                return failed  // A stop: the next start counts again.
             } catch {
+                quota.withLockedValue { $0.abandonCount(projectId: projectId) }
                 logger.error("could not count the pending clicks of \(projectId): \(error)")
+                failed.append(project)
             }
+        }
+        return failed
+    }
+
+    /// The first counts, tried again every `countRetry` until each has succeeded.
+    func countAtStart() async {
+        var uncounted = await countHeldClicks()
+        while !uncounted.isEmpty, !Task.isCancelled {
+            do { try await Task.sleep(for: countRetry) } catch { return }
+            uncounted = await countHeldClicks(uncounted)
         }
     }
 
@@ -175,7 +195,7 @@ public final class DeferredClickRecorder: Service, Sendable {
                 // kept meanwhile must still reach the store each second. A stop ends it at its next batch.
                 group.addTask {
                     // Counted before the first purge as well, which can take minutes after a flood.
-                    await cancelWhenGracefulShutdown { await self.countHeldClicks() }
+                    await cancelWhenGracefulShutdown { await self.countAtStart() }
                     while !Task.isShuttingDownGracefully && !Task.isCancelled {
                         await cancelWhenGracefulShutdown {
                             await self.purge()
