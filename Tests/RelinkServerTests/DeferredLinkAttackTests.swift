@@ -196,37 +196,48 @@ struct DeferredLinkAttackTests {
         #expect(recorder.depth == (buffered: 10, dropped: 30))
     }
 
+    /// A recorder whose project `projectId` holds at most `cap` pending clicks.
+    static func recorder(
+        capping projectId: String, at cap: Int, store: any DeferredLinkRepository, capacity: Int = 100_000, metrics: RelinkMetrics? = nil,
+        countRetry: Duration = .seconds(10)
+    ) throws -> DeferredClickRecorder {
+        var configuration = T.configuration
+        let index = try #require(configuration.projects.firstIndex { $0.id == projectId })
+        configuration.projects[index].deferred.maxPendingClicks = cap
+        return DeferredClickRecorder(
+            store: store, configuration: configuration, interval: .seconds(1), capacity: capacity, logger: Logger(label: "test"), metrics: metrics,
+            outages: nil, countRetry: countRetry)
+    }
+
+    /// An iPhone's click on a pictlink link (or `project`'s), `age` seconds ago.
+    static func capClick(_ id: String, project: String = "pictlink", age: TimeInterval = 0) -> PendingClick {
+        PendingClick(
+            id: id, projectId: project, platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x",
+            createdAt: Date().addingTimeInterval(-age), fingerprint: DeviceFingerprint(addressHash: id))
+    }
+
     /// Clicks from many networks, each within its own budget, still stop at the project's cap of pending clicks: past
     /// it they are counted and not kept, other projects keep theirs, and once the purge makes room the next count lets
     /// clicks in again.
     @Test func aProjectKeepsNoMoreThanItsCapOfPendingClicks() async throws {
         let store = try SQLiteStore()
-        var configuration = T.configuration
-        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
-        configuration.projects[index].deferred.maxPendingClicks = 1_000
         let metrics = RelinkMetrics()
-        let recorder = DeferredClickRecorder(
-            store: store, configuration: configuration, interval: .seconds(1), logger: Logger(label: "test"), metrics: metrics, outages: nil)
-        func click(_ id: String, project: String = "pictlink", age: TimeInterval = 0) -> PendingClick {
-            PendingClick(
-                id: id, projectId: project, platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x",
-                createdAt: Date().addingTimeInterval(-age), fingerprint: DeviceFingerprint(addressHash: id))
-        }
+        let recorder = try Self.recorder(capping: "pictlink", at: 1_000, store: store, metrics: metrics)
         // Kept by an earlier run: two days old, past the 24 h token window.
-        try await store.insertPendingClicks((0..<990).map { click("old\($0)", age: 2 * 86_400) })
+        try await store.insertPendingClicks((0..<990).map { Self.capClick("old\($0)", age: 2 * 86_400) })
         await recorder.countHeldClicks()
-        for number in 0..<25 { recorder.record(click("new\(number)")) }
-        recorder.record(click("elsewhere", project: "fieldnotes"))
+        for number in 0..<25 { recorder.record(Self.capClick("new\(number)")) }
+        recorder.record(Self.capClick("elsewhere", project: "fieldnotes"))
         await recorder.flush()
         #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
         #expect(try await store.pendingClick(id: "elsewhere") != nil)
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 15)
 
         // Nothing more is kept until a count shows room, which the purge of the old clicks makes.
-        recorder.record(click("still-over"))
+        recorder.record(Self.capClick("still-over"))
         await recorder.purge()
         await recorder.countHeldClicks()
-        for number in 100..<125 { recorder.record(click("new\(number)")) }
+        for number in 100..<125 { recorder.record(Self.capClick("new\(number)")) }
         await recorder.flush()
         #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 35)
         #expect(try await store.pendingClick(id: "still-over") == nil)
@@ -237,28 +248,18 @@ struct DeferredLinkAttackTests {
     /// project's cap: after such drops the project keeps clicks up to its cap, not fewer.
     @Test func clicksTheBufferDropsDoNotUseUpTheCap() async throws {
         let store = try SQLiteStore()
-        var configuration = T.configuration
-        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
-        configuration.projects[index].deferred.maxPendingClicks = 1_000
         let metrics = RelinkMetrics()
-        let recorder = DeferredClickRecorder(
-            store: store, configuration: configuration, interval: .seconds(1), capacity: 10, logger: Logger(label: "test"), metrics: metrics,
-            outages: nil)
-        func click(_ id: String) -> PendingClick {
-            PendingClick(
-                id: id, projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x", createdAt: Date(),
-                fingerprint: DeviceFingerprint(addressHash: id))
-        }
+        let recorder = try Self.recorder(capping: "pictlink", at: 1_000, store: store, capacity: 10, metrics: metrics)
         await recorder.countHeldClicks()
-        for number in 0..<2_000 { recorder.record(click("burst\(number)")) }
+        for number in 0..<2_000 { recorder.record(Self.capClick("burst\(number)")) }
         #expect(recorder.depth == (buffered: 10, dropped: 1_990))
         await recorder.flush()
         for round in 0..<99 {
-            for number in 0..<10 { recorder.record(click("later\(round)-\(number)")) }
+            for number in 0..<10 { recorder.record(Self.capClick("later\(round)-\(number)")) }
             await recorder.flush()
         }
         #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
-        recorder.record(click("over"))
+        recorder.record(Self.capClick("over"))
         await recorder.flush()
         #expect(try await store.pendingClick(id: "over") == nil)
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 1)
@@ -268,21 +269,12 @@ struct DeferredLinkAttackTests {
     /// outage would grant the cap again on top of them. Every project's series is there from the start, at 0.
     @Test func aCountAddsTheClicksNotWrittenYet() async throws {
         let store = try SQLiteStore()
-        var configuration = T.configuration
-        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
-        configuration.projects[index].deferred.maxPendingClicks = 1_000
         let metrics = RelinkMetrics()
-        let recorder = DeferredClickRecorder(
-            store: store, configuration: configuration, interval: .seconds(1), logger: Logger(label: "test"), metrics: metrics, outages: nil)
+        let recorder = try Self.recorder(capping: "pictlink", at: 1_000, store: store, metrics: metrics)
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="fieldnotes"}"#) == 0)
-        func click(_ id: String) -> PendingClick {
-            PendingClick(
-                id: id, projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x", createdAt: Date(),
-                fingerprint: DeviceFingerprint(addressHash: id))
-        }
-        for number in 0..<600 { recorder.record(click("first\(number)")) }
+        for number in 0..<600 { recorder.record(Self.capClick("first\(number)")) }
         await recorder.countHeldClicks()
-        for number in 0..<600 { recorder.record(click("second\(number)")) }
+        for number in 0..<600 { recorder.record(Self.capClick("second\(number)")) }
         await recorder.flush()
         #expect(try await store.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
         #expect(ObservabilityTests.value(metrics.render(), #"relink_pending_clicks_over_cap_total{project="pictlink"}"#) == 200)
@@ -294,25 +286,15 @@ struct DeferredLinkAttackTests {
         let base = try SQLiteStore()
         let store = ClaimFlushTests.GatedPendingClickStore(base: base)
         store.open()
-        var configuration = T.configuration
-        let index = try #require(configuration.projects.firstIndex { $0.id == "pictlink" })
-        configuration.projects[index].deferred.maxPendingClicks = 1_000
-        let recorder = DeferredClickRecorder(
-            store: store, configuration: configuration, interval: .seconds(1), logger: Logger(label: "test"), metrics: nil, outages: nil,
-            countRetry: .milliseconds(50))
-        func click(_ id: String, age: TimeInterval = 0) -> PendingClick {
-            PendingClick(
-                id: id, projectId: "pictlink", platform: .iOS, linkId: nil, requestedLink: "https://go.pictlink.com/x",
-                createdAt: Date().addingTimeInterval(-age), fingerprint: DeviceFingerprint(addressHash: id))
-        }
-        try await base.insertPendingClicks((0..<990).map { click("old\($0)") })
+        let recorder = try Self.recorder(capping: "pictlink", at: 1_000, store: store, countRetry: .milliseconds(50))
+        try await base.insertPendingClicks((0..<990).map { Self.capClick("old\($0)") })
         // The first counts of both projects fail; the retry works.
         store.failingCounts.withLockedValue { $0 = 2 }
         async let counted: Void = recorder.countAtStart()
-        for number in 0..<5 { recorder.record(click("meanwhile\(number)")) }
+        for number in 0..<5 { recorder.record(Self.capClick("meanwhile\(number)")) }
         await counted
         #expect(store.failingCounts.withLockedValue { $0 } == 0)
-        for number in 0..<20 { recorder.record(click("after\(number)")) }
+        for number in 0..<20 { recorder.record(Self.capClick("after\(number)")) }
         await recorder.flush()
         #expect(try await base.pendingClickCount(projectId: "pictlink", limit: 10_000) == 1_000)
     }
