@@ -1,4 +1,5 @@
 import Foundation
+import RelinkAPI
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -102,7 +103,8 @@ final class RelinkExchange: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             finish(
                 .failure(
                     RelinkError(
-                        kind: .malformed, message: "the answer from \(server) is compressed (\(encoding.prefix(20))), which was not asked for")))
+                        kind: .malformed, message: "the answer from \(server) is compressed (\(encoding.leadingScalars(20))), which was not asked for"
+                    )))
             return
         }
         completionHandler(.allow)
