@@ -222,6 +222,38 @@ struct WebhookTests {
         }
     }
 
+    /// A PATCH's `link.updated` event is in the outbox when its answer is: it shows the link as saved (its new name,
+    /// the answer's `updateTime`), and a PATCH that changes nothing sends none.
+    @Test func aLinkUpdatedEventShowsTheLinkAsSaved() async throws {
+        let receiver = Receiver()
+        try await receiver.application().test(.live) { receiverClient in
+            let hook = "http://127.0.0.1:\(try #require(receiverClient.port))/hook"
+            let (store, key) = try await T.storeWithKey()
+            try await buildApplication(configuration: Self.server(store)).test(.router) { client in
+                let webhook = try await Self.addWebhook(client, key: key, url: hook, events: ["link.updated"])
+                let minted = try await T.mint("https://go.pictlink.com/?link=https%3A%2F%2Fpictlink.com%2Fedited", key: key, with: client)
+                func patch(_ body: String) async throws -> ManagedLink {
+                    let response = try await client.execute(
+                        uri: "/v1/links/\(PercentEncoding.encodeQueryValue(minted.shortLink))?key=\(key)", method: .patch,
+                        headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
+                    #expect(response.status == .ok, "\(response.text)")
+                    return try JSONDecoder().decode(ManagedLink.self, from: response.data)
+                }
+                let saved = try await patch(#"{"name": "spring"}"#)
+                _ = try await patch(#"{"name": "spring"}"#)
+                let outbox = try await store.deliveries(webhookId: try #require(Int64(webhook.id)), limit: 10)
+                #expect(outbox.map(\.event) == ["link.updated"])
+
+                let received = try #require(try await receiver.wait(for: 1, event: "link.updated").first)
+                let body = try #require(try JSONSerialization.jsonObject(with: Data(received.body.utf8)) as? [String: Any])
+                let data = try #require(body["data"] as? [String: Any])
+                #expect(data["name"] as? String == "spring")
+                #expect(data["updateTime"] as? String == saved.updateTime)
+                #expect(data["shortLink"] as? String == minted.shortLink)
+            }
+        }
+    }
+
     @Test func failuresAreRetriedAndPrivateTargetsRefused() async throws {
         let receiver = Receiver(failuresFirst: 2)
         try await receiver.application().test(.live) { receiverClient in

@@ -1,5 +1,6 @@
 import Foundation
 import RelinkCore
+import Synchronization
 import Testing
 
 @testable import RelinkStore
@@ -122,6 +123,56 @@ struct WebhookOutboxStoreTests {
             #expect(try await store.purgeFinishedDeliveries(before: before, limit: 3) == 0)
             let left = try await store.deliveries(webhookId: webhook.id, limit: 100)
             #expect(Set(left.map(\.id)) == ["old-pending", "new-delivered"])
+        }
+    }
+
+    /// A link's events are written in the transaction that saves it: one for each insert and change saved (made from
+    /// the link as saved), none for an insert refused or a change thrown or left, and a full webhook's left out and
+    /// told after the commit.
+    @Test(arguments: StoreKind.available) func linkEventsAreWrittenExactlyWithTheirChange(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let webhook = try await store.insertWebhook(
+                projectId: "pictlink", url: "https://hooks.example.com/links", events: ["link.created", "link.updated"], secret: "s")
+            let leftOut = Mutex(0)
+            let events = LinkEventDeliveries(maximumPending: 3, leftOut: { count in leftOut.withLock { $0 += count } }) { link in
+                let now = Date()
+                let payload = "\(link.code) \(link.longLink) \(link.updatedAt.timeIntervalSince1970)"
+                return [
+                    WebhookDelivery(
+                        id: UUID().uuidString, webhookId: webhook.id, event: "link.changed", payload: payload, createdAt: now, nextAttemptAt: now)
+                ]
+            }
+            func payloads() async throws -> [String] {
+                try await store.deliveries(webhookId: webhook.id, limit: 100).map(\.payload).sorted()
+            }
+
+            let record = try await store.insertLink(StoreConformanceTests.draft("ev1"), events: events)
+            #expect(try await payloads() == ["ev1 \(record.longLink) \(record.updatedAt.timeIntervalSince1970)"])
+            // The same code again is refused, and its event with it.
+            await #expect(throws: StoreError.self) { try await store.insertLink(StoreConformanceTests.draft("ev1"), events: events) }
+            #expect(try await payloads().count == 1)
+
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) { try await store.updateLink(id: record.id, events: events) { _ in throw Refused() } }
+            _ = try await store.updateLink(id: record.id, events: events) { _ in nil }
+            #expect(try await payloads().count == 1)
+
+            let (_, saved) = try await store.updateLink(id: record.id, events: events) { stored in
+                var changed = stored
+                changed.longLink = "https://go.pictlink.com/?link=https://pictlink.com/b"
+                return changed
+            }
+            let changed = try #require(saved)
+            #expect(try await payloads().contains("ev1 \(changed.longLink) \(changed.updatedAt.timeIntervalSince1970)"))
+            #expect(try await payloads().count == 2)
+            #expect(leftOut.withLock { $0 } == 0)
+
+            // The webhook's cap (3) has room for one more; the fourth is left out, and the link is saved anyway.
+            _ = try await store.insertLink(StoreConformanceTests.draft("ev2"), events: events)
+            let last = try await store.insertLink(StoreConformanceTests.draft("ev3"), events: events)
+            #expect(try await payloads().count == 3)
+            #expect(leftOut.withLock { $0 } == 1)
+            #expect(try await store.link(domain: last.domain, code: "ev3") != nil)
         }
     }
 }

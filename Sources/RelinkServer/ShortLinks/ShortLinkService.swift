@@ -43,7 +43,8 @@ public final class ShortLinkService: Sendable {
         var (record, warnings) = try await mintRecord(request, caller: caller)
         if request.fetchPreview == true, !record.fetchPreview {
             // The same link minted again, now asking for its page's card.
-            let (stored, saved) = try await store.updateLink(id: record.id) { stored in
+            let events = webhooks?.linkEvents(.linkUpdated, projectId: record.projectId) { [self] in managed($0) }
+            let (stored, saved) = try await store.updateLink(id: record.id, events: events) { stored in
                 guard !stored.fetchPreview else { return nil }
                 var asking = stored
                 asking.fetchPreview = true
@@ -143,9 +144,9 @@ public final class ShortLinkService: Sendable {
     }
 
     private func inserted(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
-        let record = try await store.insertLink(draft)
+        let events = webhooks?.linkEvents(.linkCreated, projectId: draft.projectId) { [self] in managed($0) }
+        let record = try await store.insertLink(draft, events: events)
         resolver.remember(record)
-        await webhooks?.emit(.linkCreated, projectId: record.projectId, data: managed(record))
         return record
     }
 
@@ -277,7 +278,8 @@ public final class ShortLinkService: Sendable {
     func update(_ link: ShortLinkRecord, with request: UpdateLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
         // Applied to the link as stored when the write begins, not as read before: a change made meanwhile (another
         // PATCH, the console, another instance) is kept, not written over.
-        let (stored, saved) = try await store.updateLink(id: link.id) { stored in
+        let events = webhooks?.linkEvents(.linkUpdated, projectId: link.projectId) { [self] in managed($0) }
+        let (stored, saved) = try await store.updateLink(id: link.id, events: events) { stored in
             let changed = try self.changed(stored, by: request, caller: caller)
             // Nothing changed (the console's form saved untouched, a PATCH repeated): no write, no new updateTime, no
             // link.updated event for what did not happen.
@@ -285,7 +287,6 @@ public final class ShortLinkService: Sendable {
         }
         guard let saved else { return stored }
         resolver.forget(saved)
-        await webhooks?.emit(.linkUpdated, projectId: saved.projectId, data: managed(saved))
         // A new destination has a new page; a link newly asking for its card gets it.
         if let previews, previews.fetches(saved), saved.longLink != stored.longLink || saved.preview == nil { previews.enqueue(saved) }
         return saved

@@ -102,6 +102,20 @@ final class WebhookService: Service, Sendable {
         }
     }
 
+    /// `event` for a link's insert or change, for the store to write in that write's own transaction: saved exactly when
+    /// the change is. Nil when no webhook of `projectId` takes it, so the write stays one statement.
+    func linkEvents(
+        _ event: WebhookEvent, projectId: String, data: @escaping @Sendable (ShortLinkRecord) -> some Encodable & Sendable
+    ) -> LinkEventDeliveries? {
+        guard anySubscription.load(ordering: .relaxed),
+            subscriptions.withLockedValue({ $0.byProject[projectId] ?? [] }).contains(where: { $0.events.contains(event.rawValue) })
+        else { return nil }
+        let overPending = self.overPending
+        return LinkEventDeliveries(
+            maximumPending: maximumPending, leftOut: { overPending.wrappingIncrement(by: $0, ordering: .relaxed) },
+            make: { [self] link in deliveries(event, projectId: link.projectId, data: data(link)) })
+    }
+
     /// `emit` for clicks: kept in memory and written with the next batch (within `interval`), so a click never
     /// waits for the store.
     func emitClick(projectId: String, data: some Encodable & Sendable) {

@@ -283,37 +283,53 @@ extension PostgresStore {
 
     @discardableResult
     public func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int {
-        guard !deliveries.isEmpty else { return 0 }
         var dropped = 0
         for start in stride(from: 0, to: deliveries.count, by: Self.rowsPerStatement) {
             let chunk = deliveries[start..<min(start + Self.rowsPerStatement, deliveries.count)]
-            let rows = try await rows(
-                """
-                WITH d AS (
-                    SELECT * FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
-                                         \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
-                        WITH ORDINALITY AS d (id, webhook_id, event, payload, created_at, next_attempt_at, n)
-                ), room AS (
-                    -- Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
-                    SELECT w.id AS webhook_id, \(maximumPending) - (
-                        SELECT COUNT(*) FROM (
-                            SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.status = 'PENDING' LIMIT \(maximumPending)
-                        ) c
-                    ) AS room
-                    FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d)
-                ), ranked AS (
-                    SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
-                    FROM d JOIN room ON room.webhook_id = d.webhook_id
-                ), inserted AS (
-                    INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
-                    SELECT id, webhook_id, event, payload, created_at, 0, next_attempt_at, 'PENDING' FROM ranked WHERE k <= room
-                    ON CONFLICT (id) DO NOTHING
-                )
-                SELECT COUNT(*) AS dropped FROM ranked WHERE k > room
-                """, wait: Self.batchWait)
+            let rows = try await rows(Self.enqueueing(chunk, maximumPending: maximumPending), wait: Self.batchWait)
             dropped += Int(try rows.first?.value("dropped", as: Int64.self) ?? 0)
         }
         return dropped
+    }
+
+    /// `enqueueDeliveries` in the caller's transaction.
+    /// - Returns: how many were left out for their webhook's cap.
+    func enqueue(_ deliveries: [WebhookDelivery], maximumPending: Int, on connection: PostgresConnection) async throws -> Int {
+        var dropped = 0
+        for start in stride(from: 0, to: deliveries.count, by: Self.rowsPerStatement) {
+            let chunk = deliveries[start..<min(start + Self.rowsPerStatement, deliveries.count)]
+            let rows = try await connection.query(Self.enqueueing(chunk, maximumPending: maximumPending), logger: logger).collect()
+            dropped += Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
+        return dropped
+    }
+
+    /// One statement writing `chunk` to the outbox, each delivery unless its webhook is full; its one row's `dropped`
+    /// says how many were left out.
+    static func enqueueing(_ chunk: ArraySlice<WebhookDelivery>, maximumPending: Int) -> PostgresQuery {
+        """
+        WITH d AS (
+            SELECT * FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
+                                 \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
+                WITH ORDINALITY AS d (id, webhook_id, event, payload, created_at, next_attempt_at, n)
+        ), room AS (
+            -- Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
+            SELECT w.id AS webhook_id, \(maximumPending) - (
+                SELECT COUNT(*) FROM (
+                    SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.status = 'PENDING' LIMIT \(maximumPending)
+                ) c
+            ) AS room
+            FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d)
+        ), ranked AS (
+            SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
+            FROM d JOIN room ON room.webhook_id = d.webhook_id
+        ), inserted AS (
+            INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
+            SELECT id, webhook_id, event, payload, created_at, 0, next_attempt_at, 'PENDING' FROM ranked WHERE k <= room
+            ON CONFLICT (id) DO NOTHING
+        )
+        SELECT COUNT(*) AS dropped FROM ranked WHERE k > room
+        """
     }
 
     public func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)] {

@@ -10,28 +10,40 @@ extension PostgresStore {
         "\(domain)\t\(code)"
     }
 
-    public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
+    public func insertLink(_ draft: ShortLinkDraft, events: LinkEventDeliveries?) async throws -> ShortLinkRecord {
         let parameters = try StoreCoding.encode(draft.parameters)
         let rules = try StoreCoding.encode(rules: draft.rules)
         let created = draft.createdAt.timeIntervalSince1970
         let payload = Self.payload(domain: draft.domain, code: draft.code)
+        // The NOTIFY drops other instances' "no such code" entries, so the new link works there at once.
+        let insert: PostgresQuery = """
+            WITH inserted AS (
+                INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
+                                   created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
+                VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
+                        \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
+                        \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
+                        \(draft.expiredLink))
+                RETURNING id
+            ),
+            \(unescaped: Self.clearingCounters)
+            SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
+            """
         do {
-            // The NOTIFY drops other instances' "no such code" entries, so the new link works there at once.
-            let rows = try await rows(
-                """
-                WITH inserted AS (
-                    INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                       created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
-                    VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
-                            \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                            \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
-                            \(draft.expiredLink))
-                    RETURNING id
-                ),
-                \(unescaped: Self.clearingCounters)
-                SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
-                """)
-            guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
+            guard let events else {
+                guard let id = try await rows(insert).first?.value("id", as: Int64.self) else {
+                    throw StoreError.unavailable("the insert returned no id")
+                }
+                return draft.record(id: id)
+            }
+            let logger = self.logger
+            let (id, leftOut) = try await transaction { connection in
+                let inserted = try await connection.query(insert, logger: logger).collect().map(PostgresRandomAccessRow.init)
+                guard let id = try inserted.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
+                let deliveries = events.make(draft.record(id: id))
+                return (id, try await self.enqueue(deliveries, maximumPending: events.maximumPending, on: connection))
+            }
+            if leftOut > 0 { events.leftOut(leftOut) }
             return draft.record(id: id)
         } catch  where SQLState(error) == .uniqueViolation {
             if Self.constraint(error) == "links_on_idempotency_key" { throw StoreError.idempotencyKeyTaken }
@@ -196,18 +208,18 @@ extension PostgresStore {
     }
 
     public func updateLink(
-        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+        id: Int64, events: LinkEventDeliveries?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
     ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
         let logger = self.logger
         let channel = self.channel
-        return try await transaction { connection in
+        let (stored, saved, leftOut) = try await transaction { connection -> (ShortLinkRecord, ShortLinkRecord?, Int) in
             // The row lock holds other changes of the link until this one commits; they then read what it wrote.
             let read = try await connection.query(
                 "SELECT \(unescaped: ShortLinkRecord.columns) FROM links WHERE id = \(id) FOR UPDATE", logger: logger
             ).collect().map(PostgresRandomAccessRow.init)
             guard let row = read.first else { throw StoreError.notFound }
             let stored = try ShortLinkRecord(row: row)
-            guard let link = try change(stored) else { return (stored, nil) }
+            guard let link = try change(stored) else { return (stored, nil, 0) }
             var updated = link.forUpdate()
             updated.id = stored.id
             let parameters = try StoreCoding.encode(updated.parameters)
@@ -227,8 +239,11 @@ extension PostgresStore {
                 """, logger: logger
             ).collect()
             guard changed.count == 1 else { throw StoreError.notFound }
-            return (stored, updated)
+            guard let events else { return (stored, updated, 0) }
+            return (stored, updated, try await self.enqueue(events.make(updated), maximumPending: events.maximumPending, on: connection))
         }
+        if leftOut > 0 { events?.leftOut(leftOut) }
+        return (stored, saved)
     }
 
     public func savePreview(linkId: Int64, preview: PagePreview) async throws {

@@ -4,8 +4,9 @@ import RelinkCore
 /// Where short links live. Implementations make inserts atomic: a code or an idempotency key is taken once.
 public protocol LinkRepository: Sendable {
     /// Inserts a link. Throws `StoreError.codeTaken` when its domain already has the code, and
-    /// `StoreError.idempotencyKeyTaken` when another link has its idempotency key.
-    func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord
+    /// `StoreError.idempotencyKeyTaken` when another link has its idempotency key. `events`' deliveries are written
+    /// in the insert's transaction.
+    func insertLink(_ draft: ShortLinkDraft, events: LinkEventDeliveries?) async throws -> ShortLinkRecord
     func link(domain: String, code: String) async throws -> ShortLinkRecord?
     func link(idempotencyKey: String) async throws -> ShortLinkRecord?
     /// A project's links, newest first, with ids below `beforeId` when given; with `matching`, only those whose code,
@@ -16,10 +17,11 @@ public protocol LinkRepository: Sendable {
     /// one over the other. It returns the link to save, or nil to leave it as it is; what it throws is thrown here,
     /// and nothing is written. Saved are the parameters, long link, `disabled`, `expiresAt`, `archived`, `name`,
     /// `fetchPreview`, rules, limits and `idempotencyKey` (nil once the link no longer answers the request that
-    /// minted it), with `updatedAt` stamped. Throws `StoreError.notFound` when the link is gone.
+    /// minted it), with `updatedAt` stamped. Throws `StoreError.notFound` when the link is gone. `events`' deliveries,
+    /// for the link as saved, are written in the same transaction; none when `change` left the link.
     /// - Returns: the link as it was stored, and as saved (nil when `change` left it).
     func updateLink(
-        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+        id: Int64, events: LinkEventDeliveries?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
     ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?)
     /// Inserts `drafts` in one transaction, each unless its domain already has its code (an import run again, or a
     /// link minted meanwhile). Returns the codes of the drafts it skipped, as `domain\tcode`.
@@ -36,6 +38,18 @@ public protocol LinkRepository: Sendable {
 }
 
 extension LinkRepository {
+    /// Inserts a link that sends no webhook event (an import, a restore, a test).
+    public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
+        try await insertLink(draft, events: nil)
+    }
+
+    /// Changes a link, sending no webhook event.
+    public func updateLink(
+        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+    ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
+        try await updateLink(id: id, events: nil, change)
+    }
+
     /// A project's links, newest first, with ids below `beforeId` when given.
     public func links(projectId: String, beforeId: Int64?, limit: Int) async throws -> [ShortLinkRecord] {
         try await links(projectId: projectId, matching: nil, beforeId: beforeId, limit: limit)

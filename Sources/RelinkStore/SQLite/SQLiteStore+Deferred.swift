@@ -555,36 +555,41 @@ extension SQLiteStore {
     @discardableResult
     public func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int {
         guard !deliveries.isEmpty else { return 0 }
-        return try await write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
-                    SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
-                    """)
-            // Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
-            let pending = try db.cachedStatement(
-                sql: """
-                    SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' LIMIT ?)
-                    """)
-            var room: [Int64: Int] = [:]
-            var dropped = 0
-            for delivery in deliveries {
-                if room[delivery.webhookId] == nil {
-                    let count = try Int.fetchOne(pending, arguments: [delivery.webhookId, maximumPending]) ?? 0
-                    room[delivery.webhookId] = max(0, maximumPending - count)
-                }
-                guard let left = room[delivery.webhookId], left > 0 else {
-                    dropped += 1
-                    continue
-                }
-                try statement.execute(arguments: [
-                    delivery.id, delivery.webhookId, delivery.event, delivery.payload, delivery.createdAt.timeIntervalSince1970,
-                    delivery.nextAttemptAt.timeIntervalSince1970, delivery.webhookId,
-                ])
-                if db.changesCount > 0 { room[delivery.webhookId] = left - 1 }
+        return try await write { db in try Self.enqueue(deliveries, maximumPending: maximumPending, in: db) }
+    }
+
+    /// `enqueueDeliveries` in the caller's transaction.
+    /// - Returns: how many were left out for their webhook's cap.
+    static func enqueue(_ deliveries: [WebhookDelivery], maximumPending: Int, in db: Database) throws -> Int {
+        guard !deliveries.isEmpty else { return 0 }
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
+                SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
+                """)
+        // Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
+        let pending = try db.cachedStatement(
+            sql: """
+                SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' LIMIT ?)
+                """)
+        var room: [Int64: Int] = [:]
+        var dropped = 0
+        for delivery in deliveries {
+            if room[delivery.webhookId] == nil {
+                let count = try Int.fetchOne(pending, arguments: [delivery.webhookId, maximumPending]) ?? 0
+                room[delivery.webhookId] = max(0, maximumPending - count)
             }
-            return dropped
+            guard let left = room[delivery.webhookId], left > 0 else {
+                dropped += 1
+                continue
+            }
+            try statement.execute(arguments: [
+                delivery.id, delivery.webhookId, delivery.event, delivery.payload, delivery.createdAt.timeIntervalSince1970,
+                delivery.nextAttemptAt.timeIntervalSince1970, delivery.webhookId,
+            ])
+            if db.changesCount > 0 { room[delivery.webhookId] = left - 1 }
         }
+        return dropped
     }
 
     public func leaseDeliveries(now: Date, limit: Int, lease: Duration) async throws -> [(WebhookDelivery, WebhookRecord)] {

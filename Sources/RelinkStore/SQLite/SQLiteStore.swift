@@ -132,10 +132,10 @@ public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
 
 extension SQLiteStore {
 
-    public func insertLink(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
+    public func insertLink(_ draft: ShortLinkDraft, events: LinkEventDeliveries?) async throws -> ShortLinkRecord {
         let parameters = try StoreCoding.encode(draft.parameters)
         do {
-            let id = try await write { db in
+            let (id, leftOut) = try await write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
@@ -145,8 +145,10 @@ extension SQLiteStore {
                     arguments: try Self.arguments(draft, parameters: parameters))
                 let id = db.lastInsertedRowID
                 try Self.clearCounters(of: id, in: db)
-                return id
+                guard let events else { return (id, 0) }
+                return (id, try Self.enqueue(events.make(draft.record(id: id)), maximumPending: events.maximumPending, in: db))
             }
+            if leftOut > 0 { events?.leftOut(leftOut) }
             return draft.record(id: id)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             if error.message?.contains("idempotency_key") == true { throw StoreError.idempotencyKeyTaken }
@@ -317,16 +319,16 @@ extension SQLiteStore {
     }
 
     public func updateLink(
-        id: Int64, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+        id: Int64, events: LinkEventDeliveries?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
     ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
         // Read and written in one write transaction: SQLite has one writer at a time, so other changes of the link
         // wait for this one and then read what it wrote.
-        try await write { db in
+        let (stored, saved, leftOut) = try await write { db -> (ShortLinkRecord, ShortLinkRecord?, Int) in
             guard let row = try Row.fetchOne(db, sql: "SELECT \(ShortLinkRecord.columns) FROM links WHERE id = ?", arguments: [id]) else {
                 throw StoreError.notFound
             }
             let stored = try ShortLinkRecord(row: row)
-            guard let link = try change(stored) else { return (stored, nil) }
+            guard let link = try change(stored) else { return (stored, nil, 0) }
             var updated = link.forUpdate()
             updated.id = stored.id
             try db.execute(
@@ -341,8 +343,11 @@ extension SQLiteStore {
                     try StoreCoding.encode(rules: updated.rules), updated.maxClicks, updated.expiredLink, updated.idempotencyKey, updated.id,
                 ])
             guard db.changesCount == 1 else { throw StoreError.notFound }
-            return (stored, updated)
+            guard let events else { return (stored, updated, 0) }
+            return (stored, updated, try Self.enqueue(events.make(updated), maximumPending: events.maximumPending, in: db))
         }
+        if leftOut > 0 { events?.leftOut(leftOut) }
+        return (stored, saved)
     }
 
     public func savePreview(linkId: Int64, preview: PagePreview) async throws {
