@@ -60,9 +60,11 @@ import Testing
                 fingerprint: fingerprint, limit: limit)
         }
         func claim(
-            clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
+            clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date,
+            events: EventDeliveries<String>?
         ) async throws -> ClaimOutcome {
-            try await base.claim(clickId: clickId, confidence: confidence, projectId: projectId, installId: installId, response: response, at: at)
+            try await base.claim(
+                clickId: clickId, confidence: confidence, projectId: projectId, installId: installId, response: response, at: at, events: events)
         }
         func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {
             try await base.installClaim(projectId: projectId, installId: installId)

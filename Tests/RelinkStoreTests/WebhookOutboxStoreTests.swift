@@ -134,7 +134,7 @@ struct WebhookOutboxStoreTests {
             let webhook = try await store.insertWebhook(
                 projectId: "pictlink", url: "https://hooks.example.com/links", events: ["link.created", "link.updated"], secret: "s")
             let leftOut = Mutex(0)
-            let events = LinkEventDeliveries(maximumPending: 3, leftOut: { count in leftOut.withLock { $0 += count } }) { link in
+            let events = EventDeliveries<ShortLinkRecord>(maximumPending: 3, leftOut: { count in leftOut.withLock { $0 += count } }) { link in
                 let now = Date()
                 let payload = "\(link.code) \(link.longLink) \(link.updatedAt.timeIntervalSince1970)"
                 return [
@@ -173,6 +173,39 @@ struct WebhookOutboxStoreTests {
             #expect(try await payloads().count == 3)
             #expect(leftOut.withLock { $0 } == 1)
             #expect(try await store.link(domain: last.domain, code: "ev3") != nil)
+        }
+    }
+
+    /// An install's events are written in its claim's transaction, for the click it took, and only when it took one:
+    /// not for an install answered before, a click another install took, or a claim of no click.
+    @Test(arguments: StoreKind.available) func claimEventsAreWrittenOnlyWithAClickTaken(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let webhook = try await store.insertWebhook(
+                projectId: "pictlink", url: "https://hooks.example.com/installs", events: ["install.claimed"], secret: "s")
+            let events = EventDeliveries<String>(maximumPending: 100) { clickId in
+                let now = Date()
+                return [
+                    WebhookDelivery(
+                        id: UUID().uuidString, webhookId: webhook.id, event: "install.claimed", payload: clickId, createdAt: now, nextAttemptAt: now)
+                ]
+            }
+            func payloads() async throws -> [String] {
+                try await store.deliveries(webhookId: webhook.id, limit: 100).map(\.payload).sorted()
+            }
+            try await store.insertPendingClicks([StoreConformanceTests.click("c1"), StoreConformanceTests.click("c2")])
+            let now = Date()
+            func claim(_ click: String?, install: String) async throws -> ClaimOutcome {
+                try await store.claim(
+                    clickId: click, confidence: .default, projectId: "pictlink", installId: install, response: "{}", at: now, events: events)
+            }
+            #expect(try await claim("c1", install: "i1") == .claimed)
+            #expect(try await payloads() == ["c1"])
+            #expect(try await claim("c2", install: "i1") != .claimed, "answered before")
+            #expect(try await claim("c1", install: "i2") == .clickTaken)
+            #expect(try await claim(nil, install: "i3") == .claimed, "no match, kept")
+            #expect(try await payloads() == ["c1"])
+            #expect(try await claim("c2", install: "i4") == .claimed)
+            #expect(try await payloads() == ["c1", "c2"])
         }
     }
 }

@@ -381,14 +381,28 @@ final class DeferredLinkService: Sendable {
     private func take(
         _ click: PendingClick, answer: InstallAttributionResponse, _ claim: Claim, took: inout Bool
     ) async throws -> InstallAttributionResponse? {
+        let platform = claim.app.platform
+        let confidence = answer.attributionConfidence
+        // A click taken back from a weak claim was counted as an install then, and its events sent.
+        let events =
+            click.isWeaklyClaimed
+            ? nil
+            : webhooks?.deliveries(of: [.installClaimed, .firstOpen], projectId: click.projectId) { (_: String) in
+                InstallEventData(
+                    link: ClaimLink.withoutToken(click.requestedLink), platform: platform.rawValue, confidence: confidence?.rawValue,
+                    variant: click.variant)
+            }
         switch try await store.claim(
-            clickId: click.id, confidence: answer.attributionConfidence, projectId: click.projectId, installId: claim.installKey,
-            response: try Self.encodeForRetries(answer), at: claim.now)
+            clickId: click.id, confidence: confidence, projectId: click.projectId, installId: claim.installKey,
+            response: try Self.encodeForRetries(answer), at: claim.now, events: events)
         {
         case .claimed:
             took = true
-            // A click taken back from a weak claim was counted as an install then.
-            if !click.isWeaklyClaimed { await recordInstall(click, platform: claim.app.platform, confidence: answer.attributionConfidence) }
+            if !click.isWeaklyClaimed, let linkId = click.linkId {
+                self.events.record(
+                    linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant,
+                    confidence: confidence)
+            }
             return answer
         case .answeredBefore(let previous):
             return try Self.decode(previous.response)
@@ -412,19 +426,6 @@ final class DeferredLinkService: Sendable {
             return try Self.decode(previous.response)
         }
         return answer
-    }
-
-    private func recordInstall(_ click: PendingClick, platform: AppPlatform, confidence: AttributionConfidence?) async {
-        if let linkId = click.linkId {
-            events.record(
-                linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant,
-                confidence: confidence)
-        }
-        guard let webhooks else { return }
-        let data = InstallEventData(
-            link: ClaimLink.withoutToken(click.requestedLink), platform: platform.rawValue, confidence: confidence?.rawValue, variant: click.variant)
-        await webhooks.emit(.installClaimed, projectId: click.projectId, data: data)
-        await webhooks.emit(.firstOpen, projectId: click.projectId, data: data)
     }
 
     /// The `data` of install and open webhook events: the link, never the device's signals.

@@ -43,7 +43,7 @@ public final class ShortLinkService: Sendable {
         var (record, warnings) = try await mintRecord(request, caller: caller)
         if request.fetchPreview == true, !record.fetchPreview {
             // The same link minted again, now asking for its page's card.
-            let events = webhooks?.linkEvents(.linkUpdated, projectId: record.projectId) { [self] in managed($0) }
+            let events = webhooks?.deliveries(of: [.linkUpdated], projectId: record.projectId) { [self] in managed($0) }
             let (stored, saved) = try await store.updateLink(id: record.id, events: events) { stored in
                 guard !stored.fetchPreview else { return nil }
                 var asking = stored
@@ -144,7 +144,7 @@ public final class ShortLinkService: Sendable {
     }
 
     private func inserted(_ draft: ShortLinkDraft) async throws -> ShortLinkRecord {
-        let events = webhooks?.linkEvents(.linkCreated, projectId: draft.projectId) { [self] in managed($0) }
+        let events = webhooks?.deliveries(of: [.linkCreated], projectId: draft.projectId) { [self] in managed($0) }
         let record = try await store.insertLink(draft, events: events)
         resolver.remember(record)
         return record
@@ -278,7 +278,7 @@ public final class ShortLinkService: Sendable {
     func update(_ link: ShortLinkRecord, with request: UpdateLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> ShortLinkRecord {
         // Applied to the link as stored when the write begins, not as read before: a change made meanwhile (another
         // PATCH, the console, another instance) is kept, not written over.
-        let events = webhooks?.linkEvents(.linkUpdated, projectId: link.projectId) { [self] in managed($0) }
+        let events = webhooks?.deliveries(of: [.linkUpdated], projectId: link.projectId) { [self] in managed($0) }
         let (stored, saved) = try await store.updateLink(id: link.id, events: events) { stored in
             let changed = try self.changed(stored, by: request, caller: caller)
             // Nothing changed (the console's form saved untouched, a PATCH repeated): no write, no new updateTime, no

@@ -7,9 +7,9 @@ import RelinkCore
 import RelinkStore
 import ServiceLifecycle
 
-/// Outgoing events. Every event for a subscribed webhook is first written to the store's outbox (link and
-/// install events at once, in the request that caused them; clicks in batches every second, as click counts are),
-/// then delivered by whichever instance leases it: POSTed with `Relink-Signature: t=<unix time>,v1=<hex
+/// Outgoing events. Every event for a subscribed webhook is first written to the store's outbox (link and install
+/// events in the transaction that saves the link or the claim, re-opens at once, clicks in batches every second as
+/// click counts are), then delivered by whichever instance leases it: POSTed with `Relink-Signature: t=<unix time>,v1=<hex
 /// HMAC-SHA256 of "<t>.<body>">` and `Relink-Delivery: <id>`, retried with backoff for a day, given up after.
 /// Targets are checked as any server-side fetch (no private addresses unless the operator allows them). The outbox
 /// is bounded: at most `maximumPending` deliveries wait per webhook (past it new events are dropped and
@@ -102,18 +102,24 @@ final class WebhookService: Service, Sendable {
         }
     }
 
-    /// `event` for a link's insert or change, for the store to write in that write's own transaction: saved exactly when
-    /// the change is. Nil when no webhook of `projectId` takes it, so the write stays one statement.
-    func linkEvents(
-        _ event: WebhookEvent, projectId: String, data: @escaping @Sendable (ShortLinkRecord) -> some Encodable & Sendable
-    ) -> LinkEventDeliveries? {
+    /// `events` for a write (a link's insert or change, an install's claim), for the store to write in that write's
+    /// own transaction: saved exactly when what they tell of is. Nil when no webhook of `projectId` takes any of them,
+    /// so the write stays as short as without webhooks.
+    func deliveries<Saved: Sendable, Data: Encodable & Sendable>(
+        of events: [WebhookEvent], projectId: String, data: @escaping @Sendable (Saved) -> Data
+    ) -> EventDeliveries<Saved>? {
         guard anySubscription.load(ordering: .relaxed),
-            subscriptions.withLockedValue({ $0.byProject[projectId] ?? [] }).contains(where: { $0.events.contains(event.rawValue) })
+            subscriptions.withLockedValue({ $0.byProject[projectId] ?? [] }).contains(where: { webhook in
+                events.contains { webhook.events.contains($0.rawValue) }
+            })
         else { return nil }
         let overPending = self.overPending
-        return LinkEventDeliveries(
+        return EventDeliveries(
             maximumPending: maximumPending, leftOut: { overPending.wrappingIncrement(by: $0, ordering: .relaxed) },
-            make: { [self] link in deliveries(event, projectId: link.projectId, data: data(link)) })
+            make: { [self] saved in
+                let data = data(saved)
+                return events.flatMap { deliveries($0, projectId: projectId, data: data) }
+            })
     }
 
     /// `emit` for clicks: kept in memory and written with the next batch (within `interval`), so a click never

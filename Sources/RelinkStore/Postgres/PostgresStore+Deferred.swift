@@ -145,10 +145,11 @@ extension PostgresStore {
     }
 
     public func claim(
-        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date,
+        events: EventDeliveries<String>?
     ) async throws -> ClaimOutcome {
         let logger = self.logger
-        return try await transaction { connection in
+        let (outcome, leftOut) = try await transaction { connection -> (ClaimOutcome, Int) in
             if let installId {
                 // Claims of one install wait for each other (a retry racing the first try); claims of different
                 // installs do not.
@@ -157,7 +158,7 @@ extension PostgresStore {
                 let existing = try await connection.query(
                     "SELECT * FROM install_claims WHERE project_id = \(projectId) AND install_id = \(installId)", logger: logger
                 ).collect().map(PostgresRandomAccessRow.init)
-                if let row = existing.first { return .answeredBefore(try InstallClaim(row: row)) }
+                if let row = existing.first { return (.answeredBefore(try InstallClaim(row: row)), 0) }
             }
             if let clickId {
                 // The conditional UPDATE is the claim: of concurrent claims, one changes the row, the others see
@@ -170,7 +171,7 @@ extension PostgresStore {
                     RETURNING id
                     """, logger: logger
                 ).collect()
-                if taken.isEmpty { return .clickTaken }
+                if taken.isEmpty { return (.clickTaken, 0) }
             }
             if let installId {
                 try await connection.query(
@@ -179,8 +180,11 @@ extension PostgresStore {
                     VALUES (\(projectId), \(installId), \(response), \(date.timeIntervalSince1970))
                     """, logger: logger)
             }
-            return .claimed
+            guard let clickId, let events else { return (.claimed, 0) }
+            return (.claimed, try await self.enqueue(events.make(clickId), maximumPending: events.maximumPending, on: connection))
         }
+        if leftOut > 0 { events?.leftOut(leftOut) }
+        return outcome
     }
 
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {

@@ -10,7 +10,7 @@ extension PostgresStore {
         "\(domain)\t\(code)"
     }
 
-    public func insertLink(_ draft: ShortLinkDraft, events: LinkEventDeliveries?) async throws -> ShortLinkRecord {
+    public func insertLink(_ draft: ShortLinkDraft, events: EventDeliveries<ShortLinkRecord>?) async throws -> ShortLinkRecord {
         let parameters = try StoreCoding.encode(draft.parameters)
         let rules = try StoreCoding.encode(rules: draft.rules)
         let created = draft.createdAt.timeIntervalSince1970
@@ -208,7 +208,7 @@ extension PostgresStore {
     }
 
     public func updateLink(
-        id: Int64, events: LinkEventDeliveries?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+        id: Int64, events: EventDeliveries<ShortLinkRecord>?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
     ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
         let logger = self.logger
         let channel = self.channel

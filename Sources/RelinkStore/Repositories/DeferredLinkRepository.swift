@@ -26,9 +26,11 @@ public protocol DeferredLinkRepository: Sendable {
     ) async throws -> AddressActivity
     /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
     /// the click if nobody has, or if an earlier claim took it only as `WEAK` and this one is `DEFAULT` or `UNIQUE`;
-    /// then keeps `response` for the install's retries.
+    /// then keeps `response` for the install's retries. `events`' deliveries, for the click taken, are written in the
+    /// same transaction when the outcome is `claimed` with a click, and only then.
     func claim(
-        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date,
+        events: EventDeliveries<String>?
     ) async throws -> ClaimOutcome
     func installClaim(projectId: String, installId: String) async throws -> InstallClaim?
     /// The kept clicks of one short link, newest first, claimed or not (`relink deferred test` watches them).
@@ -57,4 +59,14 @@ public protocol SettingsRepository: Sendable {
     func settingInsertingIfAbsent(_ key: String, value: String) async throws -> String
     /// Deletes a setting; false when there was none.
     func removeSetting(_ key: String) async throws -> Bool
+}
+
+extension DeferredLinkRepository {
+    /// A claim that sends no webhook event.
+    public func claim(
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
+    ) async throws -> ClaimOutcome {
+        try await claim(
+            clickId: clickId, confidence: confidence, projectId: projectId, installId: installId, response: response, at: date, events: nil)
+    }
 }

@@ -6,7 +6,7 @@ public protocol LinkRepository: Sendable {
     /// Inserts a link. Throws `StoreError.codeTaken` when its domain already has the code, and
     /// `StoreError.idempotencyKeyTaken` when another link has its idempotency key. `events`' deliveries are written
     /// in the insert's transaction.
-    func insertLink(_ draft: ShortLinkDraft, events: LinkEventDeliveries?) async throws -> ShortLinkRecord
+    func insertLink(_ draft: ShortLinkDraft, events: EventDeliveries<ShortLinkRecord>?) async throws -> ShortLinkRecord
     func link(domain: String, code: String) async throws -> ShortLinkRecord?
     func link(idempotencyKey: String) async throws -> ShortLinkRecord?
     /// A project's links, newest first, with ids below `beforeId` when given; with `matching`, only those whose code,
@@ -21,7 +21,7 @@ public protocol LinkRepository: Sendable {
     /// for the link as saved, are written in the same transaction; none when `change` left the link.
     /// - Returns: the link as it was stored, and as saved (nil when `change` left it).
     func updateLink(
-        id: Int64, events: LinkEventDeliveries?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+        id: Int64, events: EventDeliveries<ShortLinkRecord>?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
     ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?)
     /// Inserts `drafts` in one transaction, each unless its domain already has its code (an import run again, or a
     /// link minted meanwhile). Returns the codes of the drafts it skipped, as `domain\tcode`.

@@ -401,15 +401,16 @@ extension SQLiteStore {
     }
 
     public func claim(
-        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date
+        clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at date: Date,
+        events: EventDeliveries<String>?
     ) async throws -> ClaimOutcome {
-        try await write { db in
+        let (outcome, leftOut) = try await write { db -> (ClaimOutcome, Int) in
             if let installId,
                 let row = try Row.fetchOne(
                     try db.cachedStatement(sql: "SELECT * FROM install_claims WHERE project_id = ? AND install_id = ?"),
                     arguments: [projectId, installId])
             {
-                return .answeredBefore(try InstallClaim(row: row))
+                return (.answeredBefore(try InstallClaim(row: row)), 0)
             }
             if let clickId {
                 try db.cachedStatement(
@@ -418,14 +419,17 @@ extension SQLiteStore {
                         WHERE id = ? AND project_id = ? AND (claimed_at IS NULL OR (confidence = 'WEAK' AND ? <> 'WEAK'))
                         """
                 ).execute(arguments: [date.timeIntervalSince1970, confidence?.rawValue, clickId, projectId, confidence?.rawValue ?? "WEAK"])
-                if db.changesCount == 0 { return .clickTaken }
+                if db.changesCount == 0 { return (.clickTaken, 0) }
             }
             if let installId {
                 try db.cachedStatement(sql: "INSERT INTO install_claims (project_id, install_id, response, created_at) VALUES (?, ?, ?, ?)")
                     .execute(arguments: [projectId, installId, response, date.timeIntervalSince1970])
             }
-            return .claimed
+            guard let clickId, let events else { return (.claimed, 0) }
+            return (.claimed, try Self.enqueue(events.make(clickId), maximumPending: events.maximumPending, in: db))
         }
+        if leftOut > 0 { events?.leftOut(leftOut) }
+        return outcome
     }
 
     public func installClaim(projectId: String, installId: String) async throws -> InstallClaim? {

@@ -132,7 +132,7 @@ public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
 
 extension SQLiteStore {
 
-    public func insertLink(_ draft: ShortLinkDraft, events: LinkEventDeliveries?) async throws -> ShortLinkRecord {
+    public func insertLink(_ draft: ShortLinkDraft, events: EventDeliveries<ShortLinkRecord>?) async throws -> ShortLinkRecord {
         let parameters = try StoreCoding.encode(draft.parameters)
         do {
             let (id, leftOut) = try await write { db in
@@ -319,7 +319,7 @@ extension SQLiteStore {
     }
 
     public func updateLink(
-        id: Int64, events: LinkEventDeliveries?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
+        id: Int64, events: EventDeliveries<ShortLinkRecord>?, _ change: @escaping @Sendable (ShortLinkRecord) throws -> ShortLinkRecord?
     ) async throws -> (stored: ShortLinkRecord, saved: ShortLinkRecord?) {
         // Read and written in one write transaction: SQLite has one writer at a time, so other changes of the link
         // wait for this one and then read what it wrote.
