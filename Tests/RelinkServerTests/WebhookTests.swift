@@ -254,6 +254,34 @@ struct WebhookTests {
         }
     }
 
+    /// `DELETE /v1/webhooks/{id}` answers at once, whatever the webhook's history: the webhook is gone from the list
+    /// and from the sends, and the server deletes its deliveries right after, not at the next purge.
+    @Test func aRemovedWebhooksDeliveriesAreDeletedRightAfter() async throws {
+        let (store, key) = try await T.storeWithKey()
+        try await buildApplication(configuration: Self.server(store)).test(.router) { client in
+            let webhook = try await Self.addWebhook(client, key: key, url: "https://hooks.example.com/removed", events: ["click"])
+            let id = try #require(Int64(webhook.id))
+            let now = Date()
+            try await store.enqueueDeliveries(
+                (0..<12_000).map {
+                    WebhookDelivery(id: "r\($0)", webhookId: id, event: "click", payload: "{}", createdAt: now, nextAttemptAt: now + 3600)
+                }, maximumPending: 100_000)
+            let removed = try await client.execute(uri: "/v1/webhooks/\(webhook.id)?key=\(key)", method: .delete)
+            #expect(removed.status == .ok, "\(removed.text)")
+            let listed = try JSONDecoder().decode(
+                WebhookListResponse.self, from: try await client.execute(uri: "/v1/webhooks?key=\(key)", method: .get).data)
+            #expect(listed.webhooks.isEmpty)
+            let again = try await client.execute(uri: "/v1/webhooks/\(webhook.id)?key=\(key)", method: .delete)
+            #expect(again.status == .notFound)
+
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await !store.deliveries(webhookId: id, limit: 1).isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try await store.deliveries(webhookId: id, limit: 1).isEmpty)
+        }
+    }
+
     @Test func failuresAreRetriedAndPrivateTargetsRefused() async throws {
         let receiver = Receiver(failuresFirst: 2)
         try await receiver.application().test(.live) { receiverClient in

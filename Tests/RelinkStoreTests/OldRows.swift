@@ -398,5 +398,23 @@ struct OldRows: Sendable {
                     ConfidenceCount(day: day + 1, confidence: .unique, count: 1), ConfidenceCount(day: day + 1, confidence: .weak, count: 2),
                 ]
             }),
+        Step(
+            migration: "20-webhooks-removed-at-once",
+            statements: [
+                .insert(
+                    "webhooks",
+                    [
+                        "project_id": .text(project), "url": "https://hooks.pictlink.com/removed", "events": "click", "secret": "whsec_2",
+                        "created_at": 1_700_000_850, "deleted_at": 1_700_000_950,
+                    ]),
+                .insert(
+                    "webhook_deliveries",
+                    [
+                        "id": "delivery-3", "webhook_id": .idOf("webhooks", "url", "https://hooks.pictlink.com/removed"), "event": "click",
+                        "payload": #"{"code":"plain"}"#, "created_at": 1_700_000_860, "next_attempt_at": 1_700_000_860, "status": "PENDING",
+                    ]),
+            ],
+            // Removed, its deliveries not purged yet: never listed, and its due delivery never leased.
+            expect: { _ in }),
     ]
 }

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import PostgresNIO
 import RelinkCore
 import Synchronization
 import Testing
@@ -207,5 +209,44 @@ struct WebhookOutboxStoreTests {
             #expect(try await claim("c2", install: "i4") == .claimed)
             #expect(try await payloads() == ["c1", "c2"])
         }
+    }
+
+    /// A removed webhook is gone at once (not listed, written to, leased, or removed twice) while its deliveries stay
+    /// until the purge deletes them, a batch at a time, and then its row.
+    @Test(arguments: StoreKind.available) func aRemovedWebhookIsGoneAtOnceAndPurgedAfter(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let removed = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/gone", events: ["click"], secret: "s")
+            let kept = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/kept", events: ["click"], secret: "s")
+            try await store.enqueueDeliveries((0..<5).map { Self.delivery("r\($0)", webhook: removed.id) }, maximumPending: 100)
+            try await store.enqueueDeliveries([Self.delivery("k0", webhook: kept.id)], maximumPending: 100)
+
+            #expect(try await store.deleteWebhook(id: removed.id, projectId: "other") == false)
+            #expect(try await store.deleteWebhook(id: removed.id, projectId: "pictlink"))
+            #expect(try await store.deleteWebhook(id: removed.id, projectId: "pictlink") == false)
+            #expect(try await store.webhooks(projectId: "pictlink").map(\.id) == [kept.id])
+            #expect(try await store.webhooks(projectId: nil).map(\.id) == [kept.id])
+            try await store.enqueueDeliveries([Self.delivery("r5", webhook: removed.id)], maximumPending: 100)
+            let leased = try await store.leaseDeliveries(now: Date(timeIntervalSince1970: Self.start + 1), limit: 10, lease: .seconds(60))
+            #expect(leased.map(\.0.id) == ["k0"])
+            #expect(try await store.deliveries(webhookId: removed.id, limit: 100).count == 5)
+
+            #expect(try await store.purgeDeletedWebhooks(limit: 2) == 2)
+            #expect(try await store.deliveries(webhookId: removed.id, limit: 100).count == 3)
+            #expect(try await Self.webhookRows(in: store) == 2)
+            #expect(try await store.purgeDeletedWebhooks(limit: 2) == 2)
+            #expect(try await store.purgeDeletedWebhooks(limit: 2) == 1)
+            #expect(try await Self.webhookRows(in: store) == 1)
+            #expect(try await store.purgeDeletedWebhooks(limit: 2) == 0)
+            #expect(try await store.deliveries(webhookId: kept.id, limit: 100).map(\.id) == ["k0"])
+        }
+    }
+
+    /// The rows of the webhooks table, removed ones included.
+    static func webhookRows(in store: any RelinkStore) async throws -> Int {
+        if let sqlite = store as? SQLiteStore {
+            return try await sqlite.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhooks") ?? 0 }
+        }
+        let rows = try await #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: "SELECT COUNT(*) AS n FROM webhooks"))
+        return Int(try rows.first?.value("n", as: Int64.self) ?? 0)
     }
 }

@@ -89,6 +89,7 @@ struct WebhooksController: Sendable {
             throw APIError.notFound("No such webhook in project \(webhook.projectId).")
         }
         await service.reloadSubscriptions()
+        service.purgeSoon()
         return Self.info(webhook)
     }
 

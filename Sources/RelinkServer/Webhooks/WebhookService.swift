@@ -61,6 +61,8 @@ final class WebhookService: Service, Sendable {
     private let overPending: ManagedAtomic<Int>
     /// Whether a purge of finished deliveries is running (a slow one is not started again beside itself).
     private let purging = ManagedAtomic(false)
+    /// Whether a webhook was removed since the last purge began: the next round purges, whatever the purge's clock.
+    private let removalPending = ManagedAtomic(false)
 
     init(
         store: any RelinkStore, fetcher: SafeFetcher, interval: Duration = .seconds(1), lease: Duration = .seconds(60),
@@ -274,6 +276,30 @@ final class WebhookService: Service, Sendable {
         return removed
     }
 
+    /// Deletes the deliveries of removed webhooks, and then their rows, a batch at a time, until none is left or the
+    /// service stops (the next start finishes).
+    /// - Returns: how many deliveries were deleted.
+    @discardableResult
+    func purgeDeletedWebhooks() async -> Int {
+        var removed = 0
+        do {
+            while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                let count = try await store.purgeDeletedWebhooks(limit: Self.purgeBatch)
+                removed += count
+                if count < Self.purgeBatch { break }
+            }
+        } catch {
+            logger.warning("the deliveries of removed webhooks could not be deleted: \(error)")
+        }
+        if removed > 0 { logger.info("\(removed) deliveries of removed webhooks deleted") }
+        return removed
+    }
+
+    /// Asks the sender's loop to delete a removed webhook's deliveries now rather than at the next purge.
+    func purgeSoon() {
+        removalPending.store(true, ordering: .relaxed)
+    }
+
     /// Leases as many due deliveries as there are free slots and starts sending them in `group`; each one the
     /// receiver takes yields to `finished`, so that its slot is leased again at once.
     /// - Returns: how many it started.
@@ -347,10 +373,15 @@ final class WebhookService: Service, Sendable {
                 await writeClicks()
                 await startDue(in: &group, finished: wake)
                 // Beside the sends, not before them: a large backlog of old rows takes many writes.
-                if ContinuousClock.now >= nextPurge, purging.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
-                    nextPurge = .now + Self.purgeInterval
+                let due = ContinuousClock.now >= nextPurge
+                if due || removalPending.load(ordering: .relaxed),
+                    purging.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+                {
+                    removalPending.store(false, ordering: .relaxed)
+                    if due { nextPurge = .now + Self.purgeInterval }
                     group.addTask {
-                        await self.purgeFinishedDeliveries()
+                        await self.purgeDeletedWebhooks()
+                        if due { await self.purgeFinishedDeliveries() }
                         self.purging.store(false, ordering: .relaxed)
                     }
                 }

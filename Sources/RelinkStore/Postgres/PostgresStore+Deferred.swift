@@ -267,22 +267,35 @@ extension PostgresStore {
 
     public func webhooks(projectId: String?) async throws -> [WebhookRecord] {
         let query: PostgresQuery =
-            projectId.map { "SELECT \(unescaped: WebhookRecord.columns) FROM webhooks WHERE project_id = \($0) ORDER BY id" }
-            ?? "SELECT \(unescaped: WebhookRecord.columns) FROM webhooks ORDER BY id"
+            projectId.map {
+                "SELECT \(unescaped: WebhookRecord.columns) FROM webhooks WHERE deleted_at IS NULL AND project_id = \($0) ORDER BY id"
+            } ?? "SELECT \(unescaped: WebhookRecord.columns) FROM webhooks WHERE deleted_at IS NULL ORDER BY id"
         return try await rows(query).map { try WebhookRecord(row: $0) }
     }
 
     public func deleteWebhook(id: Int64, projectId: String) async throws -> Bool {
-        guard try await !rows("SELECT id FROM webhooks WHERE id = \(id) AND project_id = \(projectId)").isEmpty else { return false }
-        // Its deliveries first, in batches: a busy webhook's history is millions of rows, too many for one statement
-        // within a request's wait.
-        while try await !rows(
+        try await rows(
             """
-            DELETE FROM webhook_deliveries WHERE ctid IN (SELECT ctid FROM webhook_deliveries WHERE webhook_id = \(id) LIMIT 5000)
+            UPDATE webhooks SET deleted_at = \(Date().timeIntervalSince1970)
+            WHERE id = \(id) AND project_id = \(projectId) AND deleted_at IS NULL RETURNING id
+            """
+        ).count == 1
+    }
+
+    public func purgeDeletedWebhooks(limit: Int) async throws -> Int {
+        let removed = try await rows(
+            """
+            DELETE FROM webhook_deliveries WHERE ctid IN (
+                SELECT d.ctid FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id WHERE w.deleted_at IS NOT NULL LIMIT \(limit))
             RETURNING 1 AS one
             """, wait: Self.batchWait
-        ).isEmpty {}
-        return try await rows("DELETE FROM webhooks WHERE id = \(id) AND project_id = \(projectId) RETURNING id").count == 1
+        ).count
+        try await rows(
+            """
+            DELETE FROM webhooks w WHERE deleted_at IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id)
+            """, wait: Self.batchWait)
+        return removed
     }
 
     @discardableResult
@@ -323,7 +336,7 @@ extension PostgresStore {
                     SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.status = 'PENDING' LIMIT \(maximumPending)
                 ) c
             ) AS room
-            FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d)
+            FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d) AND w.deleted_at IS NULL
         ), ranked AS (
             SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
             FROM d JOIN room ON room.webhook_id = d.webhook_id
@@ -358,6 +371,7 @@ extension PostgresStore {
                         AND (y.leased_until IS NULL OR y.leased_until < \(time))
                     ORDER BY y.next_attempt_at, y.id LIMIT \(Self.webhookDeliveriesInFlight)
                 ) x
+                WHERE w.deleted_at IS NULL
             ), \(unescaped: WebhookLease.loadedCTEs), candidates AS (
                 SELECT id FROM loaded \(unescaped: WebhookLease.order) LIMIT \(limit)
             ), due AS (

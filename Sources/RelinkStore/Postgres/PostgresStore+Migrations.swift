@@ -306,6 +306,13 @@ extension PostgresStore {
                 "CREATE INDEX install_claims_by_age ON install_claims (project_id, created_at)",
             ]
         ),
+        (
+            "20-webhooks-removed-at-once",
+            [
+                // A removed webhook is marked, and answered at once; its deliveries (millions for a busy one) go after.
+                "ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE PRECISION"
+            ]
+        ),
     ]
 
     /// Applies the migrations this database lacks, in one transaction under an advisory lock, so instances

@@ -5,8 +5,12 @@ public protocol WebhookRepository: Sendable {
     func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord
     /// A project's webhooks (every project's with nil), oldest first.
     func webhooks(projectId: String?) async throws -> [WebhookRecord]
-    /// Removes a webhook of `projectId` and its deliveries; false when there is none.
+    /// Removes a webhook of `projectId` at once: it is no longer listed, written to or sent from. Its deliveries, which
+    /// can be millions, go later, with the webhook's row, by `purgeDeletedWebhooks`. False when there is none.
     func deleteWebhook(id: Int64, projectId: String) async throws -> Bool
+    /// Deletes up to `limit` deliveries of removed webhooks, and the rows of removed webhooks with none left.
+    /// - Returns: how many deliveries were deleted; `limit` means there may be more.
+    func purgeDeletedWebhooks(limit: Int) async throws -> Int
     /// Writes deliveries to the outbox (a delivery id already there is left alone), but none of a webhook that has
     /// `maximumPending` pending deliveries (those written here counted): a receiver that is down must not grow the
     /// outbox without bound. Instances writing at once may each fill the last room, so the cap holds within a batch.

@@ -231,6 +231,10 @@ extension SQLiteStore {
                     CREATE INDEX install_claims_by_age ON install_claims (project_id, created_at);
                     """)
         }
+        migrator.registerMigration("20-webhooks-removed-at-once") { db in
+            // A removed webhook is marked, and answered at once; its deliveries (millions for a busy one) go after.
+            try db.execute(sql: "ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE")
+        }
     }
 
     private static let clickPositions = IndexedRow.Positions(uniqueKeysWithValues: ClickedLink.clickColumns.enumerated().map { ($1, $0) })
@@ -528,28 +532,38 @@ extension SQLiteStore {
         try await read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(WebhookRecord.columns) FROM webhooks" + (projectId == nil ? "" : " WHERE project_id = ?") + " ORDER BY id",
+                sql: "SELECT \(WebhookRecord.columns) FROM webhooks WHERE deleted_at IS NULL" + (projectId == nil ? "" : " AND project_id = ?")
+                    + " ORDER BY id",
                 arguments: StatementArguments(projectId.map { [$0] } ?? [])
             ).map { try WebhookRecord(row: $0) }
         }
     }
 
     public func deleteWebhook(id: Int64, projectId: String) async throws -> Bool {
-        let owned = try await read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND project_id = ?)", arguments: [id, projectId]) ?? false
-        }
-        guard owned else { return false }
-        // Its deliveries first, a batch a write: a busy webhook's history is millions of rows, and one delete of all
-        // of them held the writer for seconds.
-        while try await write({ db in
+        try await write { db in
             try db.execute(
-                sql: "DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?)",
-                arguments: [id, Self.deletionBatch])
-            return db.changesCount
-        }) > 0 {}
-        return try await write { db in
-            try db.execute(sql: "DELETE FROM webhooks WHERE id = ? AND project_id = ?", arguments: [id, projectId])
+                sql: "UPDATE webhooks SET deleted_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
+                arguments: [Date().timeIntervalSince1970, id, projectId])
             return db.changesCount == 1
+        }
+    }
+
+    public func purgeDeletedWebhooks(limit: Int) async throws -> Int {
+        try await write { db in
+            // A batch a write: other writes get their turn between.
+            try db.execute(
+                sql: """
+                    DELETE FROM webhook_deliveries WHERE rowid IN (
+                        SELECT d.rowid FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id
+                        WHERE w.deleted_at IS NOT NULL LIMIT ?)
+                    """, arguments: [limit])
+            let removed = db.changesCount
+            try db.execute(
+                sql: """
+                    DELETE FROM webhooks WHERE deleted_at IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id)
+                    """)
+            return removed
         }
     }
 
@@ -569,7 +583,7 @@ extension SQLiteStore {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
-                SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?)
+                SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND deleted_at IS NULL)
                 """)
         // Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
         let pending = try db.cachedStatement(
@@ -618,6 +632,7 @@ extension SQLiteStore {
                                 AND (y.leased_until IS NULL OR y.leased_until < :now)
                             ORDER BY y.next_attempt_at, y.id LIMIT \(Self.webhookDeliveriesInFlight)
                         )
+                        WHERE w.deleted_at IS NULL
                     ), \(WebhookLease.loadedCTEs)
                     SELECT \(WebhookDelivery.leasedColumns) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                     WHERE d.id IN (SELECT id FROM loaded \(WebhookLease.order) LIMIT :limit)
