@@ -241,6 +241,41 @@ struct WebhookOutboxStoreTests {
         }
     }
 
+    /// A link written with an event for a webhook whose row is being deleted (the purge after its removal) is saved
+    /// without the event: on PostgreSQL the delivery's foreign key waited for the deleting transaction and then
+    /// failed the link's write.
+    @Test(arguments: StoreKind.available) func aLinkWrittenAsItsWebhookIsPurgedIsSaved(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let webhook = try await store.insertWebhook(
+                projectId: "pictlink", url: "https://hooks.example.com/purged", events: ["link.created"], secret: "s")
+            let events = EventDeliveries<ShortLinkRecord>(maximumPending: 100) { link in
+                let now = Date()
+                return [
+                    WebhookDelivery(
+                        id: UUID().uuidString, webhookId: webhook.id, event: "link.created", payload: link.code, createdAt: now, nextAttemptAt: now)
+                ]
+            }
+            guard let postgres = store as? PostgresStore else {
+                // One writer: the purge and the link's write never overlap.
+                _ = try await store.deleteWebhook(id: webhook.id, projectId: "pictlink")
+                _ = try await store.purgeDeletedWebhooks(limit: 100)
+                _ = try await store.insertLink(StoreConformanceTests.draft("purged"), events: events)
+                #expect(try await store.link(domain: "https://go.pictlink.com", code: "purged") != nil)
+                return
+            }
+            // The row's deletion holds its lock for a moment, as a purge's statement does, while the link is written.
+            async let purge: Void = postgres.transaction { connection in
+                try await connection.query("DELETE FROM webhooks WHERE id = \(webhook.id)", logger: TestStore.logger)
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await store.insertLink(StoreConformanceTests.draft("purged"), events: events)
+            try await purge
+            #expect(try await store.link(domain: "https://go.pictlink.com", code: "purged") != nil)
+            #expect(try await store.deliveries(webhookId: webhook.id, limit: 10).isEmpty)
+        }
+    }
+
     /// The rows of the webhooks table, removed ones included.
     static func webhookRows(in store: any RelinkStore) async throws -> Int {
         if let sqlite = store as? SQLiteStore {

@@ -329,14 +329,18 @@ extension PostgresStore {
             SELECT * FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
                                  \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
                 WITH ORDINALITY AS d (id, webhook_id, event, payload, created_at, next_attempt_at, n)
+        ), live AS (
+            -- Locked as the deliveries' foreign key will lock them: a webhook removed, or purged, while this runs is
+            -- skipped here rather than failing the insert (and the write it is part of).
+            SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d) AND w.deleted_at IS NULL FOR KEY SHARE
         ), room AS (
             -- Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
-            SELECT w.id AS webhook_id, \(maximumPending) - (
+            SELECT live.id AS webhook_id, \(maximumPending) - (
                 SELECT COUNT(*) FROM (
-                    SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.status = 'PENDING' LIMIT \(maximumPending)
+                    SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = live.id AND p.status = 'PENDING' LIMIT \(maximumPending)
                 ) c
             ) AS room
-            FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d) AND w.deleted_at IS NULL
+            FROM live
         ), ranked AS (
             SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
             FROM d JOIN room ON room.webhook_id = d.webhook_id
