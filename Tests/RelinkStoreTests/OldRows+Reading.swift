@@ -115,7 +115,7 @@ extension OldRows {
         for (id, click) in clicks {
             let outcome = try await store.claim(
                 clickId: id, confidence: .unique, projectId: click.projectId, installId: "after-upgrade-\(id)", response: "{}", at: Date())
-            #expect(outcome == (click.claimedAt == nil || click.isWeaklyClaimed ? .claimed : .clickTaken), "claiming \(id)")
+            #expect(outcome == (click.claimedAt == nil ? .claimed : click.isWeaklyClaimed ? .takenBack : .clickTaken), "claiming \(id)")
         }
         for claim in installClaims {
             let outcome = try await store.claim(

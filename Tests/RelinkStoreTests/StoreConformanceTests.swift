@@ -590,7 +590,7 @@ struct StoreConformanceTests {
                     == .clickTaken)
             #expect(
                 try await store.claim(clickId: "w1", confidence: .default, projectId: "pictlink", installId: "owner", response: "O", at: at)
-                    == .claimed)
+                    == .takenBack)
             #expect(try await store.pendingClick(id: "w1")?.confidence == .default)
             #expect(
                 try await store.claim(clickId: "w1", confidence: .unique, projectId: "pictlink", installId: "late", response: "L", at: at)
@@ -600,7 +600,7 @@ struct StoreConformanceTests {
                     == .claimed)
             #expect(
                 try await store.claim(clickId: "w2", confidence: .unique, projectId: "pictlink", installId: "token", response: "T", at: at)
-                    == .claimed)
+                    == .takenBack)
             #expect(try await store.pendingClick(id: "w2")?.confidence == .unique)
         }
     }

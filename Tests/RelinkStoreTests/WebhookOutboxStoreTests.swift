@@ -196,9 +196,9 @@ struct WebhookOutboxStoreTests {
             }
             try await store.insertPendingClicks([StoreConformanceTests.click("c1"), StoreConformanceTests.click("c2")])
             let now = Date()
-            func claim(_ click: String?, install: String) async throws -> ClaimOutcome {
+            func claim(_ click: String?, install: String, confidence: AttributionConfidence = .default) async throws -> ClaimOutcome {
                 try await store.claim(
-                    clickId: click, confidence: .default, projectId: "pictlink", installId: install, response: "{}", at: now, events: events)
+                    clickId: click, confidence: confidence, projectId: "pictlink", installId: install, response: "{}", at: now, events: events)
             }
             #expect(try await claim("c1", install: "i1") == .claimed)
             #expect(try await payloads() == ["c1"])
@@ -208,6 +208,11 @@ struct WebhookOutboxStoreTests {
             #expect(try await payloads() == ["c1"])
             #expect(try await claim("c2", install: "i4") == .claimed)
             #expect(try await payloads() == ["c1", "c2"])
+            // A click taken back from a weak claim sent its events with that claim.
+            try await store.insertPendingClicks([StoreConformanceTests.click("c3")])
+            #expect(try await claim("c3", install: "i5", confidence: .weak) == .claimed)
+            #expect(try await claim("c3", install: "i6", confidence: .unique) == .takenBack)
+            #expect(try await payloads() == ["c1", "c2", "c3"])
         }
     }
 

@@ -383,26 +383,27 @@ final class DeferredLinkService: Sendable {
     ) async throws -> InstallAttributionResponse? {
         let platform = claim.app.platform
         let confidence = answer.attributionConfidence
-        // A click taken back from a weak claim was counted as an install then, and its events sent.
-        let events =
-            click.isWeaklyClaimed
-            ? nil
-            : webhooks?.deliveries(of: [.installClaimed, .firstOpen], projectId: click.projectId) { (_: String) in
-                InstallEventData(
-                    link: ClaimLink.withoutToken(click.requestedLink), platform: platform.rawValue, confidence: confidence?.rawValue,
-                    variant: click.variant)
-            }
+        // Written only if the store finds the click unclaimed: one taken back from a weak claim was counted as an
+        // install then, and its events sent (also when that claim committed after this one read the click).
+        let events = webhooks?.deliveries(of: [.installClaimed, .firstOpen], projectId: click.projectId) { (_: String) in
+            InstallEventData(
+                link: ClaimLink.withoutToken(click.requestedLink), platform: platform.rawValue, confidence: confidence?.rawValue,
+                variant: click.variant)
+        }
         switch try await store.claim(
             clickId: click.id, confidence: confidence, projectId: click.projectId, installId: claim.installKey,
             response: try Self.encodeForRetries(answer), at: claim.now, events: events)
         {
         case .claimed:
             took = true
-            if !click.isWeaklyClaimed, let linkId = click.linkId {
+            if let linkId = click.linkId {
                 self.events.record(
                     linkId: linkId, platform: platform.eventPlatform, events: [.appInstall, .appFirstOpen], variant: click.variant,
                     confidence: confidence)
             }
+            return answer
+        case .takenBack:
+            took = true
             return answer
         case .answeredBefore(let previous):
             return try Self.decode(previous.response)

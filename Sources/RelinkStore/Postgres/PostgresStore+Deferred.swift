@@ -160,7 +160,15 @@ extension PostgresStore {
                 ).collect().map(PostgresRandomAccessRow.init)
                 if let row = existing.first { return (.answeredBefore(try InstallClaim(row: row)), 0) }
             }
+            var takenBack = false
             if let clickId {
+                // Locked first, so that what it was (claimed weakly, or not at all) is what the UPDATE below changes: a
+                // claim waiting for another's commit reads the row as that one left it.
+                let was = try await connection.query(
+                    "SELECT claimed_at IS NOT NULL AS claimed FROM pending_clicks WHERE id = \(clickId) AND project_id = \(projectId) FOR UPDATE",
+                    logger: logger
+                ).collect().map(PostgresRandomAccessRow.init)
+                takenBack = try was.first?.value("claimed", as: Bool.self) ?? false
                 // The conditional UPDATE is the claim: of concurrent claims, one changes the row, the others see
                 // it claimed (they wait on its row lock, then re-check `claimed_at IS NULL`) and change nothing.
                 let taken = try await connection.query(
@@ -180,6 +188,7 @@ extension PostgresStore {
                     VALUES (\(projectId), \(installId), \(response), \(date.timeIntervalSince1970))
                     """, logger: logger)
             }
+            if takenBack { return (.takenBack, 0) }
             guard let clickId, let events else { return (.claimed, 0) }
             return (.claimed, try await self.enqueue(events.make(clickId), maximumPending: events.maximumPending, on: connection))
         }

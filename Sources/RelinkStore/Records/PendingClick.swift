@@ -67,8 +67,11 @@ public struct InstallClaim: Sendable, Equatable {
 
 /// How an atomic claim ended.
 public enum ClaimOutcome: Sendable, Equatable {
-    /// The click is this install's now (and the answer is kept for its retries).
+    /// The click is this install's now (and the answer is kept for its retries); nobody had claimed it.
     case claimed
+    /// The click is this install's now, taken back from a `WEAK` claim (which counted the install and sent its
+    /// events).
+    case takenBack
     /// This install was answered before: here is that answer.
     case answeredBefore(InstallClaim)
     /// Another install claimed the click first.

@@ -27,7 +27,7 @@ public protocol DeferredLinkRepository: Sendable {
     /// In one transaction: when `installId` was answered before, that answer; else, when `clickId` is given, takes
     /// the click if nobody has, or if an earlier claim took it only as `WEAK` and this one is `DEFAULT` or `UNIQUE`;
     /// then keeps `response` for the install's retries. `events`' deliveries, for the click taken, are written in the
-    /// same transaction when the outcome is `claimed` with a click, and only then.
+    /// same transaction when the outcome is `claimed` with a click (not `takenBack`), and only then.
     func claim(
         clickId: String?, confidence: AttributionConfidence?, projectId: String, installId: String?, response: String, at: Date,
         events: EventDeliveries<String>?

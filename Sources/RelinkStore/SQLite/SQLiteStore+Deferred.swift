@@ -416,7 +416,13 @@ extension SQLiteStore {
             {
                 return (.answeredBefore(try InstallClaim(row: row)), 0)
             }
+            var takenBack = false
             if let clickId {
+                // Read in the same write: the one writer makes it what the UPDATE below changes.
+                takenBack =
+                    try Bool.fetchOne(
+                        try db.cachedStatement(sql: "SELECT claimed_at IS NOT NULL FROM pending_clicks WHERE id = ? AND project_id = ?"),
+                        arguments: [clickId, projectId]) ?? false
                 try db.cachedStatement(
                     sql: """
                         UPDATE pending_clicks SET claimed_at = ?, confidence = ?
@@ -429,6 +435,7 @@ extension SQLiteStore {
                 try db.cachedStatement(sql: "INSERT INTO install_claims (project_id, install_id, response, created_at) VALUES (?, ?, ?, ?)")
                     .execute(arguments: [projectId, installId, response, date.timeIntervalSince1970])
             }
+            if takenBack { return (.takenBack, 0) }
             guard let clickId, let events else { return (.claimed, 0) }
             return (.claimed, try Self.enqueue(events.make(clickId), maximumPending: events.maximumPending, in: db))
         }
