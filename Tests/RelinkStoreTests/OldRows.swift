@@ -399,7 +399,7 @@ struct OldRows: Sendable {
                 ]
             }),
         Step(
-            migration: "20-webhooks-removed-at-once",
+            migration: "20-webhooks-removed-at-once-and-pending-kept",
             statements: [
                 .insert(
                     "webhooks",

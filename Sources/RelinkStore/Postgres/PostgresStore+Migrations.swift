@@ -307,9 +307,12 @@ extension PostgresStore {
             ]
         ),
         (
-            "20-webhooks-removed-at-once",
+            "20-webhooks-removed-at-once-and-pending-kept",
             [
                 // A removed webhook is marked, and answered at once; its deliveries (millions for a busy one) go after.
+                // SQLite also keeps each webhook's pending count here; PostgreSQL counts in each write instead, as it has
+                // no single writer to hold up, and a counter row that every delivery's change updates would be one
+                // that concurrent writes queue on.
                 "ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE PRECISION"
             ]
         ),

@@ -231,9 +231,28 @@ extension SQLiteStore {
                     CREATE INDEX install_claims_by_age ON install_claims (project_id, created_at);
                     """)
         }
-        migrator.registerMigration("20-webhooks-removed-at-once") { db in
+        migrator.registerMigration("20-webhooks-removed-at-once-and-pending-kept") { db in
             // A removed webhook is marked, and answered at once; its deliveries (millions for a busy one) go after.
-            try db.execute(sql: "ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE")
+            // Each webhook's pending deliveries are counted in its row, kept by triggers through every change: the cap
+            // is checked inside the writes that send events, and counting a full webhook's 100,000 index entries there
+            // held SQLite's one writer for milliseconds per webhook.
+            try db.execute(
+                sql: """
+                    ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE;
+                    ALTER TABLE webhooks ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;
+                    UPDATE webhooks SET pending = (
+                        SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id AND d.status = 'PENDING');
+                    CREATE TRIGGER webhook_deliveries_pending_added AFTER INSERT ON webhook_deliveries WHEN NEW.status = 'PENDING'
+                    BEGIN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END;
+                    CREATE TRIGGER webhook_deliveries_pending_ended AFTER UPDATE OF status ON webhook_deliveries
+                        WHEN OLD.status = 'PENDING' AND NEW.status <> 'PENDING'
+                    BEGIN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END;
+                    CREATE TRIGGER webhook_deliveries_pending_again AFTER UPDATE OF status ON webhook_deliveries
+                        WHEN OLD.status <> 'PENDING' AND NEW.status = 'PENDING'
+                    BEGIN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END;
+                    CREATE TRIGGER webhook_deliveries_pending_deleted AFTER DELETE ON webhook_deliveries WHEN OLD.status = 'PENDING'
+                    BEGIN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END;
+                    """)
         }
     }
 
@@ -590,27 +609,25 @@ extension SQLiteStore {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
-                SELECT ?, ?, ?, ?, ?, 0, ?, 'PENDING' WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND deleted_at IS NULL)
+                VALUES (?, ?, ?, ?, ?, 0, ?, 'PENDING')
                 """)
-        // Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
-        let pending = try db.cachedStatement(
-            sql: """
-                SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 'PENDING' LIMIT ?)
-                """)
-        var room: [Int64: Int] = [:]
+        // The count the triggers keep: read in the same write, so it is exact (one writer).
+        let pending = try db.cachedStatement(sql: "SELECT pending FROM webhooks WHERE id = ? AND deleted_at IS NULL")
+        /// Per webhook, the places left; nil for one removed (its deliveries are skipped, not counted as left out).
+        var room: [Int64: Int?] = [:]
         var dropped = 0
         for delivery in deliveries {
             if room[delivery.webhookId] == nil {
-                let count = try Int.fetchOne(pending, arguments: [delivery.webhookId, maximumPending]) ?? 0
-                room[delivery.webhookId] = max(0, maximumPending - count)
+                room[delivery.webhookId] = try Int.fetchOne(pending, arguments: [delivery.webhookId]).map { max(0, maximumPending - $0) }
             }
-            guard let left = room[delivery.webhookId], left > 0 else {
+            guard let left = room[delivery.webhookId] ?? nil else { continue }
+            guard left > 0 else {
                 dropped += 1
                 continue
             }
             try statement.execute(arguments: [
                 delivery.id, delivery.webhookId, delivery.event, delivery.payload, delivery.createdAt.timeIntervalSince1970,
-                delivery.nextAttemptAt.timeIntervalSince1970, delivery.webhookId,
+                delivery.nextAttemptAt.timeIntervalSince1970,
             ])
             if db.changesCount > 0 { room[delivery.webhookId] = left - 1 }
         }
