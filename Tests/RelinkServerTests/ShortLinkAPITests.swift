@@ -791,6 +791,15 @@ struct ShortLinkAPITests {
             }
             _ = try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: Self.body(#"{"fetchPreview": true}"#))
             #expect(try await store.link(domain: "https://go.pictlink.com", code: code)?.updatedAt != before.updatedAt)
+
+            // An expiry with a fraction of a second, sent again, is the time already stored.
+            for time in ["2050-06-15T12:34:56.7Z", "2027-03-03T03:03:03.9Z"] {
+                let body = Self.body(#"{"expireTime": "\#(time)"}"#)
+                #expect(try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: body).status == .ok)
+                let set = try #require(try await store.link(domain: "https://go.pictlink.com", code: code))
+                #expect(try await client.execute(uri: "/v1/links/\(encoded)?key=\(key)", method: .patch, body: body).status == .ok)
+                #expect(try await store.link(domain: "https://go.pictlink.com", code: code) == set, "\(time)")
+            }
         }
     }
 

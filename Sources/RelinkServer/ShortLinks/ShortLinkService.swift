@@ -326,7 +326,13 @@ public final class ShortLinkService: Sendable {
                 guard let date = APITime.parse(expireTime) else {
                     throw APIError.invalidArgument("expireTime must be an RFC 3339 time such as 2026-12-31T23:59:59Z, or \"\" to remove it.")
                 }
-                link.expiresAt = date
+                // The time already stored, sent again, is kept as stored: read back from the database's double it can
+                // differ from the parsed one in its last bit, and was then saved (and sent as link.updated) each time.
+                if let stored = original.expiresAt, abs(date.timeIntervalSince(stored)) < 0.000_001 {
+                    link.expiresAt = stored
+                } else {
+                    link.expiresAt = date
+                }
             }
         }
         // The minting request's key covers the destination, rules, limits and name: once one of them changes, or the
