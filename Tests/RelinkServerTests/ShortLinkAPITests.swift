@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -7,11 +8,11 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import RelinkCore
-import RelinkStore
 import RelinkTestSupport
 import Testing
 
 @testable import RelinkServer
+@testable import RelinkStore
 @testable import RelinkTools
 
 @Suite("Short-link API")
@@ -801,6 +802,62 @@ struct ShortLinkAPITests {
                 #expect(try await store.link(domain: "https://go.pictlink.com", code: code) == set, "\(time)")
             }
         }
+    }
+
+    /// A re-mint asking for the page's card, racing a PATCH of the link's destination, never changes the link once it
+    /// is edited: the request then mints a link of its own. The order of the writes is read from their `link.updated`
+    /// events in the outbox (written in each write's transaction): the card asked for on the moved link, after the move,
+    /// is the race lost.
+    @Test func aRemintRacingAnEditNeverChangesTheEditedLink() async throws {
+        let (store, key) = try await T.storeWithKey()
+        _ = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/order", events: ["link.updated"], secret: "s")
+        try await T.application(store: store).test(.live) { client in
+            let port = try #require(client.port)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+            var failure: (any Error)?
+            do {
+                for round in 0..<40 {
+                    let longLink = "https://go.pictlink.com/?link=https://pictlink.com/race\(round)"
+                    let minted = try Self.decode(
+                        CreateShortLinkResponse.self,
+                        try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(longLink, option: "SHORT")))
+                    func send(_ method: HTTPMethod, _ path: String, _ body: String) async throws -> UInt {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)?key=\(key)")
+                        request.method = method
+                        request.headers.add(name: "Host", value: "go.pictlink.com")
+                        request.headers.add(name: "Content-Type", value: "application/json")
+                        request.body = .bytes(ByteBuffer(string: body))
+                        let response = try await http.execute(request, timeout: .seconds(30))
+                        _ = try await response.body.collect(upTo: 1 << 20)
+                        return response.status.code
+                    }
+                    async let edit = send(
+                        .PATCH, "/v1/links/\(PercentEncoding.encodeQueryValue(minted.shortLink))", #"{"longDynamicLink": "\#(longLink)-moved"}"#)
+                    async let remint = send(
+                        .POST, "/v1/shortLinks", #"{"longDynamicLink": "\#(longLink)", "suffix": {"option": "SHORT"}, "fetchPreview": true}"#)
+                    #expect(try await [edit, remint] == [200, 200], "round \(round)")
+                    let changes = try await store.writer.read { db in
+                        try String.fetchAll(db, sql: "SELECT payload FROM webhook_deliveries ORDER BY rowid").compactMap { payload in
+                            let event = try JSONDecoder().decode(LinkEvent.self, from: Data(payload.utf8))
+                            return event.data.shortLink == minted.shortLink ? event.data : nil
+                        }
+                    }
+                    let moved = changes.firstIndex { $0.longDynamicLink.contains("moved") }
+                    if let moved, changes[moved].fetchPreview != true {
+                        #expect(!changes[moved...].contains { $0.fetchPreview == true }, "round \(round): the card was asked for on the moved link")
+                    }
+                }
+            } catch {
+                failure = error
+            }
+            try await http.shutdown()
+            if let failure { throw failure }
+        }
+    }
+
+    /// A `link.updated` event as the outbox holds it.
+    struct LinkEvent: Decodable {
+        var data: ManagedLink
     }
 
     /// PATCHes of different fields at once all take effect: a `disabled: true` answered 200 is never undone by a

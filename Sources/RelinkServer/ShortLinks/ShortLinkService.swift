@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
@@ -40,21 +41,29 @@ public final class ShortLinkService: Sendable {
     // MARK: Minting
 
     func mint(_ request: CreateShortLinkRequest, caller: APIKeyAuthenticator.Caller) async throws -> (ShortLinkRecord, [LinkWarning]) {
-        var (record, warnings) = try await mintRecord(request, caller: caller)
-        if request.fetchPreview == true, !record.fetchPreview {
-            // The same link minted again, now asking for its page's card.
-            let events = webhooks?.deliveries(of: [.linkUpdated], projectId: record.projectId) { [self] in managed($0) }
-            let (stored, saved) = try await store.updateLink(id: record.id, events: events) { stored in
-                guard !stored.fetchPreview else { return nil }
-                var asking = stored
-                asking.fetchPreview = true
-                return asking
+        // Twice at most: a link that answered the request can be edited before the write below, and no longer answers it.
+        for _ in 0..<2 {
+            var (record, warnings) = try await mintRecord(request, caller: caller)
+            if request.fetchPreview == true, !record.fetchPreview {
+                // The same link minted again, now asking for its page's card.
+                let answering = record
+                let events = webhooks?.deliveries(of: [.linkUpdated], projectId: record.projectId) { [self] in managed($0) }
+                let (stored, saved) = try await store.updateLink(id: record.id, events: events) { stored in
+                    // Edited since it was found (each edit stamps updatedAt): mint again rather than answer, or change, a
+                    // link that may no longer answer this request.
+                    guard stored.updatedAt == answering.updatedAt, !stored.fetchPreview else { return nil }
+                    var asking = stored
+                    asking.fetchPreview = true
+                    return asking
+                }
+                if saved == nil, stored.updatedAt != answering.updatedAt { continue }
+                record = saved ?? stored
+                resolver.forget(record)
             }
-            record = saved ?? stored
-            resolver.forget(record)
+            if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
+            return (record, warnings + countryWarnings(record.rules))
         }
-        if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
-        return (record, warnings + countryWarnings(record.rules))
+        throw APIError(status: .conflict, message: "The link this request names was edited while it was minted; send the request again.")
     }
 
     /// The warning for rules that ask for a country this server cannot know: stored, accepted, never matching.
