@@ -281,6 +281,44 @@ struct WebhookOutboxStoreTests {
         }
     }
 
+    /// A project's webhooks are capped with adds at once, on several instances: counted and added in one transaction.
+    /// A removed webhook leaves its place at once.
+    @Test(arguments: StoreKind.available) func addsAtOnceNeverPassTheWebhookCap(_ kind: StoreKind) async throws {
+        let test = try await TestStore.make(kind)
+        let second = try await test.secondInstance()
+        do {
+            let added = try await withThrowingTaskGroup(of: WebhookRecord?.self) { group in
+                for index in 0..<30 {
+                    let store = index % 2 == 0 ? test.store : second
+                    group.addTask {
+                        try await store.insertWebhook(
+                            projectId: "pictlink", url: "https://hooks.example.com/\(index)", events: ["click"], secret: "s", maximumPerProject: 20)
+                    }
+                }
+                return try await group.reduce(into: [WebhookRecord]()) { if let webhook = $1 { $0.append(webhook) } }
+            }
+            #expect(added.count == 20)
+            #expect(try await test.store.webhooks(projectId: "pictlink").count == 20)
+            // Another project has its own places; a removed webhook's place is free again.
+            #expect(
+                try await test.store.insertWebhook(
+                    projectId: "other", url: "https://hooks.example.com/o", events: ["click"], secret: "s", maximumPerProject: 20) != nil)
+            #expect(try await test.store.deleteWebhook(id: added[0].id, projectId: "pictlink"))
+            #expect(
+                try await test.store.insertWebhook(
+                    projectId: "pictlink", url: "https://hooks.example.com/again", events: ["click"], secret: "s", maximumPerProject: 20) != nil)
+            #expect(
+                try await test.store.insertWebhook(
+                    projectId: "pictlink", url: "https://hooks.example.com/over", events: ["click"], secret: "s", maximumPerProject: 20) == nil)
+        } catch {
+            (second as? PostgresStore)?.close()
+            await test.close()
+            throw error
+        }
+        (second as? PostgresStore)?.close()
+        await test.close()
+    }
+
     /// The rows of the webhooks table, removed ones included.
     static func webhookRows(in store: any RelinkStore) async throws -> Int {
         if let sqlite = store as? SQLiteStore {

@@ -65,12 +65,13 @@ struct WebhooksController: Sendable {
         if let unknown = events.first(where: { !known.contains($0) }) {
             throw APIError.invalidArgument("'\(unknown.leadingScalars(60))' is not an event; events are \(known.joined(separator: ", ")).")
         }
-        let existing = try await service.store.webhooks(projectId: caller.project.id)
-        guard existing.count < WebhookService.maximumPerProject else {
+        guard
+            let webhook = try await service.store.insertWebhook(
+                projectId: caller.project.id, url: body.url, events: Array(Set(events)).sorted(), secret: "whsec_" + Self.randomSecret(),
+                maximumPerProject: WebhookService.maximumPerProject)
+        else {
             throw APIError.invalidArgument("A project has at most \(WebhookService.maximumPerProject) webhooks; remove one first.")
         }
-        let webhook = try await service.store.insertWebhook(
-            projectId: caller.project.id, url: body.url, events: Array(Set(events)).sorted(), secret: "whsec_" + Self.randomSecret())
         await service.reloadSubscriptions()
         return Self.info(webhook, secret: true)
     }

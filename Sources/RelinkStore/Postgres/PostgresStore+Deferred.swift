@@ -263,15 +263,29 @@ extension PostgresStore {
 // MARK: - Webhooks
 
 extension PostgresStore {
-    public func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord {
+    public func insertWebhook(
+        projectId: String, url: String, events: [String], secret: String, maximumPerProject: Int
+    ) async throws -> WebhookRecord? {
         let now = StoreCoding.stored(Date())
-        let rows = try await rows(
-            """
-            INSERT INTO webhooks (project_id, url, events, secret, created_at)
-            VALUES (\(projectId), \(url), \(events.joined(separator: ",")), \(secret), \(now.timeIntervalSince1970)) RETURNING id
-            """)
-        guard let id = try rows.first?.value("id", as: Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
-        return WebhookRecord(id: id, projectId: projectId, url: url, events: events, secret: secret, createdAt: now)
+        let logger = self.logger
+        let id = try await transaction { connection -> Int64? in
+            // Adds to one project wait for each other, on every instance: each counts what the one before added.
+            let lockName = "relink webhooks " + projectId
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockName)))", logger: logger)
+            let counted = try await connection.query(
+                "SELECT COUNT(*) FROM webhooks WHERE project_id = \(projectId) AND deleted_at IS NULL", logger: logger
+            ).collect()
+            guard try counted.first?.decode(Int64.self) ?? 0 < maximumPerProject else { return nil }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO webhooks (project_id, url, events, secret, created_at)
+                VALUES (\(projectId), \(url), \(events.joined(separator: ",")), \(secret), \(now.timeIntervalSince1970)) RETURNING id
+                """, logger: logger
+            ).collect()
+            guard let id = try inserted.first?.decode(Int64.self) else { throw StoreError.unavailable("the insert returned no id") }
+            return id
+        }
+        return id.map { WebhookRecord(id: $0, projectId: projectId, url: url, events: events, secret: secret, createdAt: now) }
     }
 
     public func webhooks(projectId: String?) async throws -> [WebhookRecord] {

@@ -2,7 +2,9 @@ import Foundation
 
 /// Webhook subscriptions and their outbox of deliveries.
 public protocol WebhookRepository: Sendable {
-    func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord
+    /// Adds a webhook to `projectId`, unless the project has `maximumPerProject` already: nil then. Counted and added
+    /// in one transaction, so requests at once never pass the cap together.
+    func insertWebhook(projectId: String, url: String, events: [String], secret: String, maximumPerProject: Int) async throws -> WebhookRecord?
     /// A project's webhooks (every project's with nil), oldest first.
     func webhooks(projectId: String?) async throws -> [WebhookRecord]
     /// Removes a webhook of `projectId` at once: it is no longer listed, written to or sent from. Its deliveries, which
@@ -34,6 +36,14 @@ public protocol WebhookRepository: Sendable {
 }
 
 extension WebhookRepository {
+    /// Adds a webhook, whatever the project has (tests, tools).
+    public func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord {
+        guard let webhook = try await insertWebhook(projectId: projectId, url: url, events: events, secret: secret, maximumPerProject: .max) else {
+            throw StoreError.unavailable("the webhook was not added")
+        }
+        return webhook
+    }
+
     /// The most deliveries of one webhook in flight at once, across instances: a slow receiver holds no more slots.
     public static var webhookDeliveriesInFlight: Int { WebhookLease.deliveriesPerWebhook }
 }

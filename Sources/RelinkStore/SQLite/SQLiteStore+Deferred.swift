@@ -543,15 +543,20 @@ extension SQLiteStore {
 // MARK: - Webhooks
 
 extension SQLiteStore {
-    public func insertWebhook(projectId: String, url: String, events: [String], secret: String) async throws -> WebhookRecord {
+    public func insertWebhook(
+        projectId: String, url: String, events: [String], secret: String, maximumPerProject: Int
+    ) async throws -> WebhookRecord? {
         let now = StoreCoding.stored(Date())
-        let id = try await write { db in
+        let id = try await write { db -> Int64? in
+            let count =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhooks WHERE project_id = ? AND deleted_at IS NULL", arguments: [projectId]) ?? 0
+            guard count < maximumPerProject else { return nil }
             try db.execute(
                 sql: "INSERT INTO webhooks (project_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [projectId, url, events.joined(separator: ","), secret, now.timeIntervalSince1970])
             return db.lastInsertedRowID
         }
-        return WebhookRecord(id: id, projectId: projectId, url: url, events: events, secret: secret, createdAt: now)
+        return id.map { WebhookRecord(id: $0, projectId: projectId, url: url, events: events, secret: secret, createdAt: now) }
     }
 
     public func webhooks(projectId: String?) async throws -> [WebhookRecord] {
