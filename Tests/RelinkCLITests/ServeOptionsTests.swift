@@ -10,7 +10,11 @@ import Testing
 @Suite("Serve options")
 struct ServeOptionsTests {
     static func usageError(_ arguments: [String]) async throws -> String? {
-        let command = try #require(try Relink.parseAsRoot(["serve", "--config", EndToEndTests.routes] + arguments) as? ServeCommand)
+        // A database of its own: a check made after opening it must not open (and create) relink.sqlite where the tests run.
+        let database = FileManager.default.temporaryDirectory.appending(path: "relink-serve-options-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+        let command = try #require(
+            try Relink.parseAsRoot(["serve", "--config", EndToEndTests.routes, "--db", database] + arguments) as? ServeCommand)
         do {
             try await command.run()
             return nil
