@@ -22,52 +22,6 @@ struct SQLiteStoreTests {
         #expect(try await reopened.apiKey(hash: "h") != nil)
     }
 
-    /// The pending count each webhook's row keeps (the cap reads it) follows every change of its deliveries: written,
-    /// delivered, retried, given up, put back by hand, purged, deleted with the webhook's removal, and by hand.
-    @Test func eachWebhooksPendingCountFollowsItsDeliveries() async throws {
-        let store = try SQLiteStore()
-        let hook = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s")
-        let other = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/b", events: ["click"], secret: "s")
-        func expectCountsMatch(_ step: String) async throws {
-            let rows = try await store.writer.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT w.id, w.pending, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'PENDING') AS counted
-                        FROM webhooks w
-                        """)
-            }
-            for row in rows {
-                let kept: Int = row["pending"]
-                let counted: Int = row["counted"]
-                #expect(kept == counted, "webhook \(row["id"] as Int64) after \(step)")
-            }
-        }
-        let start: TimeInterval = 1_700_000_000
-        try await store.enqueueDeliveries((0..<6).map { WebhookOutboxStoreTests.delivery("a\($0)", webhook: hook.id) }, maximumPending: 100)
-        try await store.enqueueDeliveries((0..<2).map { WebhookOutboxStoreTests.delivery("b\($0)", webhook: other.id) }, maximumPending: 100)
-        // The same ids again are ignored.
-        try await store.enqueueDeliveries([WebhookOutboxStoreTests.delivery("a0", webhook: hook.id)], maximumPending: 100)
-        try await expectCountsMatch("writes")
-        let at = Date(timeIntervalSince1970: start + 10)
-        try await store.recordAttempt(deliveryId: "a0", delivered: true, status: 200, error: nil, retryAt: nil, at: at)
-        try await store.recordAttempt(deliveryId: "a1", delivered: false, status: 500, error: "HTTP 500", retryAt: at + 60, at: at)
-        try await store.recordAttempt(deliveryId: "a2", delivered: false, status: nil, error: "timeout", retryAt: nil, at: at)
-        try await expectCountsMatch("attempts")
-        try await store.writer.write { db in try db.execute(sql: "UPDATE webhook_deliveries SET status = 'PENDING' WHERE id = 'a2'") }
-        try await expectCountsMatch("a delivery put back by hand")
-        _ = try await store.purgeFinishedDeliveries(before: Date(timeIntervalSince1970: start + 1_000_000), limit: 100)
-        try await store.writer.write { db in try db.execute(sql: "DELETE FROM webhook_deliveries WHERE id = 'a3'") }
-        try await expectCountsMatch("purges")
-        #expect(try await store.deleteWebhook(id: other.id, projectId: "pictlink"))
-        _ = try await store.purgeDeletedWebhooks(limit: 1)
-        try await expectCountsMatch("a removal")
-        // Full: the cap reads the kept count.
-        let left = try await store.enqueueDeliveries((6..<10).map { WebhookOutboxStoreTests.delivery("a\($0)", webhook: hook.id) }, maximumPending: 6)
-        #expect(left == 2)
-        try await expectCountsMatch("a full webhook")
-    }
-
     @Test func refusesASchemaNewerThanItKnows() async throws {
         let path = FileManager.default.temporaryDirectory.appending(path: "relink-future-\(UUID()).sqlite").path
         defer {

@@ -319,6 +319,99 @@ struct WebhookOutboxStoreTests {
         await test.close()
     }
 
+    /// The pending count each webhook's row keeps (the cap reads it) follows every change of its deliveries: written,
+    /// delivered, retried, given up, put back by hand, purged, deleted with the webhook's removal, and by hand.
+    @Test(arguments: StoreKind.available) func eachWebhooksPendingCountFollowsItsDeliveries(_ kind: StoreKind) async throws {
+        try await TestStore.with(kind) { store in
+            let hook = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s")
+            let other = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/b", events: ["click"], secret: "s")
+            func expectCountsMatch(_ step: String) async throws {
+                let sql = """
+                    SELECT w.pending AS kept, (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'PENDING') AS counted
+                    FROM webhooks w
+                    """
+                if let sqlite = store as? SQLiteStore {
+                    for row in try await sqlite.writer.read({ db in try Row.fetchAll(db, sql: sql) }) {
+                        #expect(row["kept"] as Int == row["counted"] as Int, "after \(step)")
+                    }
+                } else {
+                    for row in try await #require(store as? PostgresStore).rows(PostgresQuery(unsafeSQL: sql)) {
+                        #expect(try row.value("kept", as: Int64.self) == row.value("counted", as: Int64.self), "after \(step)")
+                    }
+                }
+            }
+            try await store.enqueueDeliveries(
+                (0..<6).map { Self.delivery("a\($0)", webhook: hook.id) } + (0..<2).map { Self.delivery("b\($0)", webhook: other.id) },
+                maximumPending: 100)
+            // The same ids again are ignored.
+            try await store.enqueueDeliveries([Self.delivery("a0", webhook: hook.id)], maximumPending: 100)
+            try await expectCountsMatch("writes")
+            let at = Date(timeIntervalSince1970: Self.start + 10)
+            try await store.recordAttempt(deliveryId: "a0", delivered: true, status: 200, error: nil, retryAt: nil, at: at)
+            try await store.recordAttempt(deliveryId: "a1", delivered: false, status: 500, error: "HTTP 500", retryAt: at + 60, at: at)
+            try await store.recordAttempt(deliveryId: "a2", delivered: false, status: nil, error: "timeout", retryAt: nil, at: at)
+            try await expectCountsMatch("attempts")
+            try await StoreConformanceTests.withoutForeignKeys("UPDATE webhook_deliveries SET status = 'PENDING' WHERE id = 'a2'", in: store)
+            try await expectCountsMatch("a delivery put back by hand")
+            _ = try await store.purgeFinishedDeliveries(before: Date(timeIntervalSince1970: Self.start + 1_000_000), limit: 100)
+            try await StoreConformanceTests.withoutForeignKeys("DELETE FROM webhook_deliveries WHERE id = 'a3'", in: store)
+            try await expectCountsMatch("purges")
+            #expect(try await store.deleteWebhook(id: other.id, projectId: "pictlink"))
+            _ = try await store.purgeDeletedWebhooks(limit: 1)
+            try await expectCountsMatch("a removal")
+            // Full: the cap reads the kept count (a1, a2, a4, a5 pending).
+            let left = try await store.enqueueDeliveries((6..<10).map { Self.delivery("a\($0)", webhook: hook.id) }, maximumPending: 6)
+            #expect(left == 2)
+            try await expectCountsMatch("a full webhook")
+            if kind == .postgres {
+                try await StoreConformanceTests.withoutForeignKeys("TRUNCATE webhook_deliveries", in: store)
+                try await expectCountsMatch("a truncation")
+            }
+        }
+    }
+
+    /// Writes at once, on two instances, each adding deliveries for the same webhooks in its own order (a click batch,
+    /// a link's events) never deadlock on the webhooks' counters, and the counts stay exact.
+    @Test(arguments: StoreKind.available) func writesAtOnceNeverDeadlockOnTheCounters(_ kind: StoreKind) async throws {
+        let test = try await TestStore.make(kind)
+        let second = try await test.secondInstance()
+        do {
+            var hooks: [Int64] = []
+            for index in 0..<4 {
+                hooks.append(
+                    try await test.store.insertWebhook(
+                        projectId: "pictlink", url: "https://hooks.example.com/\(index)", events: ["click"], secret: "s"
+                    ).id)
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<24 {
+                    let store = writer % 2 == 0 ? test.store : second
+                    let order = writer % 3 == 0 ? hooks : hooks.reversed()
+                    group.addTask {
+                        for round in 0..<5 {
+                            let deliveries = (0..<32).map { Self.delivery("w\(writer)-\(round)-\($0)", webhook: order[$0 % order.count]) }
+                            _ = try await store.enqueueDeliveries(deliveries, maximumPending: 100_000)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for hook in hooks {
+                let pending = try await test.store.deliveries(webhookId: hook, limit: 10_000).count
+                #expect(pending == 24 * 5 * 32 / 4)
+            }
+            // The cap reads the counters: each webhook holds 960, so a cap of 961 leaves one place each.
+            let more = hooks.flatMap { hook in (0..<2).map { Self.delivery("more-\(hook)-\($0)", webhook: hook) } }
+            #expect(try await test.store.enqueueDeliveries(more, maximumPending: 961) == 4)
+        } catch {
+            (second as? PostgresStore)?.close()
+            await test.close()
+            throw error
+        }
+        (second as? PostgresStore)?.close()
+        await test.close()
+    }
+
     /// The rows of the webhooks table, removed ones included.
     static func webhookRows(in store: any RelinkStore) async throws -> Int {
         if let sqlite = store as? SQLiteStore {

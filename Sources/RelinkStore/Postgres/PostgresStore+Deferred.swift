@@ -323,6 +323,7 @@ extension PostgresStore {
 
     @discardableResult
     public func enqueueDeliveries(_ deliveries: [WebhookDelivery], maximumPending: Int) async throws -> Int {
+        let deliveries = Self.inWebhookOrder(deliveries)
         var dropped = 0
         for start in stride(from: 0, to: deliveries.count, by: Self.rowsPerStatement) {
             let chunk = deliveries[start..<min(start + Self.rowsPerStatement, deliveries.count)]
@@ -335,6 +336,7 @@ extension PostgresStore {
     /// `enqueueDeliveries` in the caller's transaction.
     /// - Returns: how many were left out for their webhook's cap.
     func enqueue(_ deliveries: [WebhookDelivery], maximumPending: Int, on connection: PostgresConnection) async throws -> Int {
+        let deliveries = Self.inWebhookOrder(deliveries)
         var dropped = 0
         for start in stride(from: 0, to: deliveries.count, by: Self.rowsPerStatement) {
             let chunk = deliveries[start..<min(start + Self.rowsPerStatement, deliveries.count)]
@@ -342,6 +344,12 @@ extension PostgresStore {
             dropped += Int(try rows.first?.decode(Int64.self) ?? 0)
         }
         return dropped
+    }
+
+    /// `deliveries` by webhook id, each webhook's in their order: split into statements, a write then locks its
+    /// webhooks' counters in ascending order across them too.
+    static func inWebhookOrder(_ deliveries: [WebhookDelivery]) -> [WebhookDelivery] {
+        deliveries.enumerated().sorted { ($0.element.webhookId, $0.offset) < ($1.element.webhookId, $1.offset) }.map(\.element)
     }
 
     /// One statement writing `chunk` to the outbox, each delivery unless its webhook is full; its one row's `dropped`
@@ -352,24 +360,19 @@ extension PostgresStore {
             SELECT * FROM UNNEST(\(chunk.map(\.id)), \(chunk.map(\.webhookId)), \(chunk.map(\.event)), \(chunk.map(\.payload)),
                                  \(chunk.map(\.createdAt.timeIntervalSince1970)), \(chunk.map(\.nextAttemptAt.timeIntervalSince1970)))
                 WITH ORDINALITY AS d (id, webhook_id, event, payload, created_at, next_attempt_at, n)
-        ), live AS (
-            -- Locked as the deliveries' foreign key will lock them: a webhook removed, or purged, while this runs is
-            -- skipped here rather than failing the insert (and the write it is part of).
-            SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d) AND w.deleted_at IS NULL FOR KEY SHARE
         ), room AS (
-            -- Counted up to the cap only: a full webhook's count costs the cap's index entries, not its whole backlog.
-            SELECT live.id AS webhook_id, \(maximumPending) - (
-                SELECT COUNT(*) FROM (
-                    SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = live.id AND p.status = 'PENDING' LIMIT \(maximumPending)
-                ) c
-            ) AS room
-            FROM live
+            -- Locked as the deliveries' foreign key will lock them: a webhook removed, or purged, while this runs is
+            -- skipped here rather than failing the insert (and the write it is part of). `pending` is kept by a trigger.
+            SELECT w.id AS webhook_id, \(maximumPending) - w.pending AS room
+            FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM d) AND w.deleted_at IS NULL FOR KEY SHARE
         ), ranked AS (
             SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
             FROM d JOIN room ON room.webhook_id = d.webhook_id
         ), inserted AS (
+            -- In the order of the webhooks' ids: the trigger locks their counters in that order.
             INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
             SELECT id, webhook_id, event, payload, created_at, 0, next_attempt_at, 'PENDING' FROM ranked WHERE k <= room
+            ORDER BY webhook_id, n
             ON CONFLICT (id) DO NOTHING
         )
         SELECT COUNT(*) AS dropped FROM ranked WHERE k > room

