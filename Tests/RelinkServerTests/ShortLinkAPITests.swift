@@ -822,14 +822,7 @@ struct ShortLinkAPITests {
                         CreateShortLinkResponse.self,
                         try await client.execute(uri: "/v1/shortLinks?key=\(key)", method: .post, body: Self.mintBody(longLink, option: "SHORT")))
                     func send(_ method: HTTPMethod, _ path: String, _ body: String) async throws -> UInt {
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)?key=\(key)")
-                        request.method = method
-                        request.headers.add(name: "Host", value: "go.pictlink.com")
-                        request.headers.add(name: "Content-Type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(string: body))
-                        let response = try await http.execute(request, timeout: .seconds(30))
-                        _ = try await response.body.collect(upTo: 1 << 20)
-                        return response.status.code
+                        try await Self.send(method, "http://127.0.0.1:\(port)\(path)?key=\(key)", body, with: http)
                     }
                     async let edit = send(
                         .PATCH, "/v1/links/\(PercentEncoding.encodeQueryValue(minted.shortLink))", #"{"longDynamicLink": "\#(longLink)-moved"}"#)
@@ -855,6 +848,19 @@ struct ShortLinkAPITests {
         }
     }
 
+    /// Sends a JSON body to `url` on a connection of `http`'s (requests at once overlap, as a router test's do not);
+    /// the status.
+    static func send(_ method: HTTPMethod, _ url: String, _ body: String, with http: HTTPClient) async throws -> UInt {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Host", value: "go.pictlink.com")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await http.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+
     /// A `link.updated` event as the outbox holds it.
     struct LinkEvent: Decodable {
         var data: ManagedLink
@@ -877,16 +883,7 @@ struct ShortLinkAPITests {
                     let bodies = [#"{"disabled": true}"#, #"{"maxClicks": 5}"#] + (0..<16).map { #"{"name": "renamed \#($0)"}"# }
                     let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
                         for body in bodies {
-                            group.addTask {
-                                var request = HTTPClientRequest(url: uri)
-                                request.method = .PATCH
-                                request.headers.add(name: "Host", value: "go.pictlink.com")
-                                request.headers.add(name: "Content-Type", value: "application/json")
-                                request.body = .bytes(ByteBuffer(string: body))
-                                let response = try await http.execute(request, timeout: .seconds(30))
-                                _ = try await response.body.collect(upTo: 1 << 20)
-                                return response.status.code
-                            }
+                            group.addTask { try await Self.send(.PATCH, uri, body, with: http) }
                         }
                         return try await group.reduce(into: []) { $0.append($1) }
                     }

@@ -617,11 +617,9 @@ struct StoreConformanceTests {
     /// 100 concurrent claims of one click by different installs (on PostgreSQL, through two connection pools as two
     /// instances have): exactly one wins.
     @Test(arguments: StoreKind.available) func aHundredConcurrentClaimsOfOneClickHaveOneWinner(_ kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind)
-        let other = try await test.secondInstance()
-        do {
-            try await test.store.insertPendingClicks([Self.click("hot")])
-            let stores = [test.store, other]
+        try await TestStore.withTwoInstances(kind) { store, other in
+            try await store.insertPendingClicks([Self.click("hot")])
+            let stores = [store, other]
             let outcomes = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
                 for index in 0..<100 {
                     group.addTask {
@@ -636,7 +634,7 @@ struct StoreConformanceTests {
             #expect(outcomes.filter { $0 == .claimed }.count == 1)
             #expect(outcomes.filter { $0 == .clickTaken }.count == 99)
             // The same install retrying concurrently gets one answer.
-            try await test.store.insertPendingClicks([Self.click("retry")])
+            try await store.insertPendingClicks([Self.click("retry")])
             let retries = try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
                 for index in 0..<20 {
                     group.addTask {
@@ -648,13 +646,7 @@ struct StoreConformanceTests {
             }
             #expect(retries.filter { $0 == .claimed }.count == 1)
             #expect(retries.filter { if case .answeredBefore(let claim) = $0 { claim.response == "R" } else { false } }.count == 19)
-        } catch {
-            (other as? PostgresStore)?.close()
-            await test.close()
-            throw error
         }
-        (other as? PostgresStore)?.close()
-        await test.close()
     }
 
     @Test(arguments: StoreKind.available) func purgeRemovesOnlyExpiredDataOfTheProject(_ kind: StoreKind) async throws {

@@ -67,6 +67,28 @@ struct TestStore: Sendable {
         postgres.close()
     }
 
+    /// Runs `body` with a fresh store and another connection pool on it, as a second instance has (the same store on
+    /// SQLite), and drops both afterwards, also when `body` fails.
+    static func withTwoInstances(_ kind: StoreKind, _ body: (any RelinkStore, any RelinkStore) async throws -> Void) async throws {
+        let test = try await make(kind)
+        let second: any RelinkStore
+        do {
+            second = try await test.secondInstance()
+        } catch {
+            await test.close()
+            throw error
+        }
+        do {
+            try await body(test.store, second)
+        } catch {
+            (second as? PostgresStore)?.close()
+            await test.close()
+            throw error
+        }
+        (second as? PostgresStore)?.close()
+        await test.close()
+    }
+
     /// Runs `body` with a fresh store and drops it afterwards, also when `body` fails.
     static func with(_ kind: StoreKind, _ body: (any RelinkStore) async throws -> Void) async throws {
         let test = try await make(kind)

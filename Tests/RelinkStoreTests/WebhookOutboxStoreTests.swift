@@ -18,6 +18,19 @@ struct WebhookOutboxStoreTests {
         return WebhookDelivery(id: id, webhookId: webhook, event: "click", payload: #"{"id":"\#(id)"}"#, createdAt: date, nextAttemptAt: date)
     }
 
+    /// Events of one delivery each to `webhook`, whose payload `payload` makes from what was saved.
+    static func events<Saved: Sendable>(
+        to webhook: Int64, _ event: String, maximumPending: Int = 100, leftOut: @escaping @Sendable (Int) -> Void = { _ in },
+        payload: @escaping @Sendable (Saved) -> String
+    ) -> EventDeliveries<Saved> {
+        EventDeliveries(maximumPending: maximumPending, leftOut: leftOut) { saved in
+            let now = Date()
+            return [
+                WebhookDelivery(id: UUID().uuidString, webhookId: webhook, event: event, payload: payload(saved), createdAt: now, nextAttemptAt: now)
+            ]
+        }
+    }
+
     static func pending(_ webhook: Int64, in store: any RelinkStore) async throws -> Set<String> {
         Set(try await store.deliveries(webhookId: webhook, limit: 1_000).filter { $0.status == .pending }.map(\.id))
     }
@@ -136,14 +149,9 @@ struct WebhookOutboxStoreTests {
             let webhook = try await store.insertWebhook(
                 projectId: "pictlink", url: "https://hooks.example.com/links", events: ["link.created", "link.updated"], secret: "s")
             let leftOut = Mutex(0)
-            let events = EventDeliveries<ShortLinkRecord>(maximumPending: 3, leftOut: { count in leftOut.withLock { $0 += count } }) { link in
-                let now = Date()
-                let payload = "\(link.code) \(link.longLink) \(link.updatedAt.timeIntervalSince1970)"
-                return [
-                    WebhookDelivery(
-                        id: UUID().uuidString, webhookId: webhook.id, event: "link.changed", payload: payload, createdAt: now, nextAttemptAt: now)
-                ]
-            }
+            let events: EventDeliveries<ShortLinkRecord> = Self.events(
+                to: webhook.id, "link.changed", maximumPending: 3, leftOut: { count in leftOut.withLock { $0 += count } }
+            ) { link in "\(link.code) \(link.longLink) \(link.updatedAt.timeIntervalSince1970)" }
             func payloads() async throws -> [String] {
                 try await store.deliveries(webhookId: webhook.id, limit: 100).map(\.payload).sorted()
             }
@@ -184,13 +192,7 @@ struct WebhookOutboxStoreTests {
         try await TestStore.with(kind) { store in
             let webhook = try await store.insertWebhook(
                 projectId: "pictlink", url: "https://hooks.example.com/installs", events: ["install.claimed"], secret: "s")
-            let events = EventDeliveries<String>(maximumPending: 100) { clickId in
-                let now = Date()
-                return [
-                    WebhookDelivery(
-                        id: UUID().uuidString, webhookId: webhook.id, event: "install.claimed", payload: clickId, createdAt: now, nextAttemptAt: now)
-                ]
-            }
+            let events: EventDeliveries<String> = Self.events(to: webhook.id, "install.claimed") { clickId in clickId }
             func payloads() async throws -> [String] {
                 try await store.deliveries(webhookId: webhook.id, limit: 100).map(\.payload).sorted()
             }
@@ -253,13 +255,7 @@ struct WebhookOutboxStoreTests {
         try await TestStore.with(kind) { store in
             let webhook = try await store.insertWebhook(
                 projectId: "pictlink", url: "https://hooks.example.com/purged", events: ["link.created"], secret: "s")
-            let events = EventDeliveries<ShortLinkRecord>(maximumPending: 100) { link in
-                let now = Date()
-                return [
-                    WebhookDelivery(
-                        id: UUID().uuidString, webhookId: webhook.id, event: "link.created", payload: link.code, createdAt: now, nextAttemptAt: now)
-                ]
-            }
+            let events: EventDeliveries<ShortLinkRecord> = Self.events(to: webhook.id, "link.created") { link in link.code }
             guard let postgres = store as? PostgresStore else {
                 // One writer: the purge and the link's write never overlap.
                 _ = try await store.deleteWebhook(id: webhook.id, projectId: "pictlink")
@@ -284,12 +280,10 @@ struct WebhookOutboxStoreTests {
     /// A project's webhooks are capped with adds at once, on several instances: counted and added in one transaction.
     /// A removed webhook leaves its place at once.
     @Test(arguments: StoreKind.available) func addsAtOnceNeverPassTheWebhookCap(_ kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind)
-        let second = try await test.secondInstance()
-        do {
+        try await TestStore.withTwoInstances(kind) { store, second in
             let added = try await withThrowingTaskGroup(of: WebhookRecord?.self) { group in
                 for index in 0..<30 {
-                    let store = index % 2 == 0 ? test.store : second
+                    let store = index % 2 == 0 ? store : second
                     group.addTask {
                         try await store.insertWebhook(
                             projectId: "pictlink", url: "https://hooks.example.com/\(index)", events: ["click"], secret: "s", maximumPerProject: 20)
@@ -298,25 +292,19 @@ struct WebhookOutboxStoreTests {
                 return try await group.reduce(into: [WebhookRecord]()) { if let webhook = $1 { $0.append(webhook) } }
             }
             #expect(added.count == 20)
-            #expect(try await test.store.webhooks(projectId: "pictlink").count == 20)
+            #expect(try await store.webhooks(projectId: "pictlink").count == 20)
             // Another project has its own places; a removed webhook's place is free again.
             #expect(
-                try await test.store.insertWebhook(
+                try await store.insertWebhook(
                     projectId: "other", url: "https://hooks.example.com/o", events: ["click"], secret: "s", maximumPerProject: 20) != nil)
-            #expect(try await test.store.deleteWebhook(id: added[0].id, projectId: "pictlink"))
+            #expect(try await store.deleteWebhook(id: added[0].id, projectId: "pictlink"))
             #expect(
-                try await test.store.insertWebhook(
+                try await store.insertWebhook(
                     projectId: "pictlink", url: "https://hooks.example.com/again", events: ["click"], secret: "s", maximumPerProject: 20) != nil)
             #expect(
-                try await test.store.insertWebhook(
+                try await store.insertWebhook(
                     projectId: "pictlink", url: "https://hooks.example.com/over", events: ["click"], secret: "s", maximumPerProject: 20) == nil)
-        } catch {
-            (second as? PostgresStore)?.close()
-            await test.close()
-            throw error
         }
-        (second as? PostgresStore)?.close()
-        await test.close()
     }
 
     /// The pending count each webhook's row keeps (the cap reads it) follows every change of its deliveries: written,
@@ -373,19 +361,17 @@ struct WebhookOutboxStoreTests {
     /// Writes at once, on two instances, each adding deliveries for the same webhooks in its own order (a click batch,
     /// a link's events) never deadlock on the webhooks' counters, and the counts stay exact.
     @Test(arguments: StoreKind.available) func writesAtOnceNeverDeadlockOnTheCounters(_ kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind)
-        let second = try await test.secondInstance()
-        do {
+        try await TestStore.withTwoInstances(kind) { store, second in
             var hooks: [Int64] = []
             for index in 0..<4 {
                 hooks.append(
-                    try await test.store.insertWebhook(
+                    try await store.insertWebhook(
                         projectId: "pictlink", url: "https://hooks.example.com/\(index)", events: ["click"], secret: "s"
                     ).id)
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<24 {
-                    let store = writer % 2 == 0 ? test.store : second
+                    let store = writer % 2 == 0 ? store : second
                     let order = writer % 3 == 0 ? hooks : hooks.reversed()
                     group.addTask {
                         for round in 0..<5 {
@@ -397,19 +383,13 @@ struct WebhookOutboxStoreTests {
                 try await group.waitForAll()
             }
             for hook in hooks {
-                let pending = try await test.store.deliveries(webhookId: hook, limit: 10_000).count
+                let pending = try await store.deliveries(webhookId: hook, limit: 10_000).count
                 #expect(pending == 24 * 5 * 32 / 4)
             }
             // The cap reads the counters: each webhook holds 960, so a cap of 961 leaves one place each.
             let more = hooks.flatMap { hook in (0..<2).map { Self.delivery("more-\(hook)-\($0)", webhook: hook) } }
-            #expect(try await test.store.enqueueDeliveries(more, maximumPending: 961) == 4)
-        } catch {
-            (second as? PostgresStore)?.close()
-            await test.close()
-            throw error
+            #expect(try await store.enqueueDeliveries(more, maximumPending: 961) == 4)
         }
-        (second as? PostgresStore)?.close()
-        await test.close()
     }
 
     /// The rows of the webhooks table, removed ones included.
