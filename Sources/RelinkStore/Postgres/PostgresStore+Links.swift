@@ -5,30 +5,9 @@ import RelinkCore
 // MARK: - Links
 
 extension PostgresStore {
-    /// The payload other instances receive: domain and code, which a tab never appears in.
-    static func payload(domain: String, code: String) -> String {
-        "\(domain)\t\(code)"
-    }
-
     public func insertLink(_ draft: ShortLinkDraft, events: EventDeliveries<ShortLinkRecord>?) async throws -> ShortLinkRecord {
-        let parameters = try StoreCoding.encode(draft.parameters)
-        let rules = try StoreCoding.encode(rules: draft.rules)
-        let created = draft.createdAt.timeIntervalSince1970
-        let payload = Self.payload(domain: draft.domain, code: draft.code)
         // The NOTIFY drops other instances' "no such code" entries, so the new link works there at once.
-        let insert: PostgresQuery = """
-            WITH inserted AS (
-                INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                   created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
-                VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
-                        \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                        \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
-                        \(draft.expiredLink))
-                RETURNING id
-            ),
-            \(unescaped: Self.clearingCounters)
-            SELECT id, pg_notify(\(channel), \(payload))::TEXT AS notified FROM inserted
-            """
+        let insert = try Self.inserting(draft, channel: channel, skippingTakenCodes: false)
         do {
             guard let events else {
                 guard let id = try await rows(insert).first?.value("id", as: Int64.self) else {
@@ -51,6 +30,30 @@ extension PostgresStore {
         }
     }
 
+    /// One statement inserting `draft`, clearing counters stored under its new id, and telling other instances its
+    /// domain and code, a tab between (which neither holds), when the transaction commits: their "no such code" entries
+    /// go. Its rows: the new link's `id`, none when
+    /// `skippingTakenCodes` and the code is taken.
+    static func inserting(_ draft: ShortLinkDraft, channel: String, skippingTakenCodes: Bool) throws -> PostgresQuery {
+        let parameters = try StoreCoding.encode(draft.parameters)
+        let rules = try StoreCoding.encode(rules: draft.rules)
+        let created = draft.createdAt.timeIntervalSince1970
+        return """
+            WITH inserted AS (
+                INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
+                                   created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
+                VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
+                        \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
+                        \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
+                        \(draft.expiredLink))
+                \(unescaped: skippingTakenCodes ? "ON CONFLICT (domain, code) DO NOTHING" : "")
+                RETURNING id, domain, code
+            ),
+            \(unescaped: Self.clearingCounters)
+            SELECT id, pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM inserted
+            """
+    }
+
     /// The part of a link's insert (after `WITH inserted AS (… RETURNING id …)`) that clears counters stored under the
     /// new id, in the same statement: an id reused after `TRUNCATE … RESTART IDENTITY` inherits nothing.
     static let clearingCounters = """
@@ -60,27 +63,11 @@ extension PostgresStore {
         """
 
     public func importLinks(_ drafts: [ShortLinkDraft]) async throws -> Set<String> {
-        let rows = try drafts.map { ($0, try StoreCoding.encode($0.parameters), try StoreCoding.encode(rules: $0.rules)) }
         let channel = channel
+        let queries = try drafts.map { ($0, try Self.inserting($0, channel: channel, skippingTakenCodes: true)) }
         return try await transaction(wait: Self.batchWait) { connection in
             var skipped: Set<String> = []
-            for (draft, parameters, rules) in rows {
-                let created = draft.createdAt.timeIntervalSince1970
-                // Each new link's NOTIFY drops other instances' "no such code" entries when the transaction commits.
-                let query: PostgresQuery = """
-                    WITH inserted AS (
-                        INSERT INTO links (project_id, domain, code, long_link, parameters, suffix_option, idempotency_key,
-                                           created_at, updated_at, archived, name, fetch_preview, rules, expires_at, max_clicks, expired_link)
-                        VALUES (\(draft.projectId), \(draft.domain), \(draft.code), \(draft.longLink), \(parameters),
-                                \(draft.suffixOption.rawValue), \(draft.idempotencyKey), \(created), \(created), \(draft.archived), \(draft.name),
-                                \(draft.fetchPreview), \(rules), \(draft.expiresAt?.timeIntervalSince1970), \(draft.maxClicks.map(Int64.init)),
-                                \(draft.expiredLink))
-                        ON CONFLICT (domain, code) DO NOTHING
-                        RETURNING id, domain, code
-                    ),
-                    \(unescaped: Self.clearingCounters)
-                    SELECT pg_notify(\(channel), domain || E'\\t' || code)::TEXT AS notified FROM inserted
-                    """
+            for (draft, query) in queries {
                 var inserted = 0
                 for try await _ in try await connection.query(query, logger: self.logger) { inserted += 1 }
                 if inserted == 0 { skipped.insert("\(draft.domain)\t\(draft.code)") }
