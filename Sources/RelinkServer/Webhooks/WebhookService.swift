@@ -262,15 +262,8 @@ final class WebhookService: Service, Sendable {
     @discardableResult
     func purgeFinishedDeliveries(now: Date = Date()) async -> Int {
         let before = now - Self.finishedRetention
-        var removed = 0
-        do {
-            while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                let count = try await store.purgeFinishedDeliveries(before: before, limit: Self.purgeBatch)
-                removed += count
-                if count < Self.purgeBatch { break }
-            }
-        } catch {
-            logger.warning("finished webhook deliveries could not be deleted: \(error)")
+        let removed = await inBatches("finished webhook deliveries") { [store] limit in
+            try await store.purgeFinishedDeliveries(before: before, limit: limit)
         }
         if removed > 0 { logger.info("\(removed) finished webhook deliveries past their \(Int(Self.finishedRetention / 86_400)) days deleted") }
         return removed
@@ -281,17 +274,24 @@ final class WebhookService: Service, Sendable {
     /// - Returns: how many deliveries were deleted.
     @discardableResult
     func purgeDeletedWebhooks() async -> Int {
+        let removed = await inBatches("the deliveries of removed webhooks") { [store] limit in try await store.purgeDeletedWebhooks(limit: limit) }
+        if removed > 0 { logger.info("\(removed) deliveries of removed webhooks deleted") }
+        return removed
+    }
+
+    /// Runs `purge` (which deletes up to its limit of `rows`) until it deletes fewer, fails (logged) or the service
+    /// stops; how many it deleted.
+    private func inBatches(_ rows: String, _ purge: (Int) async throws -> Int) async -> Int {
         var removed = 0
         do {
             while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                let count = try await store.purgeDeletedWebhooks(limit: Self.purgeBatch)
+                let count = try await purge(Self.purgeBatch)
                 removed += count
                 if count < Self.purgeBatch { break }
             }
         } catch {
-            logger.warning("the deliveries of removed webhooks could not be deleted: \(error)")
+            logger.warning("\(rows) could not be deleted: \(error)")
         }
-        if removed > 0 { logger.info("\(removed) deliveries of removed webhooks deleted") }
         return removed
     }
 
