@@ -22,6 +22,32 @@ struct SQLiteStoreTests {
         #expect(try await reopened.apiKey(hash: "h") != nil)
     }
 
+    /// An edit by hand that the triggers do not see (`INSERT OR REPLACE` deletes without them) is counted again when
+    /// the database is next opened: the cap reads each webhook's kept count.
+    @Test func theNextOpenRecountsWhatHandEditsChanged() async throws {
+        let path = FileManager.default.temporaryDirectory.appending(path: "relink-recount-\(UUID()).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let hook: Int64
+        do {
+            let store = try SQLiteStore(path: path)
+            hook = try await store.insertWebhook(projectId: "pictlink", url: "https://hooks.example.com/a", events: ["click"], secret: "s").id
+            try await store.enqueueDeliveries((0..<3).map { WebhookOutboxStoreTests.delivery("d\($0)", webhook: hook) }, maximumPending: 100)
+            try await store.writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
+                        VALUES ('d0', ?, 'click', '{}', 0, 1, 0, 'DELIVERED')
+                        """, arguments: [hook])
+            }
+            #expect(try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT pending FROM webhooks") } == 3)
+        }
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.writer.read { db in try Int.fetchOne(db, sql: "SELECT pending FROM webhooks") } == 2)
+        #expect(try await reopened.enqueueDeliveries([WebhookOutboxStoreTests.delivery("d3", webhook: hook)], maximumPending: 3) == 0)
+    }
+
     @Test func refusesASchemaNewerThanItKnows() async throws {
         let path = FileManager.default.temporaryDirectory.appending(path: "relink-future-\(UUID()).sqlite").path
         defer {

@@ -10,12 +10,15 @@ struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     let message: String
     /// Extra headers, such as `Retry-After` on 429.
     var headers: HTTPFields = [:]
+    /// Google's status name where the HTTP status has several (409: `ALREADY_EXISTS` or `ABORTED`).
+    var statusName: String? = nil
 
     var description: String { "\(status.code) \(googleStatus): \(message)" }
 
     /// Google's canonical status name for the HTTP status.
     var googleStatus: String {
-        switch status.code {
+        if let statusName { return statusName }
+        return switch status.code {
         case 400, 413: "INVALID_ARGUMENT"
         case 401: "UNAUTHENTICATED"
         case 403: "PERMISSION_DENIED"
@@ -32,6 +35,8 @@ struct APIError: HTTPResponseError, Sendable, CustomStringConvertible {
     static func permissionDenied(_ message: String) -> APIError { APIError(status: .forbidden, message: message) }
     static func notFound(_ message: String) -> APIError { APIError(status: .notFound, message: message) }
     static func alreadyExists(_ message: String) -> APIError { APIError(status: .conflict, message: message) }
+    /// 409 `ABORTED`: a concurrent change got in the way; the same request again can succeed.
+    static func aborted(_ message: String) -> APIError { APIError(status: .conflict, message: message, statusName: "ABORTED") }
 
     static let missingKey = APIError(
         status: .unauthorized,

@@ -124,6 +124,10 @@ struct WebhooksController: Sendable {
                     "Webhook \(webhook.id) has \(service.maximumPending) deliveries waiting (its receiver is down or slow); a test event can be queued once some are delivered or given up.",
                 headers: [.retryAfter: "60"])
         }
+        // Removed meanwhile (on any instance): its delivery was not written, or goes with the webhook's other ones.
+        guard try await service.store.webhooks(projectId: webhook.projectId).contains(where: { $0.id == webhook.id }) else {
+            throw APIError.notFound("No such webhook in project \(webhook.projectId).")
+        }
         return TestResponse(deliveryId: id)
     }
 

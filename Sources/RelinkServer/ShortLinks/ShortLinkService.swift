@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import HTTPTypes
 import NIOConcurrencyHelpers
 import RelinkCore
 import RelinkStore
@@ -63,7 +62,7 @@ public final class ShortLinkService: Sendable {
             if let previews, record.preview == nil, previews.fetches(record) { previews.enqueue(record) }
             return (record, warnings + countryWarnings(record.rules))
         }
-        throw APIError(status: .conflict, message: "The link this request names was edited while it was minted; send the request again.")
+        throw APIError.aborted("The link this request names was edited while it was minted; send the request again.")
     }
 
     /// The warning for rules that ask for a country this server cannot know: stored, accepted, never matching.

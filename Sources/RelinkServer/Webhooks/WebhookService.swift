@@ -262,7 +262,7 @@ final class WebhookService: Service, Sendable {
     @discardableResult
     func purgeFinishedDeliveries(now: Date = Date()) async -> Int {
         let before = now - Self.finishedRetention
-        let removed = await inBatches("finished webhook deliveries") { [store] limit in
+        let (removed, _) = await inBatches("finished webhook deliveries") { [store] limit in
             try await store.purgeFinishedDeliveries(before: before, limit: limit)
         }
         if removed > 0 { logger.info("\(removed) finished webhook deliveries past their \(Int(Self.finishedRetention / 86_400)) days deleted") }
@@ -270,18 +270,22 @@ final class WebhookService: Service, Sendable {
     }
 
     /// Deletes the deliveries of removed webhooks, and then their rows, a batch at a time, until none is left or the
-    /// service stops (the next start finishes).
+    /// service stops (the next start finishes). One that fails is tried again at the sender's next round that can.
     /// - Returns: how many deliveries were deleted.
     @discardableResult
     func purgeDeletedWebhooks() async -> Int {
-        let removed = await inBatches("the deliveries of removed webhooks") { [store] limit in try await store.purgeDeletedWebhooks(limit: limit) }
+        let (removed, failed) = await inBatches("the deliveries of removed webhooks") { [store] limit in
+            try await store.purgeDeletedWebhooks(limit: limit)
+        }
+        if failed { removalPending.store(true, ordering: .relaxed) }
         if removed > 0 { logger.info("\(removed) deliveries of removed webhooks deleted") }
         return removed
     }
 
-    /// Runs `purge` (which deletes up to its limit of `rows`) until it deletes fewer, fails (logged) or the service
-    /// stops; how many it deleted.
-    private func inBatches(_ rows: String, _ purge: (Int) async throws -> Int) async -> Int {
+    /// Runs `purge` (which deletes up to its limit of `rows`) until it deletes fewer, fails (reported as the store's
+    /// failures are: a line per 10 s in an outage) or the service stops.
+    /// - Returns: how many it deleted, and whether it failed.
+    private func inBatches(_ rows: String, _ purge: (Int) async throws -> Int) async -> (removed: Int, failed: Bool) {
         var removed = 0
         do {
             while !Task.isCancelled, !Task.isShuttingDownGracefully {
@@ -290,9 +294,11 @@ final class WebhookService: Service, Sendable {
                 if count < Self.purgeBatch { break }
             }
         } catch {
-            logger.warning("\(rows) could not be deleted: \(error)")
+            if Task.isCancelled || Task.isShuttingDownGracefully { return (removed, false) }
+            reportStoreFailure("\(rows) could not be deleted", error: error)
+            return (removed, true)
         }
-        return removed
+        return (removed, false)
     }
 
     /// Asks the sender's loop to delete a removed webhook's deliveries now rather than at the next purge.

@@ -327,10 +327,9 @@ extension PostgresStore {
                         IF NEW.status = 'PENDING' THEN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END IF;
                     ELSIF TG_OP = 'DELETE' THEN
                         IF OLD.status = 'PENDING' THEN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END IF;
-                    ELSIF OLD.status = 'PENDING' AND NEW.status <> 'PENDING' THEN
-                        UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id;
-                    ELSIF OLD.status <> 'PENDING' AND NEW.status = 'PENDING' THEN
-                        UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id;
+                    ELSIF (OLD.status = 'PENDING') <> (NEW.status = 'PENDING') OR OLD.webhook_id <> NEW.webhook_id THEN
+                        IF OLD.status = 'PENDING' THEN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END IF;
+                        IF NEW.status = 'PENDING' THEN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END IF;
                     END IF;
                     RETURN NULL;
                 END
@@ -345,7 +344,7 @@ extension PostgresStore {
                 $$
                 """,
                 """
-                CREATE TRIGGER webhook_deliveries_pending AFTER INSERT OR DELETE OR UPDATE OF status ON webhook_deliveries
+                CREATE TRIGGER webhook_deliveries_pending AFTER INSERT OR DELETE OR UPDATE OF status, webhook_id ON webhook_deliveries
                 FOR EACH ROW EXECUTE FUNCTION relink_count_pending_deliveries()
                 """,
                 """

@@ -244,12 +244,12 @@ extension SQLiteStore {
                         SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id AND d.status = 'PENDING');
                     CREATE TRIGGER webhook_deliveries_pending_added AFTER INSERT ON webhook_deliveries WHEN NEW.status = 'PENDING'
                     BEGIN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END;
-                    CREATE TRIGGER webhook_deliveries_pending_ended AFTER UPDATE OF status ON webhook_deliveries
-                        WHEN OLD.status = 'PENDING' AND NEW.status <> 'PENDING'
-                    BEGIN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END;
-                    CREATE TRIGGER webhook_deliveries_pending_again AFTER UPDATE OF status ON webhook_deliveries
-                        WHEN OLD.status <> 'PENDING' AND NEW.status = 'PENDING'
-                    BEGIN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END;
+                    CREATE TRIGGER webhook_deliveries_pending_changed AFTER UPDATE OF status, webhook_id ON webhook_deliveries
+                        WHEN (OLD.status = 'PENDING') <> (NEW.status = 'PENDING') OR OLD.webhook_id <> NEW.webhook_id
+                    BEGIN
+                        UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id AND OLD.status = 'PENDING';
+                        UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id AND NEW.status = 'PENDING';
+                    END;
                     CREATE TRIGGER webhook_deliveries_pending_deleted AFTER DELETE ON webhook_deliveries WHEN OLD.status = 'PENDING'
                     BEGIN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END;
                     """)

@@ -36,6 +36,7 @@ public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
         writer = try DatabasePool(path: path, configuration: configuration)
         description = "SQLite at \(path)"
         try Self.migrate(writer)
+        try Self.recountPendingDeliveries(writer)
         threadReaders = ThreadReaders(path: path, configuration: configuration)
     }
 
@@ -63,6 +64,22 @@ public final class SQLiteStore: RelinkStore, ImmediateLinkLookup, Sendable {
 
     private static func configureSQLite() {
         _ = sqliteConfigured
+    }
+
+    /// Sets each webhook's kept count of pending deliveries to what its deliveries say, where they differ: the
+    /// triggers follow every change Relink makes, but not every edit by hand in the sqlite3 shell (`INSERT OR REPLACE`
+    /// deletes without them). One write per webhook, each a count of at most its own backlog.
+    static func recountPendingDeliveries(_ writer: any DatabaseWriter) throws {
+        let webhooks = try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM webhooks") }
+        for id in webhooks {
+            try writer.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE webhooks SET pending = (SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ?1 AND status = 'PENDING')
+                        WHERE id = ?1 AND pending <> (SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ?1 AND status = 'PENDING')
+                        """, arguments: [id])
+            }
+        }
     }
 
     /// Brings the schema up to date, or (for the upgrade tests) only up to the migration named `target`, included.
