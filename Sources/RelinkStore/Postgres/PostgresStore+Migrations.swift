@@ -311,10 +311,11 @@ extension PostgresStore {
             [
                 // A removed webhook is marked, and answered at once; its deliveries (millions for a busy one) go after.
                 "ALTER TABLE webhooks ADD COLUMN deleted_at DOUBLE PRECISION",
-                // Each webhook's pending deliveries, counted in its row by a trigger through every change: the cap is
+                // Each webhook's pending deliveries, counted in its row by triggers through every change: the cap is
                 // checked in every write that sends an event, and counting a full webhook's 100,000 index entries there
-                // took about 50 ms a webhook. Writes add deliveries in the order of their webhooks' ids, so the counter
-                // rows are locked in one order and writes at once never deadlock on them.
+                // took about 50 ms a webhook. The triggers run once per statement, over its rows (a row trigger
+                // updated the webhook's row once per delivery: a batch of a thousand made a thousand versions of it),
+                // and lock the webhooks' rows in the order of their ids, so that writes at once never deadlock on them.
                 "ALTER TABLE webhooks ADD COLUMN pending BIGINT NOT NULL DEFAULT 0",
                 """
                 UPDATE webhooks w SET pending = (
@@ -324,12 +325,28 @@ extension PostgresStore {
                 CREATE FUNCTION relink_count_pending_deliveries() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
                 BEGIN
                     IF TG_OP = 'INSERT' THEN
-                        IF NEW.status = 'PENDING' THEN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END IF;
+                        PERFORM 1 FROM webhooks WHERE id IN (SELECT webhook_id FROM added WHERE status = 'PENDING') ORDER BY id FOR NO KEY UPDATE;
+                        UPDATE webhooks w SET pending = w.pending + c.n
+                        FROM (SELECT webhook_id, COUNT(*) AS n FROM added WHERE status = 'PENDING' GROUP BY webhook_id) c WHERE w.id = c.webhook_id;
                     ELSIF TG_OP = 'DELETE' THEN
-                        IF OLD.status = 'PENDING' THEN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END IF;
-                    ELSIF (OLD.status = 'PENDING') <> (NEW.status = 'PENDING') OR OLD.webhook_id <> NEW.webhook_id THEN
-                        IF OLD.status = 'PENDING' THEN UPDATE webhooks SET pending = pending - 1 WHERE id = OLD.webhook_id; END IF;
-                        IF NEW.status = 'PENDING' THEN UPDATE webhooks SET pending = pending + 1 WHERE id = NEW.webhook_id; END IF;
+                        PERFORM 1 FROM webhooks WHERE id IN (SELECT webhook_id FROM removed WHERE status = 'PENDING') ORDER BY id FOR NO KEY UPDATE;
+                        UPDATE webhooks w SET pending = w.pending - c.n
+                        FROM (SELECT webhook_id, COUNT(*) AS n FROM removed WHERE status = 'PENDING' GROUP BY webhook_id) c WHERE w.id = c.webhook_id;
+                    ELSE
+                        -- Most updates (a lease, an attempt to retry) leave every count as it was, and lock nothing.
+                        PERFORM 1 FROM webhooks WHERE id IN (
+                            SELECT webhook_id FROM (
+                                SELECT webhook_id, -1 AS n FROM removed WHERE status = 'PENDING'
+                                UNION ALL SELECT webhook_id, 1 FROM added WHERE status = 'PENDING'
+                            ) x GROUP BY webhook_id HAVING SUM(n) <> 0
+                        ) ORDER BY id FOR NO KEY UPDATE;
+                        UPDATE webhooks w SET pending = w.pending + c.n
+                        FROM (
+                            SELECT webhook_id, SUM(n) AS n FROM (
+                                SELECT webhook_id, -1 AS n FROM removed WHERE status = 'PENDING'
+                                UNION ALL SELECT webhook_id, 1 FROM added WHERE status = 'PENDING'
+                            ) x GROUP BY webhook_id HAVING SUM(n) <> 0
+                        ) c WHERE w.id = c.webhook_id;
                     END IF;
                     RETURN NULL;
                 END
@@ -344,8 +361,16 @@ extension PostgresStore {
                 $$
                 """,
                 """
-                CREATE TRIGGER webhook_deliveries_pending AFTER INSERT OR DELETE OR UPDATE OF status, webhook_id ON webhook_deliveries
-                FOR EACH ROW EXECUTE FUNCTION relink_count_pending_deliveries()
+                CREATE TRIGGER webhook_deliveries_added AFTER INSERT ON webhook_deliveries REFERENCING NEW TABLE AS added
+                FOR EACH STATEMENT EXECUTE FUNCTION relink_count_pending_deliveries()
+                """,
+                """
+                CREATE TRIGGER webhook_deliveries_removed AFTER DELETE ON webhook_deliveries REFERENCING OLD TABLE AS removed
+                FOR EACH STATEMENT EXECUTE FUNCTION relink_count_pending_deliveries()
+                """,
+                """
+                CREATE TRIGGER webhook_deliveries_changed AFTER UPDATE ON webhook_deliveries REFERENCING OLD TABLE AS removed NEW TABLE AS added
+                FOR EACH STATEMENT EXECUTE FUNCTION relink_count_pending_deliveries()
                 """,
                 """
                 CREATE TRIGGER webhook_deliveries_truncated AFTER TRUNCATE ON webhook_deliveries
