@@ -346,8 +346,9 @@ extension PostgresStore {
         return dropped
     }
 
-    /// `deliveries` by webhook id, each webhook's in their order: split into statements, a write then locks its
-    /// webhooks' counters in ascending order across them too.
+    /// `deliveries` by webhook id, each webhook's in their order. Each statement's trigger locks its webhooks' counters
+    /// in the order of their ids; so sorted before it is split into statements, a write locks them in that order
+    /// across its statements too, and writes at once never deadlock.
     static func inWebhookOrder(_ deliveries: [WebhookDelivery]) -> [WebhookDelivery] {
         deliveries.enumerated().sorted { ($0.element.webhookId, $0.offset) < ($1.element.webhookId, $1.offset) }.map(\.element)
     }
@@ -369,10 +370,8 @@ extension PostgresStore {
             SELECT d.*, room.room, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.n) AS k
             FROM d JOIN room ON room.webhook_id = d.webhook_id
         ), inserted AS (
-            -- In the order of the webhooks' ids: the trigger locks their counters in that order.
             INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, attempts, next_attempt_at, status)
             SELECT id, webhook_id, event, payload, created_at, 0, next_attempt_at, 'PENDING' FROM ranked WHERE k <= room
-            ORDER BY webhook_id, n
             ON CONFLICT (id) DO NOTHING
         )
         SELECT COUNT(*) AS dropped FROM ranked WHERE k > room

@@ -618,15 +618,19 @@ extension SQLiteStore {
                 """)
         // The count the triggers keep: read in the same write, so it is exact (one writer).
         let pending = try db.cachedStatement(sql: "SELECT pending FROM webhooks WHERE id = ? AND deleted_at IS NULL")
-        /// Per webhook, the places left; nil for one removed (its deliveries are skipped, not counted as left out).
-        var room: [Int64: Int?] = [:]
+        // Per webhook, the places left; a removed one has none, and its deliveries are skipped, not counted as left out.
+        var room: [Int64: Int] = [:]
+        var removed: Set<Int64> = []
         var dropped = 0
-        for delivery in deliveries {
+        for delivery in deliveries where !removed.contains(delivery.webhookId) {
             if room[delivery.webhookId] == nil {
-                room[delivery.webhookId] = try Int.fetchOne(pending, arguments: [delivery.webhookId]).map { max(0, maximumPending - $0) }
+                guard let count = try Int.fetchOne(pending, arguments: [delivery.webhookId]) else {
+                    removed.insert(delivery.webhookId)
+                    continue
+                }
+                room[delivery.webhookId] = max(0, maximumPending - count)
             }
-            guard let left = room[delivery.webhookId] ?? nil else { continue }
-            guard left > 0 else {
+            guard let left = room[delivery.webhookId], left > 0 else {
                 dropped += 1
                 continue
             }
